@@ -1,0 +1,1 @@
+"""Prompt templates, one file per prompt id and version."""

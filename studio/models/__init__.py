@@ -1,0 +1,1 @@
+"""Pydantic models: one module per file format of the project folder."""

@@ -1,0 +1,146 @@
+"""The project folder layout of seed 001 section 9.1, in one place. Nothing else builds project paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from studio.ids import chapter_id, check_slug, safe_join, volume_id
+
+SETTINGS_FILE = "novel-studio.toml"
+
+
+@dataclass(frozen=True)
+class ProjectPaths:
+    root: Path
+
+    # top-level files
+    @property
+    def checkpoint(self) -> Path:
+        return self.root / ".checkpoint.json"
+
+    @property
+    def lock_dir(self) -> Path:
+        return self.root / ".novel.lock"
+
+    @property
+    def lock_info(self) -> Path:
+        return self.lock_dir / "info.json"
+
+    @property
+    def brief(self) -> Path:
+        return self.root / "brief.md"
+
+    @property
+    def style_profile(self) -> Path:
+        return self.root / "style-profile.json"
+
+    @property
+    def ai_blacklist(self) -> Path:
+        return self.root / "ai-blacklist.json"
+
+    @property
+    def style_drift(self) -> Path:
+        return self.root / "style-drift.json"
+
+    @property
+    def settings(self) -> Path:
+        return self.root / SETTINGS_FILE
+
+    # world, characters, storylines
+    @property
+    def world_rules(self) -> Path:
+        return self.root / "world" / "rules.json"
+
+    @property
+    def characters_active(self) -> Path:
+        return self.root / "characters" / "active"
+
+    def character(self, slug: str) -> Path:
+        return safe_join(self.characters_active, check_slug(slug, "character id") + ".json")
+
+    def character_profile(self, slug: str) -> Path:
+        return safe_join(self.characters_active, check_slug(slug, "character id") + ".md")
+
+    @property
+    def storylines(self) -> Path:
+        return self.root / "storylines" / "storylines.json"
+
+    @property
+    def storyline_spec(self) -> Path:
+        return self.root / "storylines" / "storyline-spec.json"
+
+    def storyline_memory(self, storyline: str) -> Path:
+        return safe_join(self.root / "storylines", check_slug(storyline, "storyline id"), "memory.md")
+
+    # volumes
+    def volume_dir(self, volume: int) -> Path:
+        return self.root / "volumes" / volume_id(volume)
+
+    def outline(self, volume: int) -> Path:
+        return self.volume_dir(volume) / "outline.md"
+
+    def schedule(self, volume: int) -> Path:
+        return self.volume_dir(volume) / "storyline-schedule.json"
+
+    def volume_foreshadowing(self, volume: int) -> Path:
+        return self.volume_dir(volume) / "foreshadowing.json"
+
+    def contract(self, volume: int, chapter: int) -> Path:
+        return self.volume_dir(volume) / "chapter-contracts" / f"{chapter_id(chapter)}.json"
+
+    # chapters and their artifacts
+    def chapter(self, n: int) -> Path:
+        return self.root / "chapters" / f"{chapter_id(n)}.md"
+
+    def summary(self, n: int) -> Path:
+        return self.root / "summaries" / f"{chapter_id(n)}-summary.md"
+
+    def evaluation(self, n: int) -> Path:
+        return self.root / "evaluations" / f"{chapter_id(n)}-eval.json"
+
+    def log(self, n: int) -> Path:
+        return self.root / "logs" / f"{chapter_id(n)}-log.json"
+
+    # state
+    @property
+    def current_state(self) -> Path:
+        return self.root / "state" / "current-state.json"
+
+    @property
+    def changelog(self) -> Path:
+        return self.root / "state" / "changelog.jsonl"
+
+    @property
+    def state_history(self) -> Path:
+        return self.root / "state" / "history"
+
+    @property
+    def global_foreshadowing(self) -> Path:
+        return self.root / "foreshadowing" / "global.json"
+
+    # staging (seed 003 section 10.4)
+    @property
+    def staging(self) -> Path:
+        return self.root / "staging"
+
+    def staged_chapter(self, n: int) -> Path:
+        return self.staging / "chapters" / f"{chapter_id(n)}.md"
+
+    def staged_draft_partial(self, n: int) -> Path:
+        return self.staging / "chapters" / f"{chapter_id(n)}.md.partial"
+
+    def staged_summary(self, n: int) -> Path:
+        return self.staging / "summaries" / f"{chapter_id(n)}-summary.md"
+
+    def staged_delta(self, n: int) -> Path:
+        return self.staging / "state" / f"{chapter_id(n)}-delta.json"
+
+    def staged_memory(self, storyline: str) -> Path:
+        return safe_join(self.staging / "storylines", check_slug(storyline, "storyline id"), "memory.md")
+
+    def staged_evaluation(self, n: int) -> Path:
+        return self.staging / "evaluations" / f"{chapter_id(n)}-eval.json"
+
+    def staged_refine(self, n: int) -> Path:
+        return self.staging / "refine" / f"{chapter_id(n)}-refine.json"
