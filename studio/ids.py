@@ -75,7 +75,8 @@ def slugify(name: str) -> str:
     """A slug from a display name: pinyin for Chinese (林枫 -> lin-feng), lowercase ASCII otherwise."""
     from pypinyin import lazy_pinyin  # local import: only init and model-output repair need it
 
-    words = lazy_pinyin(name, errors=lambda chars: [c for c in chars])
+    # non-Chinese runs are kept as they are ("default" errors mode), then reduced to ASCII below
+    words = lazy_pinyin(name, errors="default")
     tokens: list[str] = []
     for word in words:
         token = re.sub(r"[^a-z0-9]+", "-", word.lower()).strip("-")

@@ -1,0 +1,1 @@
+"""The four agents of the writing loop: ChapterWriter, Summarizer, StyleRefiner, QualityJudge."""

@@ -1,0 +1,80 @@
+"""Typed events the orchestrator reports. The TUI renders them, the CLI prints them; neither is imported here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipeline.providers.base import Usage
+
+
+@dataclass(frozen=True)
+class StageStarted:
+    chapter: int
+    stage: str  # draft | summarize | refine | judge | polish | revise | rewrite | commit
+    model: str
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    chapter: int
+    stage: str
+    text: str
+
+
+@dataclass(frozen=True)
+class StageFinished:
+    chapter: int
+    stage: str
+    model: str
+    duration_ms: int
+    usage: Usage | None = None
+    cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class GateDecided:
+    chapter: int
+    action: str
+    overall: float
+    reason: str
+    revision_count: int
+
+
+@dataclass(frozen=True)
+class ChapterCommitted:
+    chapter: int
+    word_count: int
+    overall: float | None
+    scores_path: list[float] = field(default_factory=list)  # overall after each judgement, e.g. [3.2, 3.6]
+    revisions: int = 0
+    force_passed: bool = False
+    cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class Paused:
+    chapter: int | None
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class StageError:
+    chapter: int | None
+    stage: str
+    kind: str
+    message: str
+    retrying: bool = False
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the author should see that does not stop the run (dropped ops, offline output ...)."""
+
+    chapter: int | None
+    message: str
+    level: str = "warning"
+
+
+Event = StageStarted | TextDelta | StageFinished | GateDecided | ChapterCommitted | Paused | StageError | Notice

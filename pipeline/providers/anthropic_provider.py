@@ -1,0 +1,281 @@
+"""The provider for the Anthropic Messages API and Anthropic-compatible vendors (SDK 2.x, httpx2 transport).
+
+Timeouts follow httpx semantics: each is the longest wait for one network step, not a total. `read_timeout_s`
+is therefore the longest silence allowed, which includes the wait for the first byte of the reply.
+
+Proxy: the SDK's default transport already honours HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY from the
+process environment. A configured `proxy` replaces those proxies (NO_PROXY exclusions still apply) by mounting
+a proxy transport on the SDK's own `DefaultAsyncHttpxClient`.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import httpx2
+
+from pipeline.providers.base import (
+    MAX_CACHE_BREAKPOINTS,
+    AuthError,
+    BadRequestError,
+    ContentModerationError,
+    EmptyReplyError,
+    MissingApiKeyError,
+    ModelRequest,
+    ModelResult,
+    OverloadedError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeoutError,
+    RateLimitedError,
+    RefusalError,
+    ServerError,
+    StreamInterruptedError,
+    TextCallback,
+    TruncatedReplyError,
+    Usage,
+    looks_like_moderation,
+)
+
+TRUNCATION_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    base_url: str | None = None  # None: the SDK default (api.anthropic.com, or ANTHROPIC_BASE_URL)
+    api_key_env: str = "ANTHROPIC_API_KEY"
+    timeout_s: float = 600.0  # write / pool / default read timeout
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float | None = None  # longest silence, first byte included; None: timeout_s
+    max_retries: int = 2  # the SDK's own retries of 408/409/429/5xx/529 and connection errors
+    proxy: str | None = None  # overrides HTTP(S)_PROXY from the environment
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    supports_json_schema: bool = True  # False: vendors that ignore output_config get prompt-only JSON
+    name: str = "anthropic"
+
+    def httpx_timeout(self, override_s: float | None = None) -> httpx2.Timeout:
+        base = override_s if override_s is not None else self.timeout_s
+        read = override_s if override_s is not None else (self.read_timeout_s or self.timeout_s)
+        return httpx2.Timeout(base, connect=min(self.connect_timeout_s, base), read=read)
+
+
+# --------------------------------------------------------------------------------------------- wire format
+
+
+def limit_cache_breakpoints(system: list[dict[str, Any]], messages: list[dict[str, Any]],
+                            limit: int = MAX_CACHE_BREAKPOINTS) -> int:
+    """Drop the earliest cache_control marks beyond `limit`, in prefix order (system, then messages).
+
+    Works in place on wire dicts; returns how many marks were dropped.
+    """
+    marked: list[dict[str, Any]] = [b for b in system if "cache_control" in b]
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            marked.extend(b for b in content if isinstance(b, dict) and "cache_control" in b)
+    extra = max(0, len(marked) - limit)
+    for block in marked[:extra]:
+        del block["cache_control"]
+    return extra
+
+
+def build_params(request: ModelRequest, *, supports_json_schema: bool = True) -> dict[str, Any]:
+    """The keyword arguments of `messages.stream` for a request (never temperature: 2.x rejects it)."""
+    system = [block.to_param() for block in request.system]
+    messages = copy.deepcopy(request.messages)
+    limit_cache_breakpoints(system, messages)
+    params: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
+    if system:
+        params["system"] = system
+    if request.json_schema is not None and supports_json_schema:
+        params["output_config"] = {"format": {"type": "json_schema", "schema": request.json_schema}}
+    return params
+
+
+def _redact(text: str, secret: str | None) -> str:
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return text
+
+
+def usage_from_sdk(usage: Any) -> Usage:
+    def count(name: str) -> int | None:
+        value = getattr(usage, name, None)
+        return value if isinstance(value, int) else None
+
+    return Usage(
+        input_tokens=count("input_tokens"),
+        output_tokens=count("output_tokens"),
+        cache_creation_input_tokens=count("cache_creation_input_tokens"),
+        cache_read_input_tokens=count("cache_read_input_tokens"),
+    )
+
+
+# --------------------------------------------------------------------------------------------- errors
+
+
+def classify_status_error(exc: anthropic.APIStatusError, *, env_var: str, secret: str | None,
+                          partial_text: str = "", retries: int = 0) -> ProviderError:
+    """Map an SDK status error onto the provider errors. A status of 200 is an `event: error` mid-stream."""
+    status = exc.status_code
+    error_type = exc.type or ""
+    detail = _redact(exc.api_message or str(exc.message), secret)
+    rid = exc.request_id
+    after = f" after {retries} automatic retries" if retries else ""
+
+    if status == 200:
+        if looks_like_moderation(error_type, detail):
+            return ContentModerationError(f"The reply was blocked by content moderation: {detail}",
+                                          status_code=status, request_id=rid)
+        return StreamInterruptedError(
+            f"The reply stream broke off with a server error ({error_type or 'unknown'}): {detail}",
+            partial_text=partial_text, status_code=status, request_id=rid,
+        )
+    if status == 401:
+        return AuthError(env_var, detail, status_code=status, request_id=rid)
+    if status == 429:
+        return RateLimitedError(f"Rate limited by the API (HTTP 429){after}: {detail}",
+                                status_code=status, request_id=rid)
+    if status == 529 or error_type == "overloaded_error":
+        return OverloadedError(f"The API is overloaded (HTTP {status}){after}: {detail}",
+                               status_code=status, request_id=rid)
+    if status == 408:
+        return ProviderTimeoutError(f"The API timed out the request (HTTP 408){after}: {detail}",
+                                    status_code=status, request_id=rid)
+    if status >= 500:
+        return ServerError(f"The API failed with a server error (HTTP {status}){after}: {detail}",
+                           status_code=status, request_id=rid)
+    if looks_like_moderation(error_type, detail):
+        return ContentModerationError(f"The request was blocked by content moderation (HTTP {status}): {detail}",
+                                      status_code=status, request_id=rid)
+    if status == 403:
+        return AuthError(env_var, detail, status_code=status, request_id=rid)
+    return BadRequestError(f"The API rejected the request (HTTP {status}): {detail}",
+                           status_code=status, request_id=rid)
+
+
+def check_stop_reason(text: str, stop_reason: str | None, usage: Usage, request_id: str | None) -> None:
+    """Raise for a finished reply that cannot be used as it is."""
+    if stop_reason is None:
+        raise StreamInterruptedError("The reply stream ended before the model finished (no stop reason).",
+                                     partial_text=text, request_id=request_id)
+    if stop_reason in TRUNCATION_STOP_REASONS:
+        raise TruncatedReplyError(
+            f"The reply was cut off at the output token limit (stop reason {stop_reason}).",
+            partial_text=text, usage=usage, request_id=request_id,
+        )
+    if stop_reason == "refusal":
+        raise RefusalError("The model declined to answer this request.", partial_text=text, request_id=request_id)
+    if looks_like_moderation(stop_reason):
+        raise ContentModerationError(f"The reply was blocked by content moderation (stop reason {stop_reason}).",
+                                     request_id=request_id)
+    if not text.strip():
+        raise EmptyReplyError("The model returned an empty reply.", request_id=request_id)
+
+
+# --------------------------------------------------------------------------------------------- provider
+
+
+class AnthropicProvider:
+    """Streams one request at a time through `AsyncAnthropic.messages.stream`."""
+
+    offline = False
+
+    def __init__(self, config: ProviderConfig | None = None) -> None:
+        self.config = config or ProviderConfig()
+        self.name = self.config.name
+        self._client: anthropic.AsyncAnthropic | None = None
+        self._key: str | None = None
+
+    def api_key(self) -> str:
+        """The key from the configured environment variable; raises MissingApiKeyError when unset."""
+        key = (self.config.env.get(self.config.api_key_env) or "").strip()
+        if not key:
+            raise MissingApiKeyError(self.config.api_key_env)
+        return key
+
+    def client(self) -> anthropic.AsyncAnthropic:
+        if self._client is None:
+            key = self.api_key()
+            cfg = self.config
+            timeout = cfg.httpx_timeout()
+            http_client: httpx2.AsyncClient | None = None
+            if cfg.proxy:
+                proxied = httpx2.AsyncHTTPTransport(proxy=cfg.proxy)
+                http_client = anthropic.DefaultAsyncHttpxClient(
+                    timeout=timeout,
+                    mounts={"all://": proxied, "http://": proxied, "https://": proxied},
+                )
+            self._client = anthropic.AsyncAnthropic(
+                api_key=key,
+                base_url=cfg.base_url,
+                timeout=timeout,
+                max_retries=cfg.max_retries,
+                default_headers={"x-api-key": key},
+                http_client=http_client,
+            )
+            self._key = key
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def run(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResult:
+        cfg = self.config
+        client = self.client()
+        params = build_params(request, supports_json_schema=cfg.supports_json_schema)
+        timeout = cfg.httpx_timeout(request.timeout_s)
+        started = time.monotonic()
+        ttft_ms: int | None = None
+        parts: list[str] = []
+        request_id: str | None = None
+        where = cfg.base_url or "the Anthropic API"
+        try:
+            async with client.messages.stream(**params, timeout=timeout) as stream:
+                request_id = stream.request_id
+                async for delta in stream.text_stream:
+                    if ttft_ms is None:
+                        ttft_ms = int((time.monotonic() - started) * 1000)
+                    parts.append(delta)
+                    if on_text is not None:
+                        maybe = on_text(delta)
+                        if inspect.isawaitable(maybe):
+                            await maybe
+                message = await stream.get_final_message()
+        except anthropic.APIStatusError as exc:
+            raise classify_status_error(exc, env_var=cfg.api_key_env, secret=self._key,
+                                        partial_text="".join(parts), retries=cfg.max_retries) from exc
+        except anthropic.APITimeoutError as exc:
+            raise ProviderTimeoutError(f"No reply from {where} within the time limit "
+                                       f"({timeout.read:g} s).", request_id=request_id) from exc
+        except anthropic.APIConnectionError as exc:
+            raise ProviderConnectionError(f"Could not reach {where}: {_redact(str(exc.__cause__ or exc), self._key)}",
+                                          request_id=request_id) from exc
+        except httpx2.TimeoutException as exc:
+            raise ProviderTimeoutError(f"The reply stream from {where} stalled for more than {timeout.read:g} s.",
+                                       request_id=request_id) from exc
+        except httpx2.TransportError as exc:
+            raise StreamInterruptedError(f"The connection to {where} broke off mid-reply: {exc}",
+                                         partial_text="".join(parts), request_id=request_id) from exc
+
+        text = "".join(block.text for block in message.content if block.type == "text")
+        usage = usage_from_sdk(message.usage)
+        check_stop_reason(text, message.stop_reason, usage, request_id)
+        return ModelResult(
+            text=text,
+            stop_reason=message.stop_reason,
+            usage=usage,
+            model=message.model or request.model,
+            duration_ms=int((time.monotonic() - started) * 1000),
+            ttft_ms=ttft_ms,
+            request_id=request_id,
+        )

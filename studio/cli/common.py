@@ -1,0 +1,206 @@
+"""What every subcommand shares: exit statuses, common flags, language, output, pausing for the author."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from enum import IntEnum
+from pathlib import Path
+from typing import Any
+
+from studio.errors import ProjectNotFoundError, StudioError
+from studio.i18n import DEFAULT_LANG, Catalog, Lang, normalize_lang, tr
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    ERROR = 1
+    USAGE = 2
+    PAUSED = 3
+    LOCKED = 4
+    INTERRUPTED = 130
+
+
+class PausedForAuthor(StudioError):
+    """A command needs an answer from the author but nobody is at a terminal: it stops, resumable."""
+
+    exit_code = int(ExitCode.PAUSED)
+
+
+MESSAGES: Catalog = {
+    "opt_project": ("项目文件夹（默认：当前文件夹）", "project folder (default: the current folder)"),
+    "opt_lang": ("界面语言：zh 或 en", "interface language: zh or en"),
+    "opt_debug": ("出错时显示完整的调用栈", "show full tracebacks on errors"),
+    "opt_json": ("以 JSON 输出结果（供脚本使用）", "print the result as JSON (for scripts)"),
+    "not_project": (
+        "{path} 不是 novel-studio 项目（没有 novel-studio.toml 或 .checkpoint.json）；"
+        "用 novel-studio init {path} 新建，或用 --project 指定项目文件夹",
+        "{path} is not a novel-studio project (no novel-studio.toml or .checkpoint.json); "
+        "create one with `novel-studio init {path}` or point --project at one",
+    ),
+    "no_folder": ("找不到项目文件夹 {path}", "project folder {path} does not exist"),
+    "paused": (
+        "需要作者回答，但当前不是交互终端，已暂停（可继续）：{question}",
+        "Paused: this needs an answer from the author and stdin is not a terminal: {question}",
+    ),
+    "choices": ("可选：{choices}", "choices: {choices}"),
+    "bad_choice": ("请输入以下之一：{choices}", "please answer one of: {choices}"),
+}
+
+_COMMON_FLAGS = ("--project", "--lang", "--debug", "--json")
+_help_lang: Lang = DEFAULT_LANG
+
+
+def set_help_lang(lang: Lang) -> None:
+    """Called by main() before commands register, so their help texts can follow the language."""
+    global _help_lang
+    _help_lang = lang
+
+
+def help_lang() -> Lang:
+    return _help_lang
+
+
+def add_common_arguments(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """Add --project, --lang, --debug, --json (any of them the parser lacks).
+
+    On subcommands the defaults are SUPPRESS so a flag given before the subcommand is not reset by the
+    subparser (`novel-studio --lang en status` and `novel-studio status --lang en` both work).
+    """
+    lang = _help_lang
+    present = set(parser._option_string_actions)  # noqa: SLF001 - argparse offers no public way to ask
+    default: Any = None if top_level else argparse.SUPPRESS
+    flag_default: Any = False if top_level else argparse.SUPPRESS
+    if "--project" not in present:
+        parser.add_argument(
+            "--project", metavar="DIR", type=Path, default=default, help=tr(MESSAGES, "opt_project", lang)
+        )
+    if "--lang" not in present:
+        parser.add_argument(
+            "--lang", choices=["zh", "en"], default=default, help=tr(MESSAGES, "opt_lang", lang)
+        )
+    if "--debug" not in present:
+        parser.add_argument(
+            "--debug", action="store_true", default=flag_default, help=tr(MESSAGES, "opt_debug", lang)
+        )
+    if "--json" not in present:
+        parser.add_argument(
+            "--json", action="store_true", default=flag_default, help=tr(MESSAGES, "opt_json", lang)
+        )
+
+
+def project_root(args: argparse.Namespace) -> Path:
+    """The project folder of a command: --project, else the current folder."""
+    given = getattr(args, "project", None)
+    return Path(given).expanduser() if given else Path.cwd()
+
+
+def looks_like_project(root: Path) -> bool:
+    """A folder holding novel-studio.toml, .checkpoint.json, or chapters already written."""
+    root = Path(root)
+    if (root / "novel-studio.toml").is_file() or (root / ".checkpoint.json").is_file():
+        return True
+    chapters = root / "chapters"
+    return chapters.is_dir() and any(chapters.iterdir())
+
+
+def require_project(args: argparse.Namespace) -> Path:
+    """The project folder, or ProjectNotFoundError (reported without a traceback, exit 1)."""
+    root = project_root(args)
+    lang = resolve_lang(args)
+    if not root.is_dir():
+        raise ProjectNotFoundError(tr(MESSAGES, "no_folder", lang, path=root))
+    if not looks_like_project(root):
+        raise ProjectNotFoundError(tr(MESSAGES, "not_project", lang, path=root))
+    return root
+
+
+def resolve_lang(
+    args: argparse.Namespace | None = None,
+    project: Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+) -> Lang:
+    """--lang > NOVEL_STUDIO_LANG > settings (project, then user file) > zh. A broken settings file is
+    ignored here: the command that reads settings reports it properly."""
+    given = normalize_lang(getattr(args, "lang", None)) if args is not None else None
+    if given:
+        return given
+    env = os.environ if env is None else env
+    from_env = normalize_lang(env.get("NOVEL_STUDIO_LANG"))
+    if from_env:
+        return from_env
+    if project is None and args is not None:
+        project = project_root(args)
+    from studio.config import load_settings  # local: keep `--help` fast and the import graph flat
+
+    try:
+        return load_settings(project, env=env).ui.lang
+    except (StudioError, OSError):
+        return DEFAULT_LANG
+
+
+def pre_scan_lang(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Lang:
+    """The language for help texts, before argparse runs: --lang in argv, else the usual resolution."""
+    project: Path | None = None
+    lang: Lang | None = None
+    items = list(argv)
+    for i, item in enumerate(items):
+        value: str | None = None
+        if item.startswith("--lang="):
+            value = item.split("=", 1)[1]
+        elif item == "--lang" and i + 1 < len(items):
+            value = items[i + 1]
+        if value is not None:
+            lang = normalize_lang(value) or lang
+        if item.startswith("--project="):
+            project = Path(item.split("=", 1)[1])
+        elif item == "--project" and i + 1 < len(items):
+            project = Path(items[i + 1])
+    if lang:
+        return lang
+    return resolve_lang(None, project or Path.cwd(), env=env)
+
+
+def emit(args: argparse.Namespace, data: Mapping[str, Any], text: str) -> None:
+    """Print the result: JSON (UTF-8, keys in the order given) with --json, else the text."""
+    if getattr(args, "json", False):
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(text)
+
+
+def is_interactive() -> bool:
+    """True when a person can answer a question: stdin is a terminal."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def ask_or_pause(
+    args: argparse.Namespace,
+    question: str,
+    *,
+    choices: Sequence[str] | None = None,
+    default: str | None = None,
+) -> str:
+    """Ask the author on the terminal; without a terminal (or with --json) raise PausedForAuthor (exit 3)."""
+    lang = resolve_lang(args)
+    if not is_interactive() or getattr(args, "json", False):
+        raise PausedForAuthor(tr(MESSAGES, "paused", lang, question=question))
+    prompt = question
+    if choices:
+        prompt += " [" + "/".join(choices) + "]"
+    if default is not None:
+        prompt += f" ({default})"
+    while True:
+        answer = input(prompt + " ").strip()
+        if not answer and default is not None:
+            return default
+        if not choices or answer in choices:
+            return answer
+        print(tr(MESSAGES, "bad_choice", lang, choices=", ".join(choices)))

@@ -1,0 +1,84 @@
+"""Foreshadowing ledger updates from `foreshadow` ops (seed 001 9.2) and the overdue check.
+
+Transitions (nothing the model said is lost; every surprise is a warning and still lands in history):
+- planted, new id -> new item (status planted; description = detail).
+- planted, known id -> warning; a "planted" history line is added, status unchanged.
+- advanced -> history + status advanced + last_updated_chapter. A resolved item is reopened, with a
+  warning (the state's active_foreshadowing lists it again, so ledger and state agree).
+- resolved -> history + status resolved. Resolving an already resolved item: warning + history.
+- advanced/resolved of an unknown id -> the item is created with that status and a warning
+  (planted_chapter stays unknown: None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from studio.models.changelog import OpWarning
+from studio.models.foreshadowing import ForeshadowingHistoryEntry, ForeshadowingItem, ForeshadowingLedger
+from studio.models.patch import StateOp
+
+
+def apply_foreshadow_ops(
+    ledger: ForeshadowingLedger, ops: Iterable[StateOp], chapter: int, storyline_id: str | None
+) -> tuple[ForeshadowingLedger, list[OpWarning]]:
+    """Apply the `foreshadow` ops among `ops` (others are ignored) to a copy of `ledger`, in order.
+
+    Returns the new ledger and warnings. Pure: `ledger` is not changed.
+    """
+    items = [item.model_copy(deep=True) for item in ledger.foreshadowing]
+    by_id = {item.id: item for item in items}
+    warnings: list[OpWarning] = []
+    for op in ops:
+        if op.op != "foreshadow":
+            continue
+        action = op.value
+        detail = op.detail or ""
+        history = ForeshadowingHistoryEntry(chapter=chapter, action=action, detail=detail)
+        item = by_id.get(op.path)
+        if item is None:
+            if action != "planted":
+                warnings.append(
+                    OpWarning(entry=op.to_data(), reason=f"{op.path!r} was never planted; created as {action}")
+                )
+            item = ForeshadowingItem(
+                id=op.path,
+                description=detail,
+                status=action,
+                planted_chapter=chapter if action == "planted" else None,
+                planted_storyline=storyline_id if action == "planted" else None,
+                last_updated_chapter=chapter,
+                history=[history],
+            )
+            items.append(item)
+            by_id[item.id] = item
+            continue
+        if action == "planted":
+            warnings.append(
+                OpWarning(
+                    entry=op.to_data(),
+                    reason=f"{op.path!r} is already planted (chapter {item.planted_chapter}); kept as history",
+                )
+            )
+        elif action == "advanced" and item.status == "resolved":
+            warnings.append(OpWarning(entry=op.to_data(), reason=f"{op.path!r} was resolved; reopened as advanced"))
+        elif action == "resolved" and item.status == "resolved":
+            warnings.append(OpWarning(entry=op.to_data(), reason=f"{op.path!r} was already resolved"))
+        if action != "planted":
+            item.status = action
+        item.last_updated_chapter = chapter
+        item.history = [*item.history, history]
+    return ledger.model_copy(update={"foreshadowing": items}), warnings
+
+
+def overdue_items(ledger: ForeshadowingLedger, current_chapter: int) -> list[ForeshadowingItem]:
+    """Unresolved `short` items past the end of their target range (seed 001 9.2: only short scope
+    is ever overdue; medium and long never trigger the warning, nor does an item without a range)."""
+    return [
+        item
+        for item in ledger.foreshadowing
+        if item.scope == "short"
+        and item.status != "resolved"
+        and item.target_resolve_range is not None
+        and current_chapter > item.target_resolve_range[1]
+    ]

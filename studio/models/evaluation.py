@@ -1,0 +1,180 @@
+"""`evaluations/chapter-NNN-eval.json`: QualityJudge's two-track verdict (seed 000 5.8, 6.5.6, 6.6.5; seed 001
+9.2; seed 002/003: only high-confidence violations force a revision).
+
+Decisions where the seeds are silent or disagree:
+- Track 1 is stored as seed 001's `{l1_checks, l2_checks, l3_checks, ls_checks, has_violations}`. The older
+  flat shape of seed 000 5.8 (`{"W-001": "pass", "LS-001": "violation"}`) is accepted and sorted into layers
+  by id prefix (W- -> L1, C- -> L2, LS- -> LS, anything else -> L3); it is written back in the layered shape.
+- A check status is `pass`, `violation` or `not_applicable`; the judge's `fail`/`failed`/`violated` read as
+  `violation` and `n/a` as `not_applicable`. A violation without `confidence` counts as high: a judge that did
+  not hedge is taken at its word (the gate errs toward revising).
+- `scores` must hold exactly the eight dimensions of 6.6.5: a missing one is an error at `$.scores.<name>`,
+  an unknown one is refused (it would be silently ignored by the weighted mean). Scores are numbers in 1..5.
+- `overall`, `weight` and `recommendation` are the judge's words, recorded but not trusted: the gate uses
+  `weighted_overall()` with `DIMENSION_WEIGHTS`, and `violations()` derived from the checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
+
+from studio.models.base import FileModel
+
+DIMENSION_WEIGHTS: Final[dict[str, float]] = {
+    "plot_logic": 0.18,
+    "character": 0.18,
+    "immersion": 0.15,
+    "foreshadowing": 0.10,
+    "pacing": 0.08,
+    "style_naturalness": 0.15,
+    "emotional_impact": 0.08,
+    "storyline_coherence": 0.08,
+}
+
+_STATUS_ALIASES: Final[dict[str, str]] = {
+    "fail": "violation",
+    "failed": "violation",
+    "violated": "violation",
+    "passed": "pass",
+    "n/a": "not_applicable",
+    "na": "not_applicable",
+}
+_LAYERS: Final = ("l1_checks", "l2_checks", "l3_checks", "ls_checks")
+
+
+class _Object(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class ContractCheck(_Object):
+    id: str = Field(min_length=1)
+    status: Literal["pass", "violation", "not_applicable"]
+    confidence: Literal["high", "medium", "low"] = "high"
+    detail: str = ""
+    evidence: str = ""
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _alias(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().lower()
+            return _STATUS_ALIASES.get(value, value)
+        return value
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+def _layer_of(check_id: str) -> str:
+    if check_id.startswith("LS-"):
+        return "ls_checks"
+    if check_id.startswith("W-"):
+        return "l1_checks"
+    if check_id.startswith("C-"):
+        return "l2_checks"
+    return "l3_checks"
+
+
+class ContractVerification(_Object):
+    l1_checks: list[ContractCheck] = Field(default_factory=list)
+    l2_checks: list[ContractCheck] = Field(default_factory=list)
+    l3_checks: list[ContractCheck] = Field(default_factory=list)
+    ls_checks: list[ContractCheck] = Field(default_factory=list)
+    has_violations: bool = False  # the judge's summary; `violations()` recomputes it from the checks
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_shape(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not data or any(k in data for k in (*_LAYERS, "has_violations")):
+            return data
+        layered: dict[str, list[Any]] = {layer: [] for layer in _LAYERS}
+        for key, value in data.items():
+            entry = {"id": key, **value} if isinstance(value, dict) else {"id": key, "status": value}
+            layered[_layer_of(str(key))].append(entry)
+        statuses = [e.get("status") for layer in layered.values() for e in layer]
+        return {
+            **layered,
+            "has_violations": any(_STATUS_ALIASES.get(str(s).lower(), s) == "violation" for s in statuses),
+        }
+
+    def all_checks(self) -> list[ContractCheck]:
+        return [*self.l1_checks, *self.l2_checks, *self.l3_checks, *self.ls_checks]
+
+
+class DimensionScore(_Object):
+    score: float = Field(ge=1, le=5)
+    weight: float | None = None  # informative only: DIMENSION_WEIGHTS is what counts
+    reason: str = ""
+    evidence: str = ""
+
+    @field_serializer("score")
+    def _plain(self, value: float) -> float | int:
+        # Keep `4` as `4` on rewrite; the judge writes whole numbers most of the time.
+        return int(value) if value.is_integer() else value
+
+
+class Scores(BaseModel):
+    # Exactly the eight dimensions: an extra one would be silently left out of the weighted mean.
+    model_config = ConfigDict(extra="forbid")
+
+    plot_logic: DimensionScore
+    character: DimensionScore
+    immersion: DimensionScore
+    foreshadowing: DimensionScore
+    pacing: DimensionScore
+    style_naturalness: DimensionScore
+    emotional_impact: DimensionScore
+    storyline_coherence: DimensionScore
+
+    def as_dict(self) -> dict[str, DimensionScore]:
+        return {name: getattr(self, name) for name in DIMENSION_WEIGHTS}
+
+
+def weighted_overall(scores: Scores | Mapping[str, DimensionScore | float]) -> float:
+    """Weighted mean of the eight dimensions with the seed's weights, rounded half-up to 2 decimals."""
+    table: Mapping[str, DimensionScore | float] = scores.as_dict() if isinstance(scores, Scores) else scores
+    missing = [name for name in DIMENSION_WEIGHTS if name not in table]
+    if missing:
+        raise ValueError(f"missing score dimensions: {', '.join(missing)}")
+    total = Decimal(0)
+    weights = Decimal(0)
+    for name, weight in DIMENSION_WEIGHTS.items():
+        entry = table[name]
+        value = entry.score if isinstance(entry, DimensionScore) else entry
+        # Decimal from the printed value: 3.825 must round to 3.83, not to binary 3.8249999.
+        total += Decimal(str(value)) * Decimal(str(weight))
+        weights += Decimal(str(weight))
+    return float((total / weights).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+class RequiredFix(_Object):
+    target: str = ""  # which paragraph / passage
+    instruction: str = ""
+
+
+class Evaluation(FileModel):
+    chapter: int = Field(ge=1)
+    contract_verification: ContractVerification = Field(default_factory=ContractVerification)
+    scores: Scores
+    overall: float | None = None  # the judge's arithmetic; see weighted_overall()
+    recommendation: Literal["pass", "polish", "revise", "review", "rewrite"] | None = None
+    risk_flags: list[str] = Field(default_factory=list)
+    required_fixes: list[RequiredFix] = Field(default_factory=list)
+    issues: list[str] = Field(default_factory=list)
+    strengths: list[str] = Field(default_factory=list)
+    force_passed: bool = False
+
+    def computed_overall(self) -> float:
+        return weighted_overall(self.scores)
+
+    def violations(self) -> list[ContractCheck]:
+        return [c for c in self.contract_verification.all_checks() if c.status == "violation"]
+
+    def high_confidence_violations(self) -> list[ContractCheck]:
+        return [c for c in self.violations() if c.confidence == "high"]

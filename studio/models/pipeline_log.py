@@ -1,0 +1,75 @@
+"""`logs/chapter-NNN-log.json`: what each pipeline stage cost, for debugging and the cost report (seed 001 9.2).
+
+A null token or cost field means the provider did not report it; it is never read as zero when it matters:
+`cost()` is None when no stage reported a cost, and `tokens_reported()` tells a real 0 from "unknown".
+The seed's minimal stage (`name, model, duration_ms, input_tokens, output_tokens`) is a complete stage.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from studio.models.base import FileModel
+from studio.models.storylines import StorylineId
+
+
+class StageLog(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    name: str = Field(min_length=1)  # draft, summarize, refine, judge, revise, ...
+    model: str | None = None
+    duration_ms: int | None = Field(default=None, ge=0)
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+    cache_creation_input_tokens: int | None = Field(default=None, ge=0)
+    cache_read_input_tokens: int | None = Field(default=None, ge=0)
+    cost_usd: float | None = Field(default=None, ge=0)
+    prompt_id: str | None = None
+    prompt_version: str | int | None = None
+    estimated_prompt_tokens: int | None = Field(
+        default=None, ge=0
+    )  # our own count, when the provider's is null
+    ttft_ms: int | None = Field(default=None, ge=0)  # time to first token (streaming)
+
+    def _token_fields(self) -> list[int | None]:
+        return [
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_read_input_tokens,
+        ]
+
+    def total_tokens(self) -> int:
+        """Input + output + cache tokens; an unreported (null) count adds 0."""
+        return sum(n or 0 for n in self._token_fields())
+
+    def tokens_reported(self) -> bool:
+        return any(n is not None for n in self._token_fields())
+
+
+class PipelineLog(FileModel):
+    chapter: int = Field(ge=1)
+    storyline_id: StorylineId | None = None
+    started_at: str | None = None  # ISO 8601 as written; kept verbatim
+    stages: list[StageLog] = Field(default_factory=list)
+    gate_decision: str | None = None
+    revisions: int = Field(default=0, ge=0)
+    total_duration_ms: int | None = Field(default=None, ge=0)
+    total_cost_usd: float | None = Field(default=None, ge=0)
+
+    def total_tokens(self) -> int:
+        return sum(stage.total_tokens() for stage in self.stages)
+
+    def tokens_reported(self) -> bool:
+        return any(stage.tokens_reported() for stage in self.stages)
+
+    def cost(self) -> float | None:
+        """Sum of the stage costs that were reported; falls back to `total_cost_usd` when none was."""
+        costs = [stage.cost_usd for stage in self.stages if stage.cost_usd is not None]
+        if not costs:
+            return self.total_cost_usd
+        return round(sum(costs), 6)
+
+    def duration_ms(self) -> int | None:
+        durations = [stage.duration_ms for stage in self.stages if stage.duration_ms is not None]
+        return sum(durations) if durations else self.total_duration_ms

@@ -1,0 +1,70 @@
+"""`state/current-state.json` (seed 001 section 9.2): where every character, item and place stands now."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field, SerializerFunctionWrapHandler, model_serializer
+
+from studio.ids import check_slug
+from studio.models.base import FileModel
+
+Slug = Annotated[str, AfterValidator(check_slug)]
+"""A str that must be a safe entity slug; the error lands on the offending key or value's JSON path."""
+
+
+
+def _check_score(value: Any) -> Any:
+    # Numbers as written: no "5" -> 5 or true -> 1 coercion, and no NaN/inf (not JSON).
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"relationship score must be a finite number, got {value!r}")
+    return value
+
+
+Score = Annotated[int | float, BeforeValidator(_check_score)]
+
+# Optional fields of CharacterState that are left out of the file when unset, so ops on one field
+# do not fill the file with nulls.
+_OPTIONAL_CHARACTER_FIELDS = ("display_name", "location", "emotional_state", "relationships", "inventory")
+
+
+class CharacterState(FileModel):
+    """One character's current state. Every field is optional and ops may add any other field."""
+
+    display_name: str | None = None
+    location: str | None = None
+    emotional_state: str | None = None
+    relationships: dict[Slug, Score] | None = None
+    inventory: list[Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in _OPTIONAL_CHARACTER_FIELDS:
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
+
+
+class CurrentState(FileModel):
+    """The whole tracked state. `CurrentState()` is the empty state at version 0."""
+
+    schema_version: int = Field(default=1, ge=1)
+    state_version: int = Field(default=0, ge=0)
+    last_updated_chapter: int = Field(default=0, ge=0)
+    characters: dict[Slug, CharacterState] = Field(default_factory=dict)
+    items: dict[Slug, dict[str, Any]] = Field(default_factory=dict)
+    locations: dict[Slug, dict[str, Any]] = Field(default_factory=dict)
+    factions: dict[Slug, dict[str, Any]] = Field(default_factory=dict)
+    world_state: dict[str, Any] = Field(default_factory=dict)
+    active_foreshadowing: list[Slug] = Field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        """True when nothing but the versions differs from the default state."""
+        data = self.to_data()
+        empty = CurrentState().to_data()
+        for key in ("state_version", "last_updated_chapter"):
+            data.pop(key)
+            empty.pop(key)
+        return data == empty

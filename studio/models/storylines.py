@@ -1,0 +1,110 @@
+"""`storylines/storylines.json`: every storyline of the novel and how they touch (seed 000 section 6.6.1).
+
+Decisions where the seed is silent:
+- A storyline id is a slug (`check_slug`): it names `storylines/<id>/memory.md`, so `../x` or `主线` is a hard
+  error at `$.storylines[i].id`.
+- `type` is a free string. It should be one of the file's own `storyline_types` (or `DEFAULT_STORYLINE_TYPES`
+  when the file lists none), but an unknown type is reported by `Storylines.problems()` instead of refusing
+  the file: authors invent types, and a typo must not stop the whole project from opening.
+- `status` is open too (`KNOWN_STATUSES` are the seed's words plus `resolved`); unknown ones are reported.
+- Relationship endpoints, duplicate ids and unknown types are cross-references: `problems()` returns them as
+  strings that start with the JSON path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from studio.ids import check_slug
+from studio.models.base import FileModel
+
+DEFAULT_STORYLINE_TYPES: tuple[str, ...] = (
+    "main_arc",
+    "faction_conflict",
+    "conspiracy",
+    "mystery",
+    "character_arc",
+    "parallel_timeline",
+)
+KNOWN_STATUSES: tuple[str, ...] = ("active", "dormant", "planned", "resolved")
+
+
+def _storyline_id(value: str) -> str:
+    return check_slug(value, "storyline id")
+
+
+# A storyline id that is safe to use as a folder name; shared by the schedule, contract and log models.
+StorylineId = Annotated[str, AfterValidator(_storyline_id)]
+
+
+class _Object(BaseModel):
+    # Nested objects keep unknown fields too, so a rewrite never drops what an author added.
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class Storyline(_Object):
+    id: StorylineId
+    name: str
+    type: str
+    scope: Literal["novel", "multi_volume", "single_volume"] = "novel"
+    pov_characters: list[str] = Field(default_factory=list)
+    affiliated_factions: list[str] = Field(default_factory=list)
+    timeline: str = "present"
+    status: str = "active"
+    introduced_volume: int | None = Field(default=None, ge=1)
+    description: str = ""
+
+
+class Bridges(_Object):
+    shared_characters: list[str] = Field(default_factory=list)
+    shared_foreshadowing: list[str] = Field(default_factory=list)
+    shared_events: list[str] = Field(default_factory=list)
+
+
+class StorylineRelationship(_Object):
+    # `from` is a Python keyword: the attribute is `from_`, the JSON key stays `from`.
+    from_: str = Field(alias="from")
+    to: str
+    type: str = ""
+    bridges: Bridges = Field(default_factory=Bridges)
+    convergence_condition: str = ""
+    narrative_function: str = ""
+
+
+class Storylines(FileModel):
+    storylines: list[Storyline] = Field(default_factory=list)
+    relationships: list[StorylineRelationship] = Field(default_factory=list)
+    storyline_types: list[str] = Field(default_factory=lambda: list(DEFAULT_STORYLINE_TYPES))
+
+    def ids(self) -> list[str]:
+        return [line.id for line in self.storylines]
+
+    def get(self, storyline_id: str) -> Storyline | None:
+        return next((line for line in self.storylines if line.id == storyline_id), None)
+
+    def allowed_types(self) -> list[str]:
+        return list(self.storyline_types) or list(DEFAULT_STORYLINE_TYPES)
+
+    def problems(self) -> list[str]:
+        """Cross-reference problems, each starting with its JSON path. Empty when the file is consistent."""
+        out: list[str] = []
+        seen: set[str] = set()
+        types = set(self.allowed_types())
+        for i, line in enumerate(self.storylines):
+            if line.id in seen:
+                out.append(f"$.storylines[{i}].id: duplicate storyline id {line.id!r}")
+            seen.add(line.id)
+            if line.type not in types:
+                out.append(
+                    f"$.storylines[{i}].type: unknown storyline type {line.type!r} (not in storyline_types)"
+                )
+            if line.status not in KNOWN_STATUSES:
+                out.append(f"$.storylines[{i}].status: unknown status {line.status!r}")
+        for i, rel in enumerate(self.relationships):
+            if rel.from_ not in seen:
+                out.append(f"$.relationships[{i}].from: unknown storyline {rel.from_!r}")
+            if rel.to not in seen:
+                out.append(f"$.relationships[{i}].to: unknown storyline {rel.to!r}")
+        return out

@@ -1,0 +1,454 @@
+"""The novel project as the cold start sees it (seed 000 section 8.1).
+
+`Project.open(root)` reads and validates the small files a cold start needs (checkpoint, current state,
+foreshadowing ledger, storylines, world rules, active characters, style files, the current volume's outline,
+schedule and chapter contracts) and reports every problem at once. It reads no chapter text: opening a
+project of 500 chapters costs the same as opening one of 5. Everything else is read lazily, on request.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+
+from studio.config import read_toml
+from studio.errors import FormatError, Problem, ProjectNotFoundError, UnsafeIdError
+from studio.fileio import read_text
+from studio.i18n import Catalog, Lang, env_lang, tr
+from studio.ids import is_slug, parse_chapter_id
+from studio.models.blacklist import AiBlacklist
+from studio.models.character import CharacterFile
+from studio.models.checkpoint import Checkpoint
+from studio.models.contract import ChapterContract
+from studio.models.evaluation import Evaluation
+from studio.models.foreshadowing import ForeshadowingLedger
+from studio.models.pipeline_log import PipelineLog
+from studio.models.schedule import StorylineSchedule
+from studio.models.state import CurrentState
+from studio.models.storyline_spec import StorylineSpec
+from studio.models.storylines import Storylines
+from studio.models.style_drift import StyleDrift
+from studio.models.style_profile import StyleProfile
+from studio.models.world_rules import WorldRules
+from studio.outline import VolumeOutline, parse_outline
+from studio.paths import SETTINGS_FILE, ProjectPaths
+
+MESSAGES: Catalog = {
+    "not_found": (
+        "{dir} 不是小说项目（没有 novel-studio.toml、.checkpoint.json、state/ 或 chapters/）。"
+        "新建项目请运行 `novel-studio init {dir}`。",
+        "No novel project at {dir} (no novel-studio.toml, .checkpoint.json, state/ or chapters/). "
+        "Run `novel-studio init {dir}` to create one.",
+    ),
+    "not_dir": (
+        "{dir} 不存在或不是文件夹。新建项目请运行 `novel-studio init {dir}`。",
+        "{dir} does not exist or is not a folder. Run `novel-studio init {dir}` to create a project.",
+    ),
+    "unreadable": ("无法读取：{error}", "cannot read: {error}"),
+}
+
+# Any one of these marks a folder as a novel project. A project written by another tool in the seed
+# formats has no novel-studio.toml and must still open.
+PROJECT_MARKERS: tuple[str, ...] = (SETTINGS_FILE, ".checkpoint.json", "state", "chapters")
+
+_EVAL_NAME = re.compile(r"^(chapter-\d{3,})-eval\.json$")
+_LOG_NAME = re.compile(r"^(chapter-\d{3,})-log\.json$")
+_CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
+_CONTRACT_NAME = re.compile(r"^(chapter-\d{3,})\.json$")
+_BOOK_TITLE = re.compile(r"《([^》]+)》")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+
+T = TypeVar("T")
+
+
+def _lang() -> Lang:
+    return env_lang() or "zh"
+
+
+def is_project(root: Path) -> bool:
+    """True when `root` holds any marker of a novel project."""
+    return root.is_dir() and any((root / marker).exists() for marker in PROJECT_MARKERS)
+
+
+def _numbered_files(folder: Path, pattern: re.Pattern[str]) -> dict[int, Path]:
+    """Files of `folder` whose names match `pattern` (group 1 is a chapter id), by chapter number.
+
+    A listing only: nothing is opened. Names that do not match are ignored.
+    """
+    found: dict[int, Path] = {}
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if not m:
+            continue
+        try:
+            n = parse_chapter_id(m.group(1))
+        except UnsafeIdError:
+            continue
+        if n >= 1 and entry.is_file():
+            found[n] = Path(entry.path)
+    return found
+
+
+class _Collector:
+    """Runs loaders and collects their problems instead of stopping at the first."""
+
+    def __init__(self, lang: Lang) -> None:
+        self.lang = lang
+        self.problems: list[Problem] = []
+
+    def run(self, loader: Callable[[], T], default: T, path: Path) -> T:
+        try:
+            return loader()
+        except FormatError as exc:
+            self.problems.extend(exc.problems)
+        except UnsafeIdError as exc:
+            self.problems.append(Problem(path, str(exc)))
+        except OSError as exc:
+            self.problems.append(Problem(path, tr(MESSAGES, "unreadable", self.lang, error=exc.strerror or exc)))
+        return default
+
+
+def _load_outline(path: Path) -> VolumeOutline | None:
+    if not path.is_file():
+        return None
+    return parse_outline(read_text(path), path)
+
+
+def _load_schedule(path: Path) -> StorylineSchedule | None:
+    if not path.is_file():
+        return None
+    return StorylineSchedule.load(path)
+
+
+def _brief_title(path: Path) -> str | None:
+    """The first Markdown heading of brief.md (small by spec: <= 1000 characters)."""
+    try:
+        text = read_text(path)
+    except (OSError, FormatError):
+        return None
+    for line in text.splitlines()[:40]:
+        m = _HEADING.match(line)
+        if m:
+            title = m.group(1).strip()
+            quoted = _BOOK_TITLE.search(title)
+            if quoted:
+                return quoted.group(1).strip() or None
+            for prefix in ("创作纲领：", "创作纲领:", "Brief:", "Brief："):
+                title = title.removeprefix(prefix).strip()
+            if title and title not in ("创作纲领", "Brief", "brief"):
+                return title
+            return None
+    return None
+
+
+def _settings_title(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    try:
+        data = read_toml(path)
+    except (FormatError, OSError):
+        return None  # the settings loader reports a broken file; a title is not worth failing for
+    table = data.get("project")
+    title = table.get("title") if isinstance(table, dict) else None
+    if not isinstance(title, str):
+        return None
+    title = title.strip()
+    quoted = _BOOK_TITLE.fullmatch(title)
+    return (quoted.group(1).strip() if quoted else title) or None
+
+
+class Project:
+    """One novel project folder, validated for a cold start. Build it with `Project.open(root)`."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        checkpoint: Checkpoint,
+        state: CurrentState,
+        foreshadowing: ForeshadowingLedger,
+        storylines: Storylines,
+        storyline_spec: StorylineSpec,
+        world_rules: WorldRules,
+        characters: dict[str, CharacterFile],
+        style_profile: StyleProfile,
+        ai_blacklist: AiBlacklist,
+        style_drift: StyleDrift,
+        outline: VolumeOutline | None,
+        schedule: StorylineSchedule | None,
+        contracts: dict[int, ChapterContract],
+        has_settings: bool,
+    ) -> None:
+        self.root = root
+        self.paths = ProjectPaths(root)
+        self.checkpoint = checkpoint
+        self.state = state
+        self.foreshadowing = foreshadowing
+        self.storylines = storylines
+        self.storyline_spec = storyline_spec
+        self.world_rules = world_rules
+        self.characters = characters
+        self.style_profile = style_profile
+        self.ai_blacklist = ai_blacklist
+        self.style_drift = style_drift
+        self.outline = outline
+        self.schedule = schedule
+        self.contracts = contracts
+        self.has_settings = has_settings
+        self._committed: list[int] | None = None
+        self._evaluations: dict[int, Evaluation | None] = {}
+        self._logs: dict[int, PipelineLog | None] = {}
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, root: Path, *, lang: Lang | None = None) -> Project:
+        """Open and validate the project at `root`; every problem found is reported in one FormatError.
+
+        Raises ProjectNotFoundError when `root` is not a project folder (message in `lang`).
+        """
+        project, problems = cls._load(Path(root), lang or _lang())
+        if problems:
+            raise FormatError(problems)
+        assert project is not None
+        return project
+
+    @classmethod
+    def _load(cls, root: Path, lang: Lang) -> tuple[Project | None, list[Problem]]:
+        if not root.is_dir():
+            raise ProjectNotFoundError(tr(MESSAGES, "not_dir", lang, dir=root))
+        if not is_project(root):
+            raise ProjectNotFoundError(tr(MESSAGES, "not_found", lang, dir=root))
+        paths = ProjectPaths(root)
+        c = _Collector(lang)
+
+        checkpoint = c.run(lambda: Checkpoint.load_or_default(paths.checkpoint), Checkpoint(), paths.checkpoint)
+        state = c.run(lambda: CurrentState.load_or_default(paths.current_state), CurrentState(), paths.current_state)
+        foreshadowing = c.run(
+            lambda: ForeshadowingLedger.load_or_default(paths.global_foreshadowing),
+            ForeshadowingLedger(),
+            paths.global_foreshadowing,
+        )
+        storylines = c.run(lambda: Storylines.load_or_default(paths.storylines), Storylines(), paths.storylines)
+        storyline_spec = c.run(
+            lambda: StorylineSpec.load_or_default(paths.storyline_spec), StorylineSpec(), paths.storyline_spec
+        )
+        world_rules = c.run(lambda: WorldRules.load_or_default(paths.world_rules), WorldRules(), paths.world_rules)
+        style_profile = c.run(
+            lambda: StyleProfile.load_or_default(paths.style_profile), StyleProfile(), paths.style_profile
+        )
+        ai_blacklist = c.run(
+            lambda: AiBlacklist.load_or_default(paths.ai_blacklist), AiBlacklist(), paths.ai_blacklist
+        )
+        style_drift = c.run(lambda: StyleDrift.load_or_default(paths.style_drift), StyleDrift(), paths.style_drift)
+
+        characters: dict[str, CharacterFile] = {}
+        try:
+            char_files = sorted(p for p in paths.characters_active.glob("*.json") if p.is_file())
+        except OSError:
+            char_files = []
+        for path in char_files:
+            loaded = c.run(partial(CharacterFile.load, path), None, path)
+            if loaded is not None:
+                characters[path.stem] = loaded
+
+        volume = _volume_of(checkpoint)
+        outline: VolumeOutline | None = None
+        schedule: StorylineSchedule | None = None
+        contracts: dict[int, ChapterContract] = {}
+        if volume >= 1:
+            outline_path = paths.outline(volume)
+            outline = c.run(lambda: _load_outline(outline_path), None, outline_path)
+            schedule_path = paths.schedule(volume)
+            schedule = c.run(lambda: _load_schedule(schedule_path), None, schedule_path)
+            contract_dir = paths.volume_dir(volume) / "chapter-contracts"
+            for n, path in sorted(_numbered_files(contract_dir, _CONTRACT_NAME).items()):
+                contract = c.run(partial(ChapterContract.load, path), None, path)
+                if contract is not None:
+                    contracts[n] = contract
+
+        project = cls(
+            root,
+            checkpoint=checkpoint,
+            state=state,
+            foreshadowing=foreshadowing,
+            storylines=storylines,
+            storyline_spec=storyline_spec,
+            world_rules=world_rules,
+            characters=characters,
+            style_profile=style_profile,
+            ai_blacklist=ai_blacklist,
+            style_drift=style_drift,
+            outline=outline,
+            schedule=schedule,
+            contracts=contracts,
+            has_settings=paths.settings.is_file(),
+        )
+        return project, c.problems
+
+    # ------------------------------------------------------------------ identity
+
+    @property
+    def name(self) -> str:
+        """The title in novel-studio.toml (`[project] title`), else the brief's heading, else the folder name."""
+        return _settings_title(self.paths.settings) or _brief_title(self.paths.brief) or self.root.resolve().name
+
+    @property
+    def has_checkpoint(self) -> bool:
+        return self.paths.checkpoint.is_file()
+
+    @property
+    def current_volume(self) -> int:
+        return _volume_of(self.checkpoint)
+
+    @property
+    def last_completed_chapter(self) -> int:
+        value = getattr(self.checkpoint, "last_completed_chapter", 0)
+        return int(value or 0)
+
+    # ------------------------------------------------------------------ lazy accessors
+
+    def committed_chapters(self) -> list[int]:
+        """Chapter numbers present in chapters/ (from the folder listing; no file is opened)."""
+        if self._committed is None:
+            self._committed = sorted(_numbered_files(self.paths.root / "chapters", _CHAPTER_NAME))
+        return list(self._committed)
+
+    def chapter_file(self, n: int) -> Path:
+        return self.paths.chapter(n)
+
+    def chapter_text(self, n: int) -> str | None:
+        """The committed text of chapter `n`, or None when it has no file. Not UTF-8 -> FormatError."""
+        path = self.paths.chapter(n)
+        if not path.is_file():
+            return None
+        return read_text(path)
+
+    def summary(self, n: int) -> str | None:
+        path = self.paths.summary(n)
+        if not path.is_file():
+            return None
+        return read_text(path)
+
+    def last_summaries(self, k: int = 3) -> list[tuple[int, str]]:
+        """The summaries of the last `k` committed chapters that have one, oldest first."""
+        out: list[tuple[int, str]] = []
+        if k <= 0:
+            return out
+        for n in reversed(self.committed_chapters()):
+            text = self.summary(n)
+            if text is not None:
+                out.append((n, text))
+                if len(out) >= k:
+                    break
+        out.reverse()
+        return out
+
+    def evaluation_files(self) -> dict[int, Path]:
+        return _numbered_files(self.paths.root / "evaluations", _EVAL_NAME)
+
+    def log_files(self) -> dict[int, Path]:
+        return _numbered_files(self.paths.root / "logs", _LOG_NAME)
+
+    def evaluation(self, n: int) -> Evaluation | None:
+        if n not in self._evaluations:
+            path = self.paths.evaluation(n)
+            self._evaluations[n] = Evaluation.load(path) if path.is_file() else None
+        return self._evaluations[n]
+
+    def log(self, n: int) -> PipelineLog | None:
+        if n not in self._logs:
+            path = self.paths.log(n)
+            self._logs[n] = PipelineLog.load(path) if path.is_file() else None
+        return self._logs[n]
+
+    def contract(self, n: int, volume: int | None = None) -> ChapterContract | None:
+        """The chapter contract of chapter `n` (current volume unless told otherwise)."""
+        vol = self.current_volume if volume is None else volume
+        if vol == self.current_volume and n in self.contracts:
+            return self.contracts[n]
+        if vol < 1:
+            return None
+        path = self.paths.contract(vol, n)
+        return ChapterContract.load(path) if path.is_file() else None
+
+    # ------------------------------------------------------------------ full check
+
+    def validate_all(self, *, include_text: bool = False) -> list[Problem]:
+        """Every problem of the project: the cold-start files again, plus every evaluation and log file.
+
+        With `include_text`, every chapter and summary is also checked to be UTF-8 (reads all text).
+        """
+        return validate_project(self.root, include_text=include_text)
+
+
+def _volume_of(checkpoint: Checkpoint) -> int:
+    value = getattr(checkpoint, "current_volume", 1)
+    try:
+        volume = int(value or 0)
+    except (TypeError, ValueError):
+        return 1
+    return volume if volume >= 1 else 1
+
+
+def _split(text: str) -> tuple[str, str]:
+    """'$.a.b: reason' -> ('$.a.b', 'reason') (the models' cross-reference problem strings)."""
+    head, sep, tail = text.partition(": ")
+    if sep and head.startswith("$"):
+        return head, tail
+    return "", text
+
+
+def _cross_reference_problems(project: Project) -> list[Problem]:
+    """Problems that do not stop a project from opening (an unknown storyline type, a duplicate id...)."""
+    out: list[Problem] = []
+    paths = project.paths
+    for text in project.storylines.problems():
+        jp, reason = _split(text)
+        out.append(Problem(paths.storylines, reason, json_path=jp))
+    for text in project.world_rules.problems():
+        jp, reason = _split(text)
+        out.append(Problem(paths.world_rules, reason, json_path=jp))
+    for slug, character in project.characters.items():
+        path = paths.characters_active / f"{slug}.json"
+        if not is_slug(slug):
+            out.append(Problem(path, f"file name {slug!r} is not a slug id (e.g. lin-feng.json)"))
+        for text in character.problems(slug):
+            jp, reason = _split(text)
+            out.append(Problem(path, reason, json_path=jp))
+    if project.schedule is not None:
+        for text in project.schedule.problems(project.storylines):
+            jp, reason = _split(text)
+            out.append(Problem(paths.schedule(project.current_volume), reason, json_path=jp))
+    return out
+
+
+def validate_project(root: Path, *, include_text: bool = False, lang: Lang | None = None) -> list[Problem]:
+    """All problems of the project at `root`, without raising for them (a missing project still raises)."""
+    lang = lang or _lang()
+    project, problems = Project._load(Path(root), lang)
+    assert project is not None
+    c = _Collector(lang)
+    for path in sorted(project.evaluation_files().values()):
+        c.run(partial(Evaluation.load, path), None, path)
+    for path in sorted(project.log_files().values()):
+        c.run(partial(PipelineLog.load, path), None, path)
+    for problem in _cross_reference_problems(project):
+        c.problems.append(problem)
+    if include_text:
+        for n in project.committed_chapters():
+            for path in (project.paths.chapter(n), project.paths.summary(n)):
+                if path.is_file():
+                    c.run(partial(read_text, path), "", path)
+    return problems + c.problems
+
+
+__all__ = ["PROJECT_MARKERS", "Project", "is_project", "validate_project"]

@@ -1,0 +1,477 @@
+"""The state engine: validate ops (seed 003 10.6), apply them, merge a patch, log it, replay the log.
+
+Write order of a merge (crash safety): the changelog line is appended (and fsynced) first, then
+`current-state.json` is replaced atomically. So after a crash the changelog is either
+- one version ahead of the state (the state write was lost): `reconcile` re-applies that last entry, or
+- ends in a torn line (the append was cut): nothing was merged; `reconcile` drops that line.
+`merge_patch` refuses to run on such a project and says to reconcile first.
+
+Decision on `active_foreshadowing`: it is a flat list of ids, so no dotted path of depth 2-4 can
+address anything in it (`active_foreshadowing.x` has no meaning for a list). Generic ops on it are
+dropped with a warning pointing at the `foreshadow` op, which maintains the list deterministically:
+planted/advanced -> id present (appended once), resolved -> id removed.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from studio.errors import FormatError, Problem, StateVersionMismatch, UsageError
+from studio.fileio import append_line, atomic_write_text, read_text
+from studio.ids import is_slug
+from studio.models.base import json_path
+from studio.models.changelog import ChangelogEntry, ChangelogKind, OpWarning
+from studio.models.patch import FORESHADOW_ACTIONS, OP_NAMES, StateOp, StatePatch
+from studio.models.state import CharacterState, CurrentState
+from studio.paths import ProjectPaths
+
+TOP_LEVEL = ("characters", "items", "locations", "factions", "world_state", "active_foreshadowing")
+ENTITY_CATEGORIES = ("characters", "items", "locations", "factions")
+_VALUE_OPS = ("set", "inc", "add", "remove")
+
+
+# --------------------------------------------------------------------------- validation (static)
+
+
+def _is_json(value: Any, depth: int = 0) -> bool:
+    """Plain JSON that survives a write and a read unchanged: finite numbers, UTF-8-encodable strings."""
+    if depth > 64:
+        return False
+    if value is None or isinstance(value, bool | int):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, str):
+        return _utf8(value)
+    if isinstance(value, list):
+        return all(_is_json(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _utf8(k) and _is_json(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates from a "\ud800" escape
+        return False
+    return True
+
+
+def _loggable(entry: Any) -> Any:
+    """The entry as it can be written to the changelog: itself if plain JSON, else its repr."""
+    return entry if _is_json(entry) else repr(entry)
+
+
+def _check_generic_path(path: str) -> str | None:
+    """Why `path` is not acceptable for a set/inc/add/remove op, or None if it is."""
+    segments = path.split(".")
+    if not 2 <= len(segments) <= 4:
+        return f"path {path!r} must have 2-4 dot-separated parts (e.g. characters.lin-feng.location)"
+    if any(not s or s != s.strip() for s in segments):
+        return f"path {path!r} has an empty or space-padded part"
+    top = segments[0]
+    if top not in TOP_LEVEL:
+        return f"path {path!r} starts with {top!r}; allowed: {', '.join(TOP_LEVEL)}"
+    if top == "active_foreshadowing":
+        return "active_foreshadowing is maintained by foreshadow ops ({op: foreshadow, path: <id>, value: planted})"
+    if top in ENTITY_CATEGORIES and not is_slug(segments[1]):
+        return f"path {path!r}: entity id {segments[1]!r} must be a slug (e.g. lin-feng), not a display name"
+    if top == "characters" and len(segments) == 4 and segments[2] == "relationships" and not is_slug(segments[3]):
+        return f"path {path!r}: relationship target {segments[3]!r} must be a character slug"
+    return None
+
+
+def _check_entry(entry: Any) -> str | None:
+    """Why `entry` is dropped, or None if it is a valid op (shape and path rules of seed 003 10.6)."""
+    if not isinstance(entry, dict):
+        return "ops entry is not a JSON object"
+    op = entry.get("op")
+    if not isinstance(op, str):
+        return "ops entry has no string 'op'"
+    if op not in OP_NAMES:
+        return f"unknown op {op!r}; allowed: {', '.join(OP_NAMES)}"
+    path = entry.get("path")
+    if not isinstance(path, str):
+        return "ops entry has no string 'path'"
+    if not _utf8(path):
+        return "path is not valid text"
+    detail = entry.get("detail")
+    if detail is not None and not (isinstance(detail, str) and _utf8(detail)):
+        return "detail must be a string"
+    if not _is_json(entry):
+        return "ops entry holds a value that is not plain JSON (NaN, infinity or invalid text)"
+    if op == "foreshadow":
+        if not is_slug(path):
+            return f"foreshadow path {path!r} must be one foreshadowing id (a slug, no dots)"
+        if entry.get("value") not in FORESHADOW_ACTIONS:
+            return f"foreshadow value {entry.get('value')!r} must be one of {', '.join(FORESHADOW_ACTIONS)}"
+        return None
+    reason = _check_generic_path(path)
+    if reason:
+        return reason
+    if "value" not in entry:
+        return f"{op} op has no 'value'"
+    value = entry["value"]
+    if op == "inc" and (isinstance(value, bool) or not isinstance(value, int | float)):
+        return f"inc value must be a number, got {value!r}"
+    if op in ("add", "remove") and value is None:
+        return f"{op} value must not be null"
+    return None
+
+
+def validate_ops(ops: Iterable[Any]) -> tuple[list[StateOp], list[OpWarning]]:
+    """Split raw ops entries into valid ops (in order) and warnings for the dropped ones. Never raises."""
+    valid: list[StateOp] = []
+    warnings: list[OpWarning] = []
+    for entry in ops:
+        reason = _check_entry(entry)
+        if reason is None:
+            try:
+                valid.append(StateOp.model_validate(copy.deepcopy(entry)))
+                continue
+            except ValidationError as exc:  # defensive: _check_entry should have caught it
+                reason = "; ".join(f"{json_path(tuple(e['loc']))}: {e['msg']}" for e in exc.errors())
+        warnings.append(OpWarning(entry=_loggable(entry), reason=reason))
+    return valid, warnings
+
+
+# --------------------------------------------------------------------------- application
+
+
+class _Conflict(Exception):
+    """An op that is well formed but does not fit the current state (a type conflict)."""
+
+
+_MISSING: Any = object()
+
+
+def _update(node: Any, segments: Sequence[str], where: str, fn: Callable[[Any], Any]) -> Any:
+    """Return a copy of `node` with `fn` applied at `segments`; untouched branches are shared."""
+    if not segments:
+        return fn(node)
+    if node is _MISSING or node is None:
+        node = {}  # set/inc/add create missing intermediate objects
+    if not isinstance(node, dict):
+        raise _Conflict(f"{where} is a {type(node).__name__}, not an object")
+    key = segments[0]
+    out = dict(node)
+    out[key] = _update(node.get(key, _MISSING), segments[1:], f"{where}.{key}", fn)
+    return out
+
+
+def _op_fn(op: StateOp) -> Callable[[Any], Any]:
+    value = op.value
+
+    def do_set(old: Any) -> Any:
+        return copy.deepcopy(value)
+
+    def do_inc(old: Any) -> Any:
+        if old is _MISSING or old is None:
+            old = 0
+        if isinstance(old, bool) or not isinstance(old, int | float):
+            raise _Conflict(f"cannot inc {op.path}: it holds {type(old).__name__} {old!r}, not a number")
+        result = old + value
+        if isinstance(result, float) and not math.isfinite(result):
+            raise _Conflict(f"inc of {op.path} overflows")
+        return result
+
+    def do_add(old: Any) -> Any:
+        if old is _MISSING or old is None:
+            old = []
+        if not isinstance(old, list):
+            raise _Conflict(f"cannot add to {op.path}: it holds {type(old).__name__}, not a list")
+        return [*old, copy.deepcopy(value)]
+
+    def do_remove(old: Any) -> Any:
+        if not isinstance(old, list):
+            what = "nothing" if old is _MISSING or old is None else type(old).__name__
+            raise _Conflict(f"cannot remove from {op.path}: it holds {what}, not a list")
+        for index, item in enumerate(old):
+            if _same_json(item, value):
+                return old[:index] + old[index + 1 :]  # first occurrence only: one item leaves
+        raise _Conflict(f"cannot remove {value!r} from {op.path}: not in the list")
+
+    return {"set": do_set, "inc": do_inc, "add": do_add, "remove": do_remove}[op.op]
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    # 1 == True in Python; in the state they are different values.
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _apply_one(data: dict[str, Any], op: StateOp) -> dict[str, Any]:
+    """Apply one valid op to state data (as from `to_data()`); raise _Conflict if it does not fit."""
+    if op.op == "foreshadow":
+        active = list(data["active_foreshadowing"])
+        if op.value == "resolved":
+            active = [i for i in active if i != op.path]
+        elif op.path not in active:
+            active.append(op.path)
+        return {**data, "active_foreshadowing": active}
+    segments = op.path.split(".")
+    top = segments[0]
+    new_top = _update(data.get(top, {}), segments[1:], top, _op_fn(op))
+    if top in ENTITY_CATEGORIES:
+        slug = segments[1]
+        entity = new_top[slug]
+        if not isinstance(entity, dict):
+            raise _Conflict(f"{top}.{slug} must stay an object, got {type(entity).__name__}")
+        if top == "characters":
+            try:
+                # Store the model's own dump so the data stays exactly what the file will hold.
+                new_top[slug] = CharacterState.model_validate(entity).to_data()
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                where = json_path(("characters", slug, *err["loc"]))
+                raise _Conflict(f"{where}: {err['msg']}") from None
+    return {**data, top: new_top}
+
+
+def _apply_ops(state: CurrentState, ops: Iterable[StateOp]) -> tuple[CurrentState, list[StateOp], list[OpWarning]]:
+    data = state.to_data()
+    applied: list[StateOp] = []
+    warnings: list[OpWarning] = []
+    for op in ops:
+        try:
+            data = _apply_one(data, op)
+        except _Conflict as exc:
+            warnings.append(OpWarning(entry=op.to_data(), reason=str(exc)))
+            continue
+        applied.append(op)
+    return CurrentState.model_validate(data), applied, warnings
+
+
+def apply_patch(state: CurrentState, patch: StatePatch) -> tuple[CurrentState, list[StateOp], list[OpWarning]]:
+    """Validate and apply the patch's ops to a copy of `state`; returns (new state, applied ops, warnings).
+
+    Pure: `state` is not changed, versions are left alone (`merge_patch` bumps them). Bad entries and
+    ops that conflict with the state (inc on a string, add to a non-list, a path through a non-object)
+    are dropped with a warning; the others still apply, in order.
+    """
+    valid, warnings = validate_ops(patch.ops)
+    new_state, applied, conflicts = _apply_ops(state, valid)
+    return new_state, applied, warnings + conflicts
+
+
+# --------------------------------------------------------------------------- changelog
+
+
+def load_changelog(path: Path, *, repair_tail: bool = False) -> list[ChangelogEntry]:
+    """Read `state/changelog.jsonl` (missing file: no entries). Blank lines are skipped.
+
+    A line that is not JSON is a FormatError naming its line number, except that with
+    `repair_tail=True` a broken *last* line (an append cut short by a crash: nothing was merged for it,
+    since the state is written after the log line) is removed from the file and ignored.
+    """
+    path = Path(path)
+    if not path.exists():
+        return []
+    lines = read_text(path).split("\n")
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+    entries: list[ChangelogEntry] = []
+    for position, (lineno, line) in enumerate(numbered):
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if repair_tail and position == len(numbered) - 1:
+                keep = "\n".join(lines[: lineno - 1])
+                atomic_write_text(path, keep + "\n" if keep else "")
+                break
+            raise FormatError(
+                [Problem(path, f"invalid JSON (torn or edited line?): {exc.msg}", line=lineno, column=exc.colno)]
+            ) from None
+        try:
+            entries.append(ChangelogEntry.model_validate(data))
+        except ValidationError as exc:
+            raise FormatError(
+                [Problem(path, e["msg"], json_path=json_path(tuple(e["loc"])), line=lineno) for e in exc.errors()]
+            ) from None
+        if entries[-1].kind == "init" and len(entries) > 1:
+            raise FormatError([Problem(path, "an init entry may only be the first line", line=lineno)])
+    return entries
+
+
+def _append_entry(path: Path, entry: ChangelogEntry) -> None:
+    line = json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":"))
+    if path.exists() and path.stat().st_size:
+        with open(path, "rb") as fh:
+            fh.seek(-1, 2)
+            if fh.read(1) != b"\n":
+                line = "\n" + line  # a complete last line cut before its newline: do not glue onto it
+    append_line(path, line)
+
+
+def _apply_entry(state: CurrentState, entry: ChangelogEntry, source: str, index: int) -> CurrentState:
+    """Re-apply one logged entry. Its ops applied once on this very state, so any drop now means the
+    log and the state disagree: that is an error, not a warning."""
+    if entry.snapshot is not None:
+        try:
+            state = CurrentState.model_validate(entry.snapshot)
+        except ValidationError as exc:
+            raise FormatError(
+                [Problem(source, e["msg"], json_path=json_path((index, "snapshot", *e["loc"]))) for e in exc.errors()]
+            ) from None
+    valid, warnings = validate_ops(op.to_data() for op in entry.ops)
+    new_state, _, conflicts = _apply_ops(state, valid)
+    problems = warnings + conflicts
+    if problems:
+        raise FormatError(
+            [Problem(source, f"logged op no longer applies: {w.reason}", json_path=f"$[{index}].ops") for w in problems]
+        )
+    return new_state.model_copy(update={"state_version": entry.state_version, "last_updated_chapter": entry.chapter})
+
+
+def replay(
+    entries: Sequence[ChangelogEntry], upto_version: int | None = None, *, source: str = "state/changelog.jsonl"
+) -> CurrentState:
+    """Rebuild the state from the changelog, up to and including `upto_version` (default: the end).
+
+    Starts from the empty state at version 0, or from the `snapshot` of a first `init` entry (a project
+    created with starting characters, or a log begun on an existing state). Versions must follow on
+    without gaps. Replaying the whole log gives exactly `current-state.json` (same `to_data()`).
+    """
+    state = CurrentState()
+    for index, entry in enumerate(entries):
+        if entry.kind != "init":
+            if entry.base_state_version != state.state_version:
+                raise FormatError(
+                    [
+                        Problem(
+                            source,
+                            f"entry starts from version {entry.base_state_version} "
+                            f"but the log is at version {state.state_version}",
+                            json_path=f"$[{index}]",
+                        )
+                    ]
+                )
+            if upto_version is not None and state.state_version >= upto_version:
+                break
+        state = _apply_entry(state, entry, source, index)
+    if upto_version is not None and state.state_version != upto_version:
+        raise StateVersionMismatch(
+            f"{source} has no state version {upto_version} (it covers versions "
+            f"{entries[0].base_state_version if entries else 0}-{state.state_version})"
+        )
+    return state
+
+
+# --------------------------------------------------------------------------- merge and repair
+
+
+def load_state(paths: ProjectPaths) -> CurrentState:
+    """`state/current-state.json`; a missing file is the empty state at version 0."""
+    return CurrentState.load_or_default(paths.current_state)
+
+
+def _check_in_step(paths: ProjectPaths, state: CurrentState, entries: Sequence[ChangelogEntry]) -> None:
+    if not entries:
+        return
+    last = entries[-1].state_version
+    if last == state.state_version:
+        return
+    if last == state.state_version + 1:
+        raise StateVersionMismatch(
+            f"{paths.changelog} records version {last} but {paths.current_state} is at {state.state_version}: "
+            "the last merge was interrupted; run reconcile to finish it"
+        )
+    raise StateVersionMismatch(
+        f"{paths.current_state} is at version {state.state_version} but {paths.changelog} ends at {last}; "
+        "rebuild the state from the changelog (replay) or restore the missing changelog lines"
+    )
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def merge_patch(paths: ProjectPaths, patch: StatePatch, *, kind: ChangelogKind = "patch") -> ChangelogEntry:
+    """Merge a chapter's patch into `state/current-state.json` and log it; returns the logged entry.
+
+    Raises StateVersionMismatch if `patch.base_state_version` is not the state's version, or if the state
+    and the changelog are out of step (see `reconcile`). The caller holds the project lock.
+    """
+    if kind == "init":
+        raise UsageError("merge_patch cannot write an init entry; use init_state")
+    state = load_state(paths)
+    entries = load_changelog(paths.changelog)
+    _check_in_step(paths, state, entries)
+    if patch.base_state_version != state.state_version:
+        raise StateVersionMismatch(
+            f"patch for chapter {patch.chapter} was made against state version {patch.base_state_version}, "
+            f"but {paths.current_state} is at version {state.state_version}; regenerate the patch"
+        )
+    if not entries and (state.state_version != 0 or not state.is_empty()):
+        # The log starts on a non-empty state: record it so replay can start from it.
+        _append_entry(paths.changelog, _init_entry(state))
+    new_state, applied, warnings = apply_patch(state, patch)
+    new_state = new_state.model_copy(
+        update={"state_version": state.state_version + 1, "last_updated_chapter": patch.chapter}
+    )
+    entry = ChangelogEntry(
+        state_version=new_state.state_version,
+        base_state_version=state.state_version,
+        chapter=patch.chapter,
+        storyline_id=patch.storyline_id,
+        kind=kind,
+        ops=applied,
+        warnings=warnings,
+        recorded_at=_now(),
+    )
+    _append_entry(paths.changelog, entry)  # log first: see the module docstring
+    new_state.save(paths.current_state)
+    return entry
+
+
+def _init_entry(state: CurrentState) -> ChangelogEntry:
+    return ChangelogEntry(
+        state_version=state.state_version,
+        base_state_version=state.state_version,
+        chapter=state.last_updated_chapter,
+        kind="init",
+        recorded_at=_now(),
+        snapshot=state.to_data(),
+    )
+
+
+def init_state(paths: ProjectPaths, state: CurrentState) -> ChangelogEntry:
+    """Start a project's state log with `state` (e.g. the sample novel's characters) as its base."""
+    if load_changelog(paths.changelog):
+        raise UsageError(f"{paths.changelog} already has entries; the starting state cannot change now")
+    entry = _init_entry(state)
+    _append_entry(paths.changelog, entry)
+    state.save(paths.current_state)
+    return entry
+
+
+def reconcile(paths: ProjectPaths) -> bool:
+    """Repair what an interrupted merge can leave; returns True if something was repaired.
+
+    - a torn last changelog line is dropped (its merge never reached the state);
+    - a changelog one version ahead of the state (or a missing state file next to a log) is finished by
+      re-applying the logged ops, which gives exactly the state the merge would have written.
+    Any other disagreement raises StateVersionMismatch: that needs a deliberate rebuild.
+    """
+    before = paths.changelog.read_bytes() if paths.changelog.exists() else b""
+    entries = load_changelog(paths.changelog, repair_tail=True)
+    repaired = paths.changelog.exists() and paths.changelog.read_bytes() != before
+    if not entries:
+        return repaired
+    if not paths.current_state.exists():
+        replay(entries, source=str(paths.changelog)).save(paths.current_state)
+        return True
+    state = load_state(paths)
+    last = entries[-1]
+    if last.state_version == state.state_version + 1:
+        _apply_entry(state, last, str(paths.changelog), len(entries) - 1).save(paths.current_state)
+        return True
+    _check_in_step(paths, state, entries)
+    return repaired

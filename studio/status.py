@@ -1,0 +1,568 @@
+"""`novel-studio status`: where the novel stands, in one screen (PRD `/novel:status`, read-only).
+
+Reads the checkpoint and the small per-chapter files (evaluations, logs); chapter text is read only to count
+字数 and the counts are cached under `.novel-studio/cache/wordcount.json` keyed by (size, mtime_ns), so a
+second status on 500 chapters reads no chapter text at all. Status changes nothing else in the project.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from studio import wordcount
+from studio.errors import FormatError, Problem
+from studio.fileio import atomic_write_json, parse_json
+from studio.foreshadow_ledger import overdue_items
+from studio.i18n import Catalog, Lang, tr
+from studio.lock import LockStatus, ProjectLock
+from studio.project import Project
+from studio.recovery import RecoveryKind, decide_recovery
+
+CACHE_DIR = Path(".novel-studio") / "cache"
+WORDCOUNT_CACHE = CACHE_DIR / "wordcount.json"
+EVALUATION_CACHE = CACHE_DIR / "evaluations.json"
+LOG_CACHE = CACHE_DIR / "logs.json"
+CACHE_VERSION = 1
+RECENT_SCORES = 5
+
+MESSAGES: Catalog = {
+    "title": ("《{name}》", "{name}"),
+    "position": ("第{volume}卷 · 第{chapter}/{end}章", "Vol {volume}, Ch {chapter}/{end}"),
+    "position_open": ("第{volume}卷 · 第{chapter}章（本卷大纲未定）", "Vol {volume}, Ch {chapter} (no outline yet)"),
+    "over": ("（超出）", " (over)"),
+    "range": ("本卷第{start}-{end}章", "volume covers Ch {start}-{end}"),
+    "state": ("状态：{state} · 阶段：{stage}", "State: {state} · stage: {stage}"),
+    "idle": ("空闲", "idle"),
+    "interrupted": ("中断：第{chapter}章停在 {stage} 阶段 → {action}", "Interrupted: Ch {chapter} at stage {stage} -> {action}"),
+    "words": ("字数：{total}（{chapters}章，平均每章{avg}字）", "Words: {total} ({chapters} chapters, {avg} per chapter)"),
+    "words_none": ("字数：0（尚无章节）", "Words: 0 (no chapters yet)"),
+    "scores": ("均分：{avg}/5.0 · 最近{n}章：{recent}", "Avg score: {avg}/5.0 · last {n}: {recent}"),
+    "scores_none": ("均分：暂无评估", "Avg score: no evaluations yet"),
+    "forced_note": ("（* 强制通过）", " (* force-passed)"),
+    "foreshadow": ("伏笔：未回收 {open} 个，超期 {overdue} 个", "Foreshadowing: {open} unresolved, {overdue} overdue"),
+    "overdue_item": ("  超期：{id}（目标第{end}章前回收）{desc}", "  overdue: {id} (target: by Ch {end}) {desc}"),
+    "storylines": ("故事线：{lines}", "Storylines: {lines}"),
+    "storylines_none": ("故事线：无活跃故事线", "Storylines: none active"),
+    "lock_free": ("锁：空闲", "Lock: free"),
+    "lock_held": ("锁：被 {holder} 持有（自 {since}）", "Lock: held by {holder} (since {since})"),
+    "lock_stale": ("锁：残留（{holder}，进程已不在）", "Lock: stale ({holder}, process gone)"),
+    "cost": ("成本：${cost:.2f} · 输入 {inp} tokens · 输出 {out} tokens", "Cost: ${cost:.2f} · {inp} input tokens · {out} output tokens"),
+    "cost_unknown": ("（{n}章未记录成本）", " ({n} chapters without cost)"),
+    "skipped": ("警告：{n} 章有被跳过的状态操作，建议重建状态", "Warning: {n} chapters had skipped state ops; consider a rebuild"),
+    "pending": ("待作者决定：{n} 项", "Waiting for the author: {n} item(s)"),
+    "bad_files": ("无法读取的文件 {n} 个：", "{n} unreadable file(s):"),
+}
+
+
+# ---------------------------------------------------------------------------------------------- report
+
+
+class ChapterScore(BaseModel):
+    chapter: int
+    overall: float
+    recommendation: str | None = None
+    force_passed: bool = False
+
+
+class ForeshadowSummary(BaseModel):
+    id: str
+    description: str = ""
+    scope: str | None = None
+    status: str | None = None
+    target_end: int | None = None
+
+
+class StorylineSummary(BaseModel):
+    id: str
+    name: str = ""
+    status: str = "active"
+    volume_role: str | None = None
+
+
+class LockSummary(BaseModel):
+    state: str = "free"  # free / held_alive / stale (studio.lock.LockState)
+    cause: str = "free"  # a studio.lock.MESSAGES key
+    pid: int | None = None
+    host: str | None = None
+    since: str | None = None
+    chapter: int | None = None
+    age_seconds: float = 0.0
+
+
+class RecoverySummary(BaseModel):
+    """An interrupted chapter and what a resume would do (studio.recovery.decide_recovery)."""
+
+    chapter: int
+    stage: str | None
+    action: str  # a studio.recovery.RecoveryKind value
+    description: str  # Chinese
+    description_en: str
+
+
+class StatusReport(BaseModel):
+    """Everything `status` shows; `--json` prints `model_dump(mode="json")` of it."""
+
+    project_name: str
+    root: str
+    current_volume: int
+    last_completed_chapter: int
+    volume_start: int | None = None
+    volume_end: int | None = None
+    volume_over: bool = False
+    orchestrator_state: str
+    pipeline_stage: str | None = None
+    inflight_chapter: int | None = None
+    recovery: RecoverySummary | None = None
+    chapters_committed: int = 0
+    total_chars: int = 0
+    average_score: float | None = None
+    evaluated_chapters: int = 0
+    recent_scores: list[ChapterScore] = Field(default_factory=list)
+    foreshadowing_unresolved: int = 0
+    foreshadowing_overdue: list[ForeshadowSummary] = Field(default_factory=list)
+    active_storylines: list[StorylineSummary] = Field(default_factory=list)
+    lock: LockSummary = Field(default_factory=LockSummary)
+    cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    chapters_without_cost: int = 0
+    skipped_ops_warnings: int = 0
+    pending_actions: int = 0
+    problems: list[str] = Field(default_factory=list)  # unreadable evaluation/log files, etc.
+
+
+# ---------------------------------------------------------------------------------------------- caches
+
+
+class StatCache:
+    """A small JSON cache of values derived from files, keyed by file name and valid while the file's
+    (size, mtime_ns) is unchanged: `{"version": 1, "entries": {name: [size, mtime_ns, value]}}`.
+
+    A missing, corrupt or outdated cache file is simply empty (it gets rebuilt); a cache that cannot be
+    written (read-only project) is skipped silently.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.old = self._load(path)
+        self.new: dict[str, list[Any]] = {}
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def _load(path: Path) -> dict[str, list[Any]]:
+        try:
+            data = parse_json(path.read_text(encoding="utf-8"), path)
+        except (OSError, UnicodeDecodeError, FormatError):
+            return {}
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return {}
+        entries = data.get("entries")
+        if not isinstance(entries, dict):
+            return {}
+        out: dict[str, list[Any]] = {}
+        for name, value in entries.items():
+            if (
+                isinstance(name, str)
+                and isinstance(value, list)
+                and len(value) == 3
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in value[:2])
+            ):
+                out[name] = value
+        return out
+
+    def get(self, name: str, st: os.stat_result) -> Any | None:
+        hit = self.old.get(name)
+        if hit is not None and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+            self.hits += 1
+            self.new[name] = hit
+            return hit[2]
+        self.misses += 1
+        return None
+
+    def put(self, name: str, st: os.stat_result, value: Any) -> None:
+        self.new[name] = [st.st_size, st.st_mtime_ns, value]
+
+    def save(self) -> None:
+        if self.new == self.old:
+            return
+        try:
+            atomic_write_json(self.path, {"version": CACHE_VERSION, "entries": self.new})
+        except OSError:
+            pass
+
+
+def _stat(path: Path, problems: list[str] | None) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if problems is not None:
+            problems.append(str(Problem(path, str(exc.strerror or exc))))
+        return None
+
+
+def total_word_count(project: Project, problems: list[str] | None = None) -> tuple[int, dict[int, int]]:
+    """字数 of every committed chapter (total, per chapter), using and refreshing the stat-keyed cache
+    `.novel-studio/cache/wordcount.json`. A chapter file that is not UTF-8 counts as 0 and is reported."""
+    cache = StatCache(project.root / WORDCOUNT_CACHE)
+    per_chapter: dict[int, int] = {}
+    for n in project.committed_chapters():
+        path = project.chapter_file(n)
+        st = _stat(path, problems)
+        if st is None:
+            continue
+        count = cache.get(path.name, st)
+        if not isinstance(count, int):
+            try:
+                text = project.chapter_text(n) or ""
+            except FormatError as exc:
+                if problems is not None:
+                    problems.extend(str(p) for p in exc.problems)
+                per_chapter[n] = 0
+                continue
+            except OSError as exc:
+                if problems is not None:
+                    problems.append(str(Problem(path, str(exc.strerror or exc))))
+                per_chapter[n] = 0
+                continue
+            count = wordcount.word_count(text)
+            cache.put(path.name, st, count)
+        per_chapter[n] = count
+    cache.save()
+    return sum(per_chapter.values()), per_chapter
+
+
+# ---------------------------------------------------------------------------------------------- building
+
+
+def _enum_text(value: object) -> str | None:
+    if value is None:
+        return None
+    return str(getattr(value, "value", value))
+
+
+def _scores(project: Project, problems: list[str]) -> tuple[float | None, int, list[ChapterScore]]:
+    """(average overall, evaluated chapters, the last RECENT_SCORES scores) from evaluations/."""
+    cache = StatCache(project.root / EVALUATION_CACHE)
+    scores: list[ChapterScore] = []
+    for n, path in sorted(project.evaluation_files().items()):
+        st = _stat(path, problems)
+        if st is None:
+            continue
+        value = cache.get(path.name, st)
+        if not isinstance(value, dict):
+            try:
+                ev = project.evaluation(n)
+            except FormatError as exc:
+                problems.extend(str(p) for p in exc.problems)
+                continue
+            except OSError as exc:
+                problems.append(str(Problem(path, str(exc.strerror or exc))))
+                continue
+            if ev is None:
+                continue
+            # The judge's `overall` is recorded but not trusted: the weighted mean is what counts.
+            value = {
+                "overall": ev.computed_overall(),
+                "recommendation": _enum_text(ev.recommendation),
+                "force_passed": bool(ev.force_passed),
+            }
+            cache.put(path.name, st, value)
+        try:
+            scores.append(ChapterScore(chapter=n, **value))
+        except ValidationError:
+            continue
+    cache.save()
+    if not scores:
+        return None, 0, []
+    average = round(sum(s.overall for s in scores) / len(scores), 2)
+    return average, len(scores), scores[-RECENT_SCORES:]
+
+
+def _costs(project: Project, problems: list[str]) -> tuple[float, int, int, int]:
+    """(cost USD, input tokens, output tokens, logs without any cost) from logs/. Nulls count as 0."""
+    cache = StatCache(project.root / LOG_CACHE)
+    cost = 0.0
+    tokens_in = 0
+    tokens_out = 0
+    unknown = 0
+    for n, path in sorted(project.log_files().items()):
+        st = _stat(path, problems)
+        if st is None:
+            continue
+        value = cache.get(path.name, st)
+        if not isinstance(value, list) or len(value) != 3:
+            try:
+                log = project.log(n)
+            except FormatError as exc:
+                problems.extend(str(p) for p in exc.problems)
+                continue
+            except OSError as exc:
+                problems.append(str(Problem(path, str(exc.strerror or exc))))
+                continue
+            if log is None:
+                continue
+            t_in = sum(
+                (s.input_tokens or 0) + (s.cache_creation_input_tokens or 0) + (s.cache_read_input_tokens or 0)
+                for s in log.stages
+            )
+            t_out = sum(s.output_tokens or 0 for s in log.stages)
+            value = [log.cost(), t_in, t_out]
+            cache.put(path.name, st, value)
+        c, t_in, t_out = value
+        if c is None:
+            unknown += 1
+        else:
+            cost += float(c)
+        tokens_in += int(t_in)
+        tokens_out += int(t_out)
+    cache.save()
+    return round(cost, 6), tokens_in, tokens_out, unknown
+
+
+def _recovery(project: Project) -> RecoverySummary | None:
+    cp = project.checkpoint
+    action = decide_recovery(cp, project.paths)
+    if action.kind == RecoveryKind.NONE:
+        return None
+    return RecoverySummary(
+        chapter=action.chapter,
+        stage=_enum_text(cp.pipeline_stage),
+        action=str(action.kind.value),
+        description=action.describe("zh"),
+        description_en=action.describe("en"),
+    )
+
+
+def _lock_summary(status: LockStatus) -> LockSummary:
+    info = status.info
+    return LockSummary(
+        state=str(status.state.value),
+        cause=status.cause,
+        pid=info.pid if info else None,
+        host=info.host if info else None,
+        since=info.started.isoformat(timespec="seconds") if info else None,
+        chapter=info.chapter if info else None,
+        age_seconds=round(status.age_seconds, 1),
+    )
+
+
+def _storylines(project: Project) -> list[StorylineSummary]:
+    schedule = project.schedule
+    roles: dict[str, str] = {}
+    if schedule is not None:
+        roles = {s.storyline_id: s.volume_role for s in schedule.active_storylines}
+    out: list[StorylineSummary] = []
+    seen: set[str] = set()
+    for line in project.storylines.storylines:
+        if line.status == "active" or line.id in roles:
+            out.append(StorylineSummary(id=line.id, name=line.name, status=line.status, volume_role=roles.get(line.id)))
+            seen.add(line.id)
+    for sid, role in roles.items():  # scheduled but missing from storylines.json: still show it
+        if sid not in seen:
+            out.append(StorylineSummary(id=sid, name="", status="active", volume_role=role))
+    order = {"primary": 0, "secondary": 1, "seasoning": 2}
+    out.sort(key=lambda s: order.get(s.volume_role or "", 3))
+    return out
+
+
+def build_status(project: Project, *, lock_status: LockStatus | None = None) -> StatusReport:
+    """Everything `status` shows, from the project's files (reads no chapter text whose count is cached)."""
+    cp = project.checkpoint
+    problems: list[str] = []
+    committed = project.committed_chapters()
+    # Without a checkpoint (a project written by another tool, or a fresh sample) the chapters on disk
+    # are the best witness of progress.
+    last = project.last_completed_chapter if project.has_checkpoint else max(committed, default=0)
+    volume = project.current_volume
+    start = end = None
+    if project.outline is not None and project.outline.chapter_range is not None:
+        start, end = project.outline.chapter_range
+
+    recovery = _recovery(project)
+
+    total, _ = total_word_count(project, problems)
+    average, evaluated, recent = _scores(project, problems)
+    cost, tokens_in, tokens_out, unknown_cost = _costs(project, problems)
+
+    ledger = project.foreshadowing
+    unresolved = [item for item in ledger.foreshadowing if item.status != "resolved"]
+    overdue = [
+        ForeshadowSummary(
+            id=item.id,
+            description=item.description,
+            scope=item.scope,
+            status=item.status,
+            target_end=item.target_resolve_range[1] if item.target_resolve_range else None,
+        )
+        for item in overdue_items(ledger, last)
+    ]
+
+    if lock_status is None:
+        lock_status = ProjectLock(project.paths).status()
+
+    return StatusReport(
+        project_name=project.name,
+        root=str(project.root),
+        current_volume=volume,
+        last_completed_chapter=last,
+        volume_start=start,
+        volume_end=end,
+        volume_over=end is not None and last > end,
+        orchestrator_state=_enum_text(cp.orchestrator_state) or "INIT",
+        pipeline_stage=_enum_text(cp.pipeline_stage),
+        inflight_chapter=cp.inflight_chapter,
+        recovery=recovery,
+        chapters_committed=len(committed),
+        total_chars=total,
+        average_score=average,
+        evaluated_chapters=evaluated,
+        recent_scores=recent,
+        foreshadowing_unresolved=len(unresolved),
+        foreshadowing_overdue=overdue,
+        active_storylines=_storylines(project),
+        lock=_lock_summary(lock_status),
+        cost_usd=cost,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        chapters_without_cost=unknown_cost,
+        skipped_ops_warnings=len(getattr(cp, "skipped_ops_chapters", []) or []),
+        pending_actions=len(getattr(cp, "pending_actions", []) or []),
+        problems=problems,
+    )
+
+
+# ---------------------------------------------------------------------------------------------- rendering
+
+
+def _chars_text(n: int, lang: Lang) -> str:
+    if lang == "zh":
+        return f"{n / 10000:.1f}万字" if n >= 10000 else f"{n}字"
+    return f"{n:,} characters"
+
+
+def _tokens_text(n: int, lang: Lang) -> str:
+    if lang == "zh" and n >= 10000:
+        return f"{n / 10000:.1f}万"
+    if lang == "en" and n >= 1_000_000:
+        return f"{n / 1_000_000:.2f}M"
+    if lang == "en" and n >= 10_000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def _age_text(seconds: float, lang: Lang) -> str:
+    s = max(0, int(seconds))
+    if s < 120:
+        return f"{s} 秒" if lang == "zh" else f"{s} s"
+    if s < 7200:
+        return f"{s // 60} 分钟" if lang == "zh" else f"{s // 60} min"
+    return f"{s // 3600} 小时" if lang == "zh" else f"{s // 3600} h"
+
+
+def render_status(report: StatusReport, lang: Lang = "zh") -> str:
+    """A compact text block: Chinese by default, English with lang="en"."""
+    name = report.project_name
+    quoted = name.startswith(("《", "（", "(")) or lang == "en"
+    lines: list[str] = [name if quoted else tr(MESSAGES, "title", lang, name=name)]
+
+    if report.volume_end is not None:
+        pos = tr(MESSAGES, "position", lang, volume=report.current_volume, chapter=report.last_completed_chapter,
+                 end=report.volume_end)
+        if report.volume_over:
+            pos += tr(MESSAGES, "over", lang)
+        if report.volume_start is not None:
+            pos += " · " + tr(MESSAGES, "range", lang, start=report.volume_start, end=report.volume_end)
+    else:
+        pos = tr(MESSAGES, "position_open", lang, volume=report.current_volume, chapter=report.last_completed_chapter)
+    lines.append(pos)
+    lines.append(
+        tr(MESSAGES, "state", lang, state=report.orchestrator_state,
+           stage=report.pipeline_stage or tr(MESSAGES, "idle", lang))
+    )
+    if report.recovery is not None:
+        r = report.recovery
+        lines.append(tr(MESSAGES, "interrupted", lang, chapter=r.chapter, stage=r.stage or "-",
+                        action=r.description if lang == "zh" else r.description_en))
+    if report.pending_actions:
+        lines.append(tr(MESSAGES, "pending", lang, n=report.pending_actions))
+
+    if report.chapters_committed:
+        avg = report.total_chars // report.chapters_committed
+        lines.append(tr(MESSAGES, "words", lang, total=_chars_text(report.total_chars, lang),
+                        chapters=report.chapters_committed, avg=avg))
+    else:
+        lines.append(tr(MESSAGES, "words_none", lang))
+
+    if report.average_score is not None:
+        parts = []
+        forced = False
+        for s in report.recent_scores:
+            mark = "*" if s.force_passed else ""
+            forced = forced or s.force_passed
+            parts.append(f"{s.chapter}:{s.overall:.2f}{mark}")
+        text = tr(MESSAGES, "scores", lang, avg=f"{report.average_score:.2f}", n=len(report.recent_scores),
+                  recent=" ".join(parts))
+        if forced:
+            text += tr(MESSAGES, "forced_note", lang)
+        lines.append(text)
+    else:
+        lines.append(tr(MESSAGES, "scores_none", lang))
+
+    lines.append(tr(MESSAGES, "foreshadow", lang, open=report.foreshadowing_unresolved,
+                    overdue=len(report.foreshadowing_overdue)))
+    for item in report.foreshadowing_overdue[:5]:
+        lines.append(tr(MESSAGES, "overdue_item", lang, id=item.id, end=item.target_end or "?",
+                        desc=item.description))
+    if len(report.foreshadowing_overdue) > 5:
+        lines.append(f"  … +{len(report.foreshadowing_overdue) - 5}")
+
+    if report.active_storylines:
+        names = []
+        for line in report.active_storylines:
+            label = line.name or line.id
+            if line.volume_role:
+                label += f"（{ROLE_NAMES[line.volume_role][0]}）" if lang == "zh" else f" ({line.volume_role})"
+            names.append(label)
+        lines.append(tr(MESSAGES, "storylines", lang, lines=("、" if lang == "zh" else ", ").join(names)))
+    else:
+        lines.append(tr(MESSAGES, "storylines_none", lang))
+
+    lock = report.lock
+    if lock.state == "free":
+        lines.append(tr(MESSAGES, "lock_free", lang))
+    else:
+        holder = f"pid {lock.pid}@{lock.host or '?'}" if lock.pid else "?"
+        if lock.chapter:
+            holder += f" (Ch {lock.chapter})" if lang == "en" else f"（第{lock.chapter}章）"
+        key = "lock_stale" if lock.state == "stale" else "lock_held"
+        lines.append(tr(MESSAGES, key, lang, holder=holder, since=lock.since or "?",
+                        ago=_age_text(lock.age_seconds, lang)))
+
+    cost = tr(MESSAGES, "cost", lang, cost=report.cost_usd, inp=_tokens_text(report.input_tokens, lang),
+              out=_tokens_text(report.output_tokens, lang))
+    if report.chapters_without_cost:
+        cost += tr(MESSAGES, "cost_unknown", lang, n=report.chapters_without_cost)
+    lines.append(cost)
+
+    if report.skipped_ops_warnings:
+        lines.append(tr(MESSAGES, "skipped", lang, n=report.skipped_ops_warnings))
+    if report.problems:
+        lines.append(tr(MESSAGES, "bad_files", lang, n=len(report.problems)))
+        lines.extend(f"  {p}" for p in report.problems[:10])
+        if len(report.problems) > 10:
+            lines.append(f"  … +{len(report.problems) - 10}")
+    return "\n".join(lines)
+
+
+ROLE_NAMES: dict[str, tuple[str, str]] = {
+    "primary": ("主线", "primary"),
+    "secondary": ("穿插", "secondary"),
+    "seasoning": ("点缀", "seasoning"),
+}
