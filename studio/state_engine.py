@@ -300,6 +300,42 @@ def load_changelog(path: Path, *, repair_tail: bool = False) -> list[ChangelogEn
     return entries
 
 
+def last_changelog_entry(path: Path) -> ChangelogEntry | None:
+    """The last entry of the changelog, reading only the file's tail (merges must not slow down as the
+    novel grows). A torn last line is a FormatError, exactly as in `load_changelog`."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    with open(path, "rb") as fh:
+        size = fh.seek(0, 2)
+        chunk = 64 * 1024
+        while True:
+            start = max(0, size - chunk)
+            fh.seek(start)
+            data = fh.read(size - start)
+            lines = [line for line in data.split(b"\n") if line.strip()]
+            # a line is known to be whole once a newline precedes it inside the chunk (or it starts the file)
+            if not lines or start == 0 or len(lines) > 1:
+                break
+            chunk *= 4
+    if not lines:
+        return None
+    try:
+        data_obj = json.loads(lines[-1].decode("utf-8"))
+    except UnicodeDecodeError:
+        raise FormatError([Problem(path, "the last line is not UTF-8 (torn or edited?)")]) from None
+    except json.JSONDecodeError as exc:
+        raise FormatError(
+            [Problem(path, f"invalid JSON in the last line (torn or edited?): {exc.msg}", column=exc.colno)]
+        ) from None
+    try:
+        return ChangelogEntry.model_validate(data_obj)
+    except ValidationError as exc:
+        raise FormatError(
+            [Problem(path, e["msg"], json_path=json_path(tuple(e["loc"]))) for e in exc.errors()]
+        ) from None
+
+
 def _append_entry(path: Path, entry: ChangelogEntry) -> None:
     line = json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":"))
     if path.exists() and path.stat().st_size:
@@ -372,10 +408,10 @@ def load_state(paths: ProjectPaths) -> CurrentState:
     return CurrentState.load_or_default(paths.current_state)
 
 
-def _check_in_step(paths: ProjectPaths, state: CurrentState, entries: Sequence[ChangelogEntry]) -> None:
-    if not entries:
+def _check_in_step(paths: ProjectPaths, state: CurrentState, last_entry: ChangelogEntry | None) -> None:
+    if last_entry is None:
         return
-    last = entries[-1].state_version
+    last = last_entry.state_version
     if last == state.state_version:
         return
     if last == state.state_version + 1:
@@ -402,14 +438,14 @@ def merge_patch(paths: ProjectPaths, patch: StatePatch, *, kind: ChangelogKind =
     if kind == "init":
         raise UsageError("merge_patch cannot write an init entry; use init_state")
     state = load_state(paths)
-    entries = load_changelog(paths.changelog)
-    _check_in_step(paths, state, entries)
+    last_entry = last_changelog_entry(paths.changelog)
+    _check_in_step(paths, state, last_entry)
     if patch.base_state_version != state.state_version:
         raise StateVersionMismatch(
             f"patch for chapter {patch.chapter} was made against state version {patch.base_state_version}, "
             f"but {paths.current_state} is at version {state.state_version}; regenerate the patch"
         )
-    if not entries and (state.state_version != 0 or not state.is_empty()):
+    if last_entry is None and (state.state_version != 0 or not state.is_empty()):
         # The log starts on a non-empty state: record it so replay can start from it.
         _append_entry(paths.changelog, _init_entry(state))
     new_state, applied, warnings = apply_patch(state, patch)
@@ -473,5 +509,5 @@ def reconcile(paths: ProjectPaths) -> bool:
     if last.state_version == state.state_version + 1:
         _apply_entry(state, last, str(paths.changelog), len(entries) - 1).save(paths.current_state)
         return True
-    _check_in_step(paths, state, entries)
+    _check_in_step(paths, state, entries[-1] if entries else None)
     return repaired

@@ -1,0 +1,381 @@
+"""The commit of one chapter: staging -> the project (seed 003 section 10.4 step 3), exactly once.
+
+Design: a sequence of idempotent steps guarded by a small journal, `staging/commit-chapter-NNN.json`.
+
+`prepare_commit` writes everything the commit needs into staging (the final text into the staged chapter,
+the final evaluation with `force_passed`, the chapter log) and then the journal. Writing the journal is the
+commit point: once it exists, every later start finishes this commit before anything else (`resume_commits`),
+whatever the checkpoint says. Before it exists, the chapter is simply still "judged" and a restart re-derives
+the gate from the staged evaluation and prepares again.
+
+`run_commit` then runs the steps in order, recording each finished step in the journal. Every step is safe
+to run again after a kill at any point, even if the journal update that would have recorded it was lost:
+
+1. `archive`  - into `logs/chapter-NNN/`: the pass texts, refine records, earlier evaluations and the calls
+                log; and, once only (guarded by `undo.json` being there), the storyline memory and
+                `foreshadowing/global.json` as they were *before* this chapter, which undo restores.
+2. `chapter`, `summary`, `evaluation`, `memory`, `log` - copies from staging by the atomic writer
+                (copying the same bytes again changes nothing; staging is only removed in `cleanup`).
+3. `state`    - `reconcile` finishes a merge cut between the changelog line and the state file; then the
+                patch is merged unless the changelog already has this chapter's patch line. A skipped
+                patch (`None`) merges nothing and is counted in the checkpoint instead.
+4. `foreshadowing` - recomputed from the archived *before* ledger and the applied ops of this chapter's
+                changelog line, so applying it twice gives the same file.
+5. `checkpoint` - `last_completed_chapter = N`, stage `committed`, nothing inflight, revision counters
+                reset, pending actions cleared (a no-op when it already says so).
+6. `cleanup`  - the chapter's staging files, the staged memory, then the journal itself, last.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.staging import ChapterStaging, call_from_data, prune_empty_dirs
+from studio.fileio import atomic_write_bytes, atomic_write_json, read_json
+from studio.foreshadow_ledger import apply_foreshadow_ops
+from studio.ids import chapter_id
+from studio.models.changelog import ChangelogEntry
+from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
+from studio.models.evaluation import Evaluation
+from studio.models.foreshadowing import ForeshadowingLedger
+from studio.models.pipeline_log import PipelineLog, StageLog
+from studio.paths import ProjectPaths
+from studio.state_engine import load_changelog, merge_patch, reconcile
+
+STEPS: tuple[str, ...] = (
+    "archive",
+    "chapter",
+    "summary",
+    "evaluation",
+    "memory",
+    "state",
+    "foreshadowing",
+    "log",
+    "checkpoint",
+    "cleanup",
+)
+
+StepHook = Callable[[str], None]
+
+UNDO_INFO = "undo.json"
+MEMORY_BEFORE = "memory-before.md"
+FORESHADOWING_BEFORE = "foreshadowing-before.json"
+
+
+def archive_dir(paths: ProjectPaths, n: int) -> Path:
+    """`logs/chapter-NNN/`: the chapter's drafts, refine records and the files undo needs."""
+    return paths.root / "logs" / chapter_id(n)
+
+
+@dataclass
+class CommitOutcome:
+    chapter: int
+    storyline_id: str | None
+    patch_skipped: bool
+    warnings: list[str] = field(default_factory=list)
+    resumed: bool = False
+
+
+# --------------------------------------------------------------------------------------------- prepare
+
+
+def build_log(
+    staging: ChapterStaging,
+    *,
+    storyline_id: str | None,
+    started_at: str | None,
+    gate_decision: str,
+    revisions: int,
+    force_passed: bool,
+    warnings: list[str],
+) -> PipelineLog:
+    """The chapter log: one stage per model call recorded in the calls log, plus the gate history."""
+    stages: list[StageLog] = []
+    gates: list[dict[str, Any]] = []
+    offline = False
+    for line in staging.read_calls_log():
+        if line.get("type") == "gate":
+            gates.append({k: v for k, v in line.items() if k != "type"})
+            continue
+        call = call_from_data(line)
+        usage = call.usage
+        stage = StageLog(
+            name=call.stage,
+            model=call.model or None,
+            duration_ms=call.duration_ms,
+            input_tokens=usage.input_tokens if usage else None,
+            output_tokens=usage.output_tokens if usage else None,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens if usage else None,
+            cache_read_input_tokens=usage.cache_read_input_tokens if usage else None,
+            cost_usd=call.cost_usd,
+            prompt_id=call.prompt_id,
+            prompt_version=call.prompt_version,
+            estimated_prompt_tokens=call.estimated_prompt_tokens,
+            ttft_ms=call.ttft_ms,
+        )
+        if call.offline:
+            stage = stage.model_copy(update={"offline": True})
+            offline = True
+        if usage is not None and usage.estimated:
+            stage = stage.model_copy(update={"tokens_estimated": True})
+        stages.append(stage)
+    costs = [s.cost_usd for s in stages if s.cost_usd is not None]
+    durations = [s.duration_ms for s in stages if s.duration_ms is not None]
+    log = PipelineLog(
+        chapter=staging.n,
+        storyline_id=storyline_id,
+        started_at=started_at,
+        stages=stages,
+        gate_decision=gate_decision,
+        revisions=revisions,
+        total_duration_ms=sum(durations) if durations else None,
+        total_cost_usd=round(sum(costs), 6) if costs else None,
+    )
+    extra: dict[str, Any] = {"gate_history": gates, "force_passed": force_passed}
+    if warnings:
+        extra["warnings"] = warnings
+    if offline:
+        extra["offline"] = True
+    return log.model_copy(update=extra)
+
+
+def prepare_commit(
+    paths: ProjectPaths,
+    n: int,
+    *,
+    gate_decision: str,
+    revisions: int,
+    force_passed: bool,
+    started_at: str | None,
+    warnings: list[str] | None = None,
+) -> None:
+    """Stage the final text, evaluation and log, then write the journal (the commit point)."""
+    st = ChapterStaging(paths, n)
+    text = st.final_text()
+    atomic_write_bytes(st.current, text.encode("utf-8"))
+    evaluation = Evaluation.load(st.evaluation)
+    if force_passed and not evaluation.force_passed:
+        evaluation = evaluation.model_copy(update={"force_passed": True})
+        evaluation.save(st.evaluation)
+    patch, storyline_id = st.load_delta()
+    meta = read_json(st.summary_meta) if st.summary_meta.is_file() else {}
+    all_warnings = [*(warnings or []), *[str(w) for w in meta.get("warnings", [])]]
+    if patch is None:
+        all_warnings.append("state ops skipped for this chapter (malformed twice)")
+    log = build_log(
+        st,
+        storyline_id=storyline_id,
+        started_at=started_at,
+        gate_decision=gate_decision,
+        revisions=revisions,
+        force_passed=force_passed or evaluation.force_passed,
+        warnings=all_warnings,
+    )
+    log.save(st.staged_log)
+    # A folder left by an undone earlier attempt at this chapter must not pass for this commit's "before".
+    shutil.rmtree(archive_dir(paths, n), ignore_errors=True)
+    atomic_write_json(
+        st.journal,
+        {
+            "chapter": n,
+            "storyline_id": storyline_id,
+            "patch_skipped": patch is None,
+            "gate_decision": gate_decision,
+            "steps_done": [],
+        },
+    )
+
+
+def pending_commits(paths: ProjectPaths) -> list[int]:
+    """Chapters whose commit journal exists (started, not finished)."""
+    if not paths.staging.is_dir():
+        return []
+    out: list[int] = []
+    for path in paths.staging.glob("commit-chapter-*.json"):
+        try:
+            out.append(int(path.stem.removeprefix("commit-chapter-")))
+        except ValueError:
+            continue
+    return sorted(out)
+
+
+# --------------------------------------------------------------------------------------------- steps
+
+
+def _copy(src: Path, dest: Path) -> None:
+    if src.is_file():
+        atomic_write_bytes(dest, src.read_bytes())
+
+
+def _archive(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) -> None:
+    folder = archive_dir(paths, st.n)
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in st.own_files():
+        if path == st.journal or path == st.staged_log:
+            continue
+        if path.parent.name == "chapters" and path.name == st.current.name:
+            continue  # the final text goes to chapters/
+        _copy(path, folder / path.name)
+    if (folder / UNDO_INFO).is_file():
+        return  # the "before" copies are taken once; later steps may have changed the originals since
+    memory_existed = False
+    if storyline_id:
+        memory = paths.storyline_memory(storyline_id)
+        memory_existed = memory.is_file()
+        if memory_existed:
+            _copy(memory, folder / MEMORY_BEFORE)
+    ledger_existed = paths.global_foreshadowing.is_file()
+    if ledger_existed:
+        _copy(paths.global_foreshadowing, folder / FORESHADOWING_BEFORE)
+    atomic_write_json(
+        folder / UNDO_INFO,
+        {
+            "chapter": st.n,
+            "storyline_id": storyline_id,
+            "memory_existed": memory_existed,
+            "foreshadowing_existed": ledger_existed,
+        },
+    )
+
+
+def chapter_patch_entry(paths: ProjectPaths, n: int) -> ChangelogEntry | None:
+    for entry in load_changelog(paths.changelog):
+        if entry.kind == "patch" and entry.chapter == n:
+            return entry
+    return None
+
+
+def _merge_state(paths: ProjectPaths, st: ChapterStaging) -> list[str]:
+    reconcile(paths)
+    if chapter_patch_entry(paths, st.n) is not None:
+        return []  # merged before a crash: exactly once
+    patch, _ = st.load_delta()
+    if patch is None:
+        return [f"chapter {st.n}: state ops skipped"]
+    entry = merge_patch(paths, patch)
+    return [f"chapter {st.n}: dropped op ({w.reason})" for w in entry.warnings]
+
+
+def _update_foreshadowing(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) -> list[str]:
+    entry = chapter_patch_entry(paths, st.n)
+    if entry is None or not any(op.op == "foreshadow" for op in entry.ops):
+        return []
+    before = archive_dir(paths, st.n) / FORESHADOWING_BEFORE
+    ledger = ForeshadowingLedger.load(before) if before.is_file() else ForeshadowingLedger()
+    new_ledger, warnings = apply_foreshadow_ops(ledger, entry.ops, st.n, storyline_id)
+    new_ledger.save(paths.global_foreshadowing)
+    return [f"chapter {st.n}: foreshadowing: {w.reason}" for w in warnings]
+
+
+def _advance_checkpoint(paths: ProjectPaths, n: int, patch_skipped: bool) -> None:
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    skipped = list(cp.skipped_ops_chapters)
+    if patch_skipped and n not in skipped:
+        skipped.append(n)
+    already = (
+        cp.last_completed_chapter >= n
+        and cp.inflight_chapter is None
+        and cp.pipeline_stage is PipelineStage.COMMITTED
+        and skipped == cp.skipped_ops_chapters
+    )
+    if already:
+        return
+    cp.last_completed_chapter = max(cp.last_completed_chapter, n)
+    cp.pipeline_stage = PipelineStage.COMMITTED
+    cp.inflight_chapter = None
+    cp.revision_count = 0
+    cp.revision_kind = None
+    cp.pending_actions = []
+    cp.skipped_ops_chapters = skipped
+    if cp.orchestrator_state in (OrchestratorState.INIT, OrchestratorState.ERROR_RETRY):
+        cp.orchestrator_state = OrchestratorState.WRITING
+    save_checkpoint(paths, cp)
+
+
+def _cleanup(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) -> None:
+    if storyline_id:
+        st.memory(storyline_id).unlink(missing_ok=True)
+    st.partial.unlink(missing_ok=True)
+    for path in st.own_files():
+        if path != st.journal:
+            path.unlink(missing_ok=True)
+    st.journal.unlink(missing_ok=True)
+    prune_empty_dirs(paths.staging)
+
+
+def run_commit(paths: ProjectPaths, n: int, *, hook: StepHook | None = None) -> CommitOutcome:
+    """Run (or finish) the commit of chapter `n`; its journal must exist (`prepare_commit`)."""
+    st = ChapterStaging(paths, n)
+    journal: dict[str, Any] = read_json(st.journal)
+    storyline_id = journal.get("storyline_id")
+    storyline_id = storyline_id if isinstance(storyline_id, str) else None
+    patch_skipped = bool(journal.get("patch_skipped"))
+    done: list[str] = [s for s in journal.get("steps_done", []) if s in STEPS]
+    outcome = CommitOutcome(n, storyline_id, patch_skipped, resumed=bool(done))
+
+    for step in STEPS:
+        if step in done:
+            continue
+        if step == "archive":
+            _archive(paths, st, storyline_id)
+        elif step == "chapter":
+            _copy(st.current, paths.chapter(n))
+        elif step == "summary":
+            _copy(st.summary, paths.summary(n))
+        elif step == "evaluation":
+            _copy(st.evaluation, paths.evaluation(n))
+        elif step == "memory":
+            if storyline_id:
+                _copy(st.memory(storyline_id), paths.storyline_memory(storyline_id))
+        elif step == "state":
+            outcome.warnings.extend(_merge_state(paths, st))
+        elif step == "foreshadowing":
+            outcome.warnings.extend(_update_foreshadowing(paths, st, storyline_id))
+        elif step == "log":
+            _copy(st.staged_log, paths.log(n))
+        elif step == "checkpoint":
+            _advance_checkpoint(paths, n, patch_skipped)
+        elif step == "cleanup":
+            _cleanup(paths, st, storyline_id)
+            if hook is not None:
+                hook(f"commit:{step}")
+            return outcome
+        done.append(step)
+        journal["steps_done"] = done
+        atomic_write_json(st.journal, journal)
+        if hook is not None:
+            hook(f"commit:{step}")
+    return outcome
+
+
+def resume_commits(paths: ProjectPaths, *, hook: StepHook | None = None) -> list[CommitOutcome]:
+    """Finish every commit whose journal exists (a kill mid-commit); returns what was finished."""
+    return [run_commit(paths, n, hook=hook) for n in pending_commits(paths)]
+
+
+def clean_leftovers(paths: ProjectPaths, last_completed: int) -> list[int]:
+    """Remove staging files of chapters already committed (a cleanup cut short). Returns their numbers."""
+    from pipeline.staging import staged_chapters
+
+    removed: list[int] = []
+    for n in sorted(staged_chapters(paths)):
+        if n <= last_completed and not ChapterStaging(paths, n).journal.exists():
+            ChapterStaging(paths, n).discard()
+            removed.append(n)
+    return removed
+
+
+def file_bytes(path: Path) -> bytes | None:
+    return path.read_bytes() if path.is_file() else None
+
+
+def remove_file(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass

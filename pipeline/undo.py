@@ -1,0 +1,173 @@
+"""Undo: take back the last committed chapter (issue 3 section 4).
+
+Order, chosen so a kill at any point leaves something `undo` can simply run again:
+
+1. back up every file of the chapter, and the state, changelog, ledger and memory as they are now, into
+   `.novel-studio/undo/chapter-NNN-<timestamp>/` (nothing is ever lost);
+2. truncate `state/changelog.jsonl` before this chapter's patch line, then rewrite `current-state.json` as
+   the replay of what is left (both by the atomic writer; recomputed from the log on a second run);
+3. restore `foreshadowing/global.json` and the storyline memory from the "before" copies the commit kept
+   in `logs/chapter-NNN/` (a file that did not exist before the chapter is removed);
+4. move the checkpoint back (the commit point of the undo);
+5. remove the chapter, summary, evaluation, log and archive folder.
+
+Refused while a run holds the lock, and while a chapter is in flight or waits for the author (its staged
+state patch was made against the version this would take back).
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from pipeline.commit import FORESHADOWING_BEFORE, MEMORY_BEFORE, UNDO_INFO, archive_dir
+from studio.errors import StudioError
+from studio.fileio import atomic_write_bytes, atomic_write_text, dumps_json, read_json
+from studio.i18n import Catalog, Lang, tr
+from studio.ids import chapter_id
+from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
+from studio.paths import ProjectPaths
+from studio.state_engine import load_changelog, replay
+
+MESSAGES: Catalog = {
+    "nothing": ("没有可撤销的章节", "there is no committed chapter to take back"),
+    "inflight": (
+        "第 {chapter} 章还在进行中（或等待作者决定）；先完成或丢弃它，再撤销",
+        "chapter {chapter} is in flight (or waits for the author); finish or discard it before undoing",
+    ),
+    "missing_archive": (
+        "第 {chapter} 章缺少提交时保存的恢复信息（logs/{cid}/undo.json），伏笔和故事线记忆将保持现状",
+        "chapter {chapter} has no restore information (logs/{cid}/undo.json); foreshadowing and storyline "
+        "memory stay as they are",
+    ),
+}
+
+
+class UndoError(StudioError):
+    pass
+
+
+@dataclass
+class UndoResult:
+    chapter: int
+    backup_dir: Path
+    removed: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def undo_target(paths: ProjectPaths, lang: Lang = "zh") -> int:
+    """The chapter undo would take back; raises UndoError when there is none or work is in flight."""
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    if cp.inflight_chapter is not None or cp.pending_actions:
+        chapter = cp.inflight_chapter or cp.next_chapter
+        raise UndoError(tr(MESSAGES, "inflight", lang, chapter=chapter))
+    if cp.last_completed_chapter < 1:
+        raise UndoError(tr(MESSAGES, "nothing", lang))
+    return cp.last_completed_chapter
+
+
+def chapter_files(paths: ProjectPaths, n: int) -> list[Path]:
+    return [paths.chapter(n), paths.summary(n), paths.evaluation(n), paths.log(n)]
+
+
+def backup_root(paths: ProjectPaths) -> Path:
+    return paths.root / ".novel-studio" / "undo"
+
+
+def _backup(paths: ProjectPaths, n: int, stamp: str, storyline_id: str | None) -> Path:
+    dest = backup_root(paths) / f"{chapter_id(n)}-{stamp}"
+    suffix = 1
+    while dest.exists():
+        suffix += 1
+        dest = backup_root(paths) / f"{chapter_id(n)}-{stamp}-{suffix}"
+    dest.mkdir(parents=True)
+    sources = [*chapter_files(paths, n), paths.current_state, paths.changelog, paths.global_foreshadowing,
+               paths.checkpoint]
+    if storyline_id:
+        sources.append(paths.storyline_memory(storyline_id))
+    for src in sources:
+        if src.is_file():
+            rel = src.relative_to(paths.root)
+            atomic_write_bytes(dest / rel, src.read_bytes())
+    archive = archive_dir(paths, n)
+    if archive.is_dir():
+        shutil.copytree(archive, dest / "logs" / chapter_id(n))
+    return dest
+
+
+def _rewind_state(paths: ProjectPaths, n: int) -> None:
+    entries = load_changelog(paths.changelog, repair_tail=True)
+    cut = next((i for i, e in enumerate(entries) if e.kind == "patch" and e.chapter == n), None)
+    if cut is not None:
+        kept = entries[:cut]
+        lines = "".join(
+            __import__("json").dumps(e.to_data(), ensure_ascii=False, separators=(",", ":")) + "\n" for e in kept
+        )
+        atomic_write_text(paths.changelog, lines)
+        entries = kept
+    if entries:
+        state = replay(entries, source=str(paths.changelog))
+        atomic_write_text(paths.current_state, dumps_json(state.to_data()))
+
+
+def _restore(paths: ProjectPaths, n: int, lang: Lang) -> list[str]:
+    folder = archive_dir(paths, n)
+    info_path = folder / UNDO_INFO
+    if not info_path.is_file():
+        return [tr(MESSAGES, "missing_archive", lang, chapter=n, cid=chapter_id(n))]
+    info = read_json(info_path)
+    storyline_id = info.get("storyline_id")
+    if isinstance(storyline_id, str) and storyline_id:
+        memory = paths.storyline_memory(storyline_id)
+        if info.get("memory_existed") and (folder / MEMORY_BEFORE).is_file():
+            atomic_write_bytes(memory, (folder / MEMORY_BEFORE).read_bytes())
+        elif not info.get("memory_existed"):
+            memory.unlink(missing_ok=True)
+    if info.get("foreshadowing_existed") and (folder / FORESHADOWING_BEFORE).is_file():
+        atomic_write_bytes(paths.global_foreshadowing, (folder / FORESHADOWING_BEFORE).read_bytes())
+    elif not info.get("foreshadowing_existed"):
+        paths.global_foreshadowing.unlink(missing_ok=True)
+    return []
+
+
+def _storyline_of(paths: ProjectPaths, n: int) -> str | None:
+    info_path = archive_dir(paths, n) / UNDO_INFO
+    if info_path.is_file():
+        value = read_json(info_path).get("storyline_id")
+        return value if isinstance(value, str) else None
+    return None
+
+
+def undo_last_chapter(paths: ProjectPaths, *, lang: Lang = "zh", now: datetime | None = None) -> UndoResult:
+    """Take back the last committed chapter. The caller holds the project lock."""
+    n = undo_target(paths, lang)
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    storyline_id = _storyline_of(paths, n)
+    backup = _backup(paths, n, stamp, storyline_id)
+    _rewind_state(paths, n)
+    warnings = _restore(paths, n, lang)
+
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    cp.last_completed_chapter = n - 1
+    cp.pipeline_stage = PipelineStage.COMMITTED if n > 1 else None
+    cp.inflight_chapter = None
+    cp.revision_count = 0
+    cp.revision_kind = None
+    cp.pending_actions = []
+    cp.skipped_ops_chapters = [c for c in cp.skipped_ops_chapters if c != n]
+    if cp.orchestrator_state in (OrchestratorState.VOL_REVIEW, OrchestratorState.ERROR_RETRY):
+        cp.orchestrator_state = OrchestratorState.WRITING
+    save_checkpoint(paths, cp)
+
+    removed: list[Path] = []
+    for path in chapter_files(paths, n):
+        if path.is_file():
+            path.unlink()
+            removed.append(path)
+    archive = archive_dir(paths, n)
+    if archive.is_dir():
+        shutil.rmtree(archive)
+        removed.append(archive)
+    return UndoResult(n, backup, removed, warnings)
