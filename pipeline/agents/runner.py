@@ -1,0 +1,264 @@
+"""`ModelAgents`: the `Agents` protocol on top of a model provider.
+
+Each call: assemble the context (`pipeline.context`), render the prompt by cache tier into a request
+(system = stable tier, user turn = volume tier + chapter tier, breakpoints after the first two), pick the
+model and max_tokens of the agent from the settings, run it with stage retries, validate JSON replies
+(repair loop) and record every call with its cost, prompt id/version and estimated prompt size.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pipeline.agents.judge import combine_evaluations, run_judge
+from pipeline.agents.protocol import (
+    Agents,
+    CallRecord,
+    JudgeOutput,
+    RefinerOutput,
+    RevisionInput,
+    SummarizerOutput,
+    TextSink,
+    WriterOutput,
+)
+from pipeline.agents.refiner import POLISH_CAP_RATIO, REFINE_CAP_RATIO, run_refiner
+from pipeline.agents.summarizer import run_summarizer
+from pipeline.agents.writer import StreamInvoke, check_not_truncated, run_writer
+from pipeline.context import (
+    ContextBundle,
+    chapter_info,
+    default_registry,
+    judge_context,
+    outline_for,
+    refiner_context,
+    request_from_bundle,
+    reviser_context,
+    summarizer_context,
+    writer_context,
+)
+from pipeline.prompts_registry import PromptRegistry
+from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
+from pipeline.providers.cost import Price, cost_usd, price_for, price_table
+from pipeline.providers.retry import run_with_stage_retry
+from pipeline.refine_edits import RefineReply
+from pipeline.replies import JudgeReply, SummarizerReply, schema_for
+from pipeline.tokens import estimate_tokens
+from studio.models.settings import Settings
+from studio.models.state import CurrentState
+from studio.project import Project
+
+__all__ = ["ModelAgents", "is_key_chapter", "request_text"]
+
+RetryHook = Callable[[str, int, ProviderError], None]
+
+
+def is_key_chapter(project: Project, chapter: int) -> bool:
+    """First or last chapter of its volume's outline, or a chapter inside a planned convergence event."""
+    _, outline = outline_for(project, chapter)
+    if outline is not None and outline.chapter_range is not None and chapter in outline.chapter_range:
+        return True
+    info = chapter_info(project, chapter)
+    return info.is_convergence
+
+
+def request_text(request: ModelRequest) -> str:
+    """All the text a request sends (system blocks and every message block), for the size estimate."""
+    parts = [block.text for block in request.system]
+    for message in request.messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [str(b.get("text", "")) for b in content if isinstance(b, dict)]
+    return "\n\n".join(parts)
+
+
+def _prices(settings: Settings) -> dict[str, Price]:
+    overrides = {
+        model: {k: v for k, v in price.model_dump().items() if v is not None}
+        for model, price in settings.prices.items()
+    }
+    return price_table(overrides)
+
+
+class ModelAgents:
+    """The four agents of the writing loop, driven by `provider` (and `secondary_provider` for judge 2)."""
+
+    def __init__(
+        self,
+        project: Project,
+        settings: Settings,
+        provider: Provider,
+        *,
+        secondary_provider: Provider | None = None,
+        registry: PromptRegistry | None = None,
+        stage_retry_wait_s: float | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        on_retry: RetryHook | None = None,
+    ) -> None:
+        self.project = project
+        self.settings = settings
+        self.provider = provider
+        self.secondary_provider = secondary_provider or provider
+        self.registry = registry or default_registry()
+        self.stage_retry_wait_s = (
+            settings.provider.stage_retry_wait_s if stage_retry_wait_s is None else stage_retry_wait_s
+        )
+        self.sleep = sleep
+        self.on_retry = on_retry
+        self.prices = _prices(settings)
+        self._cross_references: dict[int, list[str]] = {}
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _invoker(self, provider: Provider) -> StreamInvoke:
+        async def invoke(
+            request: ModelRequest, stage: str, on_text: TextSink | None = None
+        ) -> tuple[ModelResult, CallRecord]:
+            def retried(attempt: int, error: ProviderError) -> None:
+                if self.on_retry is not None:
+                    self.on_retry(stage, attempt, error)
+
+            started = time.monotonic()
+            result = await run_with_stage_retry(
+                lambda: provider.run(request, on_text),
+                retries=self.settings.provider.stage_retries,
+                wait_s=self.stage_retry_wait_s,
+                sleep=self.sleep,
+                on_retry=retried,
+            )
+            check_not_truncated(result)
+            price = price_for(result.model, self.prices)
+            record = CallRecord(
+                stage=stage,
+                model=result.model,
+                duration_ms=result.duration_ms or int((time.monotonic() - started) * 1000),
+                usage=result.usage,
+                cost_usd=cost_usd(result.usage, price),
+                prompt_id=request.prompt_id,
+                prompt_version=request.prompt_version,
+                estimated_prompt_tokens=estimate_tokens(request_text(request)),
+                ttft_ms=result.ttft_ms,
+                offline=bool(getattr(provider, "offline", False)),
+            )
+            return result, record
+
+        return invoke
+
+    def _request(
+        self,
+        bundle: ContextBundle,
+        agent: str,
+        *,
+        schema_model: type[Any] | None = None,
+        context: dict[str, Any] | None = None,
+    ) -> ModelRequest:
+        return request_from_bundle(
+            bundle,
+            agent=agent,
+            model=self.settings.model_for(agent),
+            max_tokens=self.settings.max_tokens_for(agent),
+            json_schema=schema_for(schema_model) if schema_model is not None else None,
+            context=context,
+        )
+
+    # ------------------------------------------------------------------ the Agents protocol
+
+    async def write(
+        self, chapter: int, *, note: str | None, revision: RevisionInput | None, on_text: TextSink | None
+    ) -> WriterOutput:
+        if revision is None:
+            bundle = writer_context(self.project, self.settings, chapter, note=note, registry=self.registry)
+            agent, stage = "chapter_writer", "draft"
+        elif revision.kind == "rewrite":
+            bundle = writer_context(
+                self.project, self.settings, chapter, note=note, rewrite=revision, registry=self.registry
+            )
+            agent, stage = "revision", "rewrite"
+        else:
+            bundle = reviser_context(self.project, self.settings, chapter, revision, note=note, registry=self.registry)
+            agent, stage = "revision", "revise"
+        request = self._request(bundle, agent, context={"stage": stage})
+        return await run_writer(
+            self._invoker(self.provider),
+            request,
+            stage=stage,
+            chapter=chapter,
+            title=str(bundle.data.get("title") or ""),
+            on_text=on_text,
+        )
+
+    async def summarize(self, chapter: int, text: str, hints: str) -> SummarizerOutput:
+        bundle = summarizer_context(self.project, self.settings, chapter, text, hints, registry=self.registry)
+        request = self._request(bundle, "summarizer", schema_model=SummarizerReply)
+        state = CurrentState.load_or_default(self.project.paths.current_state)
+        output = await run_summarizer(
+            self.provider,
+            request,
+            registry=self.registry,
+            invoke=self._invoker(self.provider),
+            chapter=chapter,
+            storyline_id=str(bundle.data["storyline_id"]),
+            base_state_version=state.state_version,
+        )
+        self._cross_references[chapter] = list(output.cross_references)
+        return output
+
+    async def refine(self, chapter: int, text: str, *, polish: bool) -> RefinerOutput:
+        cap = POLISH_CAP_RATIO if polish else REFINE_CAP_RATIO
+        bundle = refiner_context(
+            self.project, self.settings, chapter, text, cap_ratio=cap, polish=polish, registry=self.registry
+        )
+        request = self._request(bundle, "style_refiner", schema_model=RefineReply)
+        return await run_refiner(
+            self.provider,
+            request,
+            text,
+            registry=self.registry,
+            invoke=self._invoker(self.provider),
+            blacklist=self.project.ai_blacklist.effective_words(),
+            cap_ratio=cap,
+            stage="polish" if polish else "refine",
+        )
+
+    async def judge(self, chapter: int, text: str, *, key_chapter: bool, revision: int) -> JudgeOutput:
+        bundle = judge_context(
+            self.project,
+            self.settings,
+            chapter,
+            text,
+            cross_references=self._cross_references.get(chapter),
+            revision=revision,
+            registry=self.registry,
+        )
+        primary = run_judge(
+            self.provider,
+            self._request(bundle, "quality_judge", schema_model=JudgeReply),
+            chapter=chapter,
+            registry=self.registry,
+            invoke=self._invoker(self.provider),
+            stage="judge",
+        )
+        if not key_chapter:
+            return await primary
+        secondary = run_judge(
+            self.secondary_provider,
+            self._request(bundle, "judge_secondary", schema_model=JudgeReply),
+            chapter=chapter,
+            registry=self.registry,
+            invoke=self._invoker(self.secondary_provider),
+            stage="judge-secondary",
+        )
+        first, second = await asyncio.gather(primary, secondary)
+        return JudgeOutput(
+            evaluation=combine_evaluations(first.evaluation, second.evaluation),
+            calls=[*first.calls, *second.calls],
+        )
+
+
+def _conforms(agents: ModelAgents) -> Agents:
+    """Static check (mypy): ModelAgents implements the orchestrator's `Agents` protocol."""
+    return agents

@@ -1,0 +1,859 @@
+"""Context assembly for the four agents (seed 002 sections 8.3-8.5, seed 000 6.6.7).
+
+Every public function takes the project, the settings and a chapter number and returns a `ContextBundle`:
+the prompt variables (strings; JSON is serialised with `sort_keys=True, ensure_ascii=False`, no timestamps,
+so two assemblies of the same project are byte-equal), the rendered sections per cache tier, a structured
+`data` dict (what the offline provider writes from; also fit for the pipeline log) and an estimated size.
+
+Volatile files (current state, foreshadowing ledger, storyline memory, summaries) are read from disk on every
+call, so one `Project` can serve a whole run while chapters are committed.
+
+Decisions where the seeds are open:
+- Flat writer prompt: only the last 3 summaries, this chapter's outline block in full, the volume outline in a
+  compact form (synopsis + one line per chapter: it stays byte-stable for the volume, so it caches), and a
+  trimmed state: every active character, but list fields cut to their last `STATE_LIST_LIMIT` entries and
+  items/locations/factions cut to the ones the chapter mentions when there are more than `ENTITY_LIMIT`.
+- Chapter characters: with an L3 contract, the POV, the characters of its pre/postconditions and the ones
+  the outline block names; without one, the POV, the named ones, then the most recently seen active
+  characters (last three summaries), at most `NO_CONTRACT_CHARACTER_LIMIT` (seed 002 8.5).
+- Adjacent storylines (memory injected besides the active line's): the transition hint's target line and, in
+  a convergence chapter, the event's involved lines. All other active lines get one line of concurrent state:
+  the contract's `storyline_context.concurrent_state`, else the start of that line's last summary.
+- Foreshadowing tasks: ids named in the outline's Foreshadowing field (埋/推进/回收 or `(planted)` marks),
+  the contract's foreshadowing objectives and postconditions, and at most `OVERDUE_LIMIT` overdue short items.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pipeline.agents.protocol import RevisionInput
+from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sections
+from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
+from pipeline.refine_edits import cap_chars_for
+from pipeline.tokens import estimate_tokens
+from studio.fileio import read_text
+from studio.foreshadow_ledger import overdue_items
+from studio.ids import is_slug
+from studio.models.contract import ChapterContract
+from studio.models.foreshadowing import ForeshadowingLedger
+from studio.models.schedule import StorylineSchedule
+from studio.models.settings import Settings
+from studio.models.state import CurrentState
+from studio.outline import OutlineChapter, VolumeOutline, parse_outline, render_outline
+from studio.project import Project
+from studio.wordcount import strip_markdown, word_count
+
+__all__ = [
+    "ChapterInfo",
+    "ContextBundle",
+    "chapter_info",
+    "default_registry",
+    "dumps",
+    "judge_context",
+    "refiner_context",
+    "request_from_bundle",
+    "reviser_context",
+    "style_metrics",
+    "summarizer_context",
+    "writer_context",
+]
+
+WRITER_PROMPT = "chapter-writer"
+REVISER_PROMPT = "chapter-reviser"
+SUMMARIZER_PROMPT = "summarizer"
+REFINER_PROMPT = "style-refiner"
+JUDGE_PROMPT = "quality-judge"
+
+RECENT_SUMMARIES = 3
+NO_CONTRACT_CHARACTER_LIMIT = 15
+STATE_LIST_LIMIT = 12
+ENTITY_LIMIT = 20
+OVERDUE_LIMIT = 5
+MEMORY_MAX_CHARS = 800  # memory.md is <= 500 by spec; a hand-edited longer file is cut here
+PROFILE_MAX_CHARS = 600
+CONCURRENT_MAX_CHARS = 100
+DEFAULT_STORYLINE = "main"
+
+
+def dumps(data: Any) -> str:
+    """Byte-stable JSON for prompts: sorted keys, real Chinese, one line."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> PromptRegistry:
+    return PromptRegistry.load()
+
+
+@dataclass(frozen=True)
+class ContextBundle:
+    agent: str
+    prompt_id: str
+    prompt_version: int
+    variables: dict[str, str]
+    sections: list[RenderedSection]
+    data: dict[str, Any]
+    estimated_tokens: int
+
+    def section(self, tier: str) -> str:
+        return next((s.text for s in self.sections if s.tier == tier), "")
+
+    @property
+    def text(self) -> str:
+        return join_sections(self.sections)
+
+
+@dataclass(frozen=True)
+class ChapterInfo:
+    """What the outline, the contract and the schedule say about one chapter."""
+
+    number: int
+    volume: int
+    outline: VolumeOutline | None
+    chapter: OutlineChapter | None
+    contract: ChapterContract | None
+    schedule: StorylineSchedule | None
+    storyline_id: str
+    pov_id: str | None
+    pov_name: str | None
+    title: str
+    character_ids: list[str]
+    convergence_lines: list[str]  # involved storylines when this is a convergence chapter, else []
+
+    @property
+    def is_convergence(self) -> bool:
+        return bool(self.convergence_lines) or (
+            self.schedule is not None and self.schedule.is_convergence_chapter(self.number)
+        )
+
+
+# ------------------------------------------------------------------------------------------ small readers
+
+
+def _read(path: Path, limit: int | None = None) -> str:
+    if not path.is_file():
+        return ""
+    text = read_text(path).strip()
+    if limit is not None and len(text) > limit:
+        text = text[:limit].rstrip() + "……（以下从略）"
+    return text
+
+
+def _state(project: Project) -> CurrentState:
+    return CurrentState.load_or_default(project.paths.current_state)
+
+
+def _ledger(project: Project) -> ForeshadowingLedger:
+    return ForeshadowingLedger.load_or_default(project.paths.global_foreshadowing)
+
+
+def _memory(project: Project, storyline_id: str) -> str:
+    if not is_slug(storyline_id):
+        return ""
+    return _read(project.paths.storyline_memory(storyline_id), MEMORY_MAX_CHARS)
+
+
+def _summary(project: Project, n: int) -> str | None:
+    path = project.paths.summary(n)
+    return read_text(path).strip() if path.is_file() else None
+
+
+def recent_summaries(project: Project, chapter: int, k: int = RECENT_SUMMARIES) -> list[tuple[int, str]]:
+    """The summaries of the last `k` chapters before `chapter` that have one, oldest first."""
+    out: list[tuple[int, str]] = []
+    misses = 0
+    n = chapter - 1
+    while n >= 1 and len(out) < k and misses < 50:
+        text = _summary(project, n)
+        if text is None:
+            misses += 1
+        else:
+            out.append((n, text))
+        n -= 1
+    out.reverse()
+    return out
+
+
+def outline_for(project: Project, chapter: int) -> tuple[int, VolumeOutline | None]:
+    """The volume whose outline holds `chapter` (current volume first, then its neighbours)."""
+    current = project.current_volume
+    if project.outline is not None and project.outline.get(chapter) is not None:
+        return current, project.outline
+    for volume in (current + 1, current - 1):
+        if volume < 1:
+            continue
+        path = project.paths.outline(volume)
+        if path.is_file():
+            outline = parse_outline(read_text(path), path)
+            if outline.get(chapter) is not None:
+                return volume, outline
+    return current, project.outline
+
+
+def _schedule_for(project: Project, volume: int) -> StorylineSchedule | None:
+    if volume == project.current_volume:
+        return project.schedule
+    path = project.paths.schedule(volume)
+    return StorylineSchedule.load(path) if path.is_file() else None
+
+
+# ------------------------------------------------------------------------------------------ characters
+
+
+def _names(project: Project, state: CurrentState) -> dict[str, str]:
+    """slug -> display name of every known character (character files first, then the state)."""
+    names = {slug: c.display_name for slug, c in project.characters.items()}
+    for slug, c in state.characters.items():
+        if slug not in names and c.display_name:
+            names[slug] = c.display_name
+    return names
+
+
+def _resolve(token: str | None, names: dict[str, str]) -> str | None:
+    if not token:
+        return None
+    token = token.strip()
+    if token in names:
+        return token
+    for slug, name in names.items():
+        if name == token:
+            return slug
+    return None
+
+
+def _outline_text(ch: OutlineChapter | None) -> str:
+    if ch is None:
+        return ""
+    parts = [ch.title, ch.conflict, ch.arc, ch.state_changes, ch.location, ch.foreshadowing, *ch.notes]
+    return "\n".join(p for p in parts if p)
+
+
+def _mentioned(text: str, names: dict[str, str]) -> list[str]:
+    return [slug for slug, name in names.items() if name and name in text]
+
+
+def _chapter_characters(
+    project: Project,
+    chapter: int,
+    pov: str | None,
+    ch: OutlineChapter | None,
+    contract: ChapterContract | None,
+    names: dict[str, str],
+) -> list[str]:
+    found: list[str] = [pov] if pov else []
+    if contract is not None:
+        keys = [*contract.preconditions.character_states, *contract.postconditions.state_changes]
+        found += [s for s in (_resolve(k, names) for k in keys) if s]
+    found += _mentioned(_outline_text(ch), names)
+    ordered = list(dict.fromkeys(found))
+    if contract is not None:
+        return ordered
+    # No contract: most recently seen active characters, capped (seed 002 8.5).
+    recency: dict[str, int] = {}
+    for n, text in recent_summaries(project, chapter):
+        for slug in _mentioned(text, names):
+            recency[slug] = n
+    rest = sorted((s for s in names if s not in ordered), key=lambda s: (-recency.get(s, 0), list(names).index(s)))
+    return (ordered + rest)[:NO_CONTRACT_CHARACTER_LIMIT]
+
+
+def chapter_info(project: Project, chapter: int, state: CurrentState | None = None) -> ChapterInfo:
+    """Resolve storyline, POV, characters and convergence of `chapter` from outline, contract and schedule."""
+    state = state if state is not None else _state(project)
+    volume, outline = outline_for(project, chapter)
+    ch = outline.get(chapter) if outline is not None else None
+    contract = project.contract(chapter, volume)
+    schedule = _schedule_for(project, volume)
+    names = _names(project, state)
+    storyline_id = (
+        (contract.storyline_id if contract is not None else None)
+        or (ch.storyline if ch is not None else None)
+        or (project.storylines.ids()[0] if project.storylines.storylines else DEFAULT_STORYLINE)
+    )
+    pov_token = ch.pov if ch is not None else None
+    if pov_token is None:
+        line = project.storylines.get(storyline_id)
+        pov_token = line.pov_characters[0] if line is not None and line.pov_characters else None
+    pov_id = _resolve(pov_token, names) or (pov_token if pov_token and is_slug(pov_token) else None)
+    pov_name = names.get(pov_id, pov_token) if pov_id else pov_token
+    convergence: list[str] = []
+    if schedule is not None:
+        for event in schedule.convergence_events:
+            if chapter in event.chapters():
+                convergence += [s for s in event.involved_storylines if s not in convergence]
+    return ChapterInfo(
+        number=chapter,
+        volume=volume,
+        outline=outline,
+        chapter=ch,
+        contract=contract,
+        schedule=schedule,
+        storyline_id=storyline_id,
+        pov_id=pov_id,
+        pov_name=pov_name,
+        title=ch.title if ch is not None else "",
+        character_ids=_chapter_characters(project, chapter, pov_id, ch, contract, names),
+        convergence_lines=convergence,
+    )
+
+
+# ------------------------------------------------------------------------------------------ text pieces
+
+
+def _chapter_outline(info: ChapterInfo) -> str:
+    if info.chapter is None:
+        return f"第{info.number}章（大纲中没有本章的条目，按前文自然推进）"
+    return render_outline(VolumeOutline(chapters=[info.chapter])).strip()
+
+
+def _volume_outline(outline: VolumeOutline | None) -> str:
+    """Synopsis and one line per chapter: stable for the whole volume, bounded by its chapter count."""
+    if outline is None:
+        return ""
+    lines = [f"# {outline.title}"] if outline.title else []
+    if outline.synopsis:
+        lines.append(outline.synopsis)
+    for ch in outline.chapters:
+        bits = [b for b in (ch.storyline, ch.pov, ch.conflict) if b]
+        lines.append(f"- {ch.heading}｜" + "｜".join(bits))
+    return "\n".join(lines)
+
+
+def _world_rules(project: Project, info: ChapterInfo | None = None) -> str:
+    focus = set(info.contract.preconditions.required_world_rules) if info and info.contract else set()
+    lines = []
+    for rule in project.world_rules.rules:
+        mark = "（本章重点）" if rule.id in focus else ""
+        if rule.constraint_type == "hard":
+            lines.append(f"- {rule.id}［硬性］禁止出现与此矛盾的任何情节、对话或能力表现：{rule.rule}{mark}")
+        else:
+            extra = f"例外：{'；'.join(rule.exceptions)}。" if rule.exceptions else ""
+            lines.append(f"- {rule.id}［软性］{rule.rule}。{extra}出现例外时正文必须交代理由。{mark}")
+    return "\n".join(lines)
+
+
+def _character_contracts(project: Project, info: ChapterInfo, names: dict[str, str]) -> str:
+    speech = project.style_profile.character_speech_patterns
+    blocks = []
+    for slug in info.character_ids:
+        name = names.get(slug, slug)
+        lines = [f'<character id="{slug}" name="{name}">']
+        file = project.characters.get(slug)
+        contracts = file.contracts_in_force(info.number) if file is not None else []
+        if contracts:
+            lines.append("契约（L2）：")
+            for c in contracts:
+                exc = f"（例外：{'；'.join(c.exceptions)}）" if c.exceptions else ""
+                lines.append(f"- {c.id}［{c.type or '契约'}］{c.rule}{exc}")
+        habit = speech.get(slug) or speech.get(name)
+        if habit:
+            lines.append(f"语癖：{habit if isinstance(habit, str) else dumps(habit)}")
+        profile = _read(project.paths.character_profile(slug), PROFILE_MAX_CHARS) if is_slug(slug) else ""
+        if profile:
+            lines.append("档案：")
+            lines.append(profile)
+        lines.append("</character>")
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def _trimmed_state(state: CurrentState, mention_text: str) -> dict[str, Any]:
+    """Every character (long lists cut to their last entries); other entities capped to the mentioned ones."""
+    data = state.to_data()
+
+    def cut(value: Any) -> Any:
+        if isinstance(value, list) and len(value) > STATE_LIST_LIMIT:
+            return value[-STATE_LIST_LIMIT:]
+        return value
+
+    characters = {
+        slug: {k: cut(v) for k, v in fields.items()} for slug, fields in data.get("characters", {}).items()
+    }
+    out: dict[str, Any] = {
+        "characters": characters,
+        "world_state": {k: cut(v) for k, v in data.get("world_state", {}).items()},
+        "active_foreshadowing": cut(data.get("active_foreshadowing", [])),
+    }
+    for category in ("items", "locations", "factions"):
+        entities: dict[str, Any] = data.get(category, {})
+        if len(entities) > ENTITY_LIMIT:
+            entities = {
+                k: v
+                for k, v in entities.items()
+                if k in mention_text or str(v.get("display_name", "\0")) in mention_text
+            }
+            entities = dict(list(entities.items())[:ENTITY_LIMIT])
+        if entities:
+            out[category] = entities
+    return out
+
+
+_FS_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_FS_VERBS: tuple[tuple[str, str], ...] = (("回收", "resolved"), ("推进", "advanced"), ("埋", "planted"))
+_FS_MARK = re.compile(r"^\s*[（(]\s*(planted|advanced|resolved)\s*[)）]")
+_CONTRACT_ACTIONS = {"plant": "planted", "advance": "advanced", "resolve": "resolved"}
+
+
+def _outline_foreshadowing(text: str, known: set[str]) -> list[tuple[str, str]]:
+    """(id, action) pairs named in an outline's Foreshadowing field."""
+    found: list[tuple[str, str]] = []
+    previous_end = 0
+    for match in _FS_ID.finditer(text):
+        fid = match.group(0)
+        if fid not in known and "-" not in fid:
+            continue
+        action = None
+        mark = _FS_MARK.match(text[match.end() :])
+        if mark:
+            action = mark.group(1)
+        else:
+            before = text[max(previous_end, match.start() - 6) : match.start()]
+            action = next((a for verb, a in _FS_VERBS if verb in before), None)
+        found.append((fid, action or ("advanced" if fid in known else "planted")))
+        previous_end = match.end()
+    return found
+
+
+def foreshadowing_tasks(info: ChapterInfo, ledger: ForeshadowingLedger) -> list[dict[str, Any]]:
+    known = {item.id for item in ledger.foreshadowing}
+    pairs: list[tuple[str, str, str]] = []
+    if info.chapter is not None and info.chapter.foreshadowing:
+        pairs += [(f, a, "outline") for f, a in _outline_foreshadowing(info.chapter.foreshadowing, known)]
+    if info.contract is not None:
+        for obj in info.contract.objectives:
+            if obj.target and obj.action and is_slug(obj.target):
+                pairs.append((obj.target, _CONTRACT_ACTIONS.get(obj.action, obj.action), "contract"))
+        for fid, action in info.contract.postconditions.foreshadowing_updates.items():
+            if is_slug(fid):
+                pairs.append((fid, action, "contract"))
+    overdue = sorted(
+        overdue_items(ledger, info.number), key=lambda i: (i.target_resolve_range or (0, 0))[1]
+    )[:OVERDUE_LIMIT]
+    pairs += [(item.id, "overdue", "ledger") for item in overdue]
+    tasks: dict[str, dict[str, Any]] = {}
+    for fid, action, source in pairs:
+        if fid in tasks:
+            continue
+        item = ledger.get(fid)
+        task: dict[str, Any] = {"id": fid, "action": action, "source": source}
+        if item is not None:
+            task.update(description=item.description, status=item.status)
+            if item.scope:
+                task["scope"] = item.scope
+            if item.target_resolve_range:
+                task["target_resolve_range"] = list(item.target_resolve_range)
+        tasks[fid] = task
+    return list(tasks.values())
+
+
+_TASK_WORDS = {"planted": "埋设", "advanced": "推进", "resolved": "回收", "overdue": "已超期，尽快回收"}
+
+
+def _tasks_text(tasks: list[dict[str, Any]]) -> str:
+    lines = []
+    for t in tasks:
+        desc = f"：{t['description']}" if t.get("description") else ""
+        lines.append(f"- {_TASK_WORDS.get(t['action'], t['action'])} {t['id']}{desc}")
+    return "\n".join(lines)
+
+
+def _concurrent_line(project: Project, info: ChapterInfo, storyline_id: str) -> str:
+    ctx = info.contract.storyline_context if info.contract is not None else None
+    if ctx is not None and storyline_id in ctx.concurrent_state:
+        return ctx.concurrent_state[storyline_id]
+    if info.outline is not None:
+        for ch in reversed(info.outline.chapters):
+            if ch.number < info.number and ch.storyline == storyline_id:
+                text = _summary(project, ch.number)
+                if text:
+                    text = " ".join(text.split())
+                    return text[:CONCURRENT_MAX_CHARS] + ("……" if len(text) > CONCURRENT_MAX_CHARS else "")
+    return "（本卷尚无进展）"
+
+
+def _storyline_ids(project: Project, info: ChapterInfo) -> list[str]:
+    if info.schedule is not None and info.schedule.active_storylines:
+        return [s.storyline_id for s in info.schedule.active_storylines]
+    return [line.id for line in project.storylines.storylines if line.status == "active"]
+
+
+def _adjacent(info: ChapterInfo) -> list[str]:
+    out: list[str] = []
+    hint = info.contract.transition_hint if info.contract is not None else None
+    if hint is not None and hint.next_storyline and hint.next_storyline != info.storyline_id:
+        out.append(hint.next_storyline)
+    out += [s for s in info.convergence_lines if s != info.storyline_id and s not in out]
+    return out
+
+
+def _storyline_block(project: Project, info: ChapterInfo, storyline_id: str, role: str) -> str:
+    line = project.storylines.get(storyline_id)
+    name = line.name if line is not None else storyline_id
+    parts = [f'<storyline id="{storyline_id}" name="{name}" role="{role}">']
+    ctx = info.contract.storyline_context if info.contract is not None else None
+    if role == "active" and ctx is not None:
+        facts = []
+        if ctx.line_arc_progress is not None:
+            facts.append(f"本线进度：{ctx.line_arc_progress}")
+        if ctx.last_chapter_on_this_line is not None:
+            facts.append(f"上次本线章节：第{ctx.last_chapter_on_this_line}章")
+        if facts:
+            parts.append("；".join(facts))
+        if ctx.last_chapter_summary:
+            parts.append(f"上次本线章节摘要：{ctx.last_chapter_summary}")
+    memory = _memory(project, storyline_id)
+    parts.append(memory or "（本线暂无记忆）")
+    parts.append("</storyline>")
+    return "\n".join(parts)
+
+
+def _storyline_context(project: Project, info: ChapterInfo) -> tuple[str, str]:
+    """(storyline_context, concurrent_state): active line first, then adjacent lines; others one line each."""
+    adjacent = _adjacent(info)
+    blocks = [_storyline_block(project, info, info.storyline_id, "active")]
+    blocks += [_storyline_block(project, info, s, "adjacent") for s in adjacent]
+    others = [s for s in _storyline_ids(project, info) if s != info.storyline_id and s not in adjacent]
+    concurrent = "\n".join(f"- {s}：{_concurrent_line(project, info, s)}" for s in others)
+    return "\n".join(blocks), concurrent
+
+
+def _transition_hint(project: Project, info: ChapterInfo) -> str:
+    hint = info.contract.transition_hint if info.contract is not None else None
+    if hint is None or not (hint.bridge or hint.next_storyline):
+        return ""
+    if hint.next_storyline and hint.next_storyline != info.storyline_id:
+        line = project.storylines.get(hint.next_storyline)
+        name = f"（{line.name}）" if line is not None else ""
+        return f"本章结尾过渡到 {hint.next_storyline}{name}：{hint.bridge}".rstrip("：")
+    return f"本章结尾：{hint.bridge}" if hint.bridge else ""
+
+
+def _style_profile(project: Project) -> str:
+    data = project.style_profile.to_data()
+    data.pop("writing_directives", None)
+    return dumps(data)
+
+
+def _lines(items: list[str]) -> str:
+    return "\n".join(f"- {item}" for item in items)
+
+
+def _recent_text(items: list[tuple[int, str]]) -> str:
+    return "\n".join(f"第{n}章：{' '.join(text.split())}" for n, text in items)
+
+
+# ------------------------------------------------------------------------------------------ bundles
+
+
+def _bundle(
+    agent: str, prompt_id: str, variables: dict[str, str], data: dict[str, Any], registry: PromptRegistry | None
+) -> ContextBundle:
+    template = (registry or default_registry()).get(prompt_id)
+    values = {k: v for k, v in variables.items() if k in template.variables}
+    sections = template.render(values)
+    return ContextBundle(
+        agent=agent,
+        prompt_id=template.id,
+        prompt_version=template.version,
+        variables=values,
+        sections=sections,
+        data=data,
+        estimated_tokens=estimate_tokens(join_sections(sections)),
+    )
+
+
+def _pov_state(state: CurrentState, pov: str | None) -> dict[str, Any]:
+    if pov is None or pov not in state.characters:
+        return {}
+    data = state.characters[pov].to_data()
+    return {k: data[k] for k in ("location", "emotional_state", "inventory") if k in data}
+
+
+def _base_data(
+    project: Project, settings: Settings, info: ChapterInfo, state: CurrentState, ledger: ForeshadowingLedger
+) -> dict[str, Any]:
+    names = _names(project, state)
+    ch = info.chapter
+    return {
+        "chapter": info.number,
+        "volume": info.volume,
+        "title": info.title,
+        "storyline_id": info.storyline_id,
+        "pov": {"id": info.pov_id, "display_name": info.pov_name},
+        "location": ch.location if ch is not None else None,
+        "conflict": ch.conflict if ch is not None else None,
+        "arc": ch.arc if ch is not None else None,
+        "characters": [{"id": s, "display_name": names.get(s, s)} for s in info.character_ids],
+        "foreshadowing": [{"id": t["id"], "action": t["action"]} for t in foreshadowing_tasks(info, ledger)],
+        "min_chars": settings.writing.chapter_min_chars,
+        "max_chars": settings.writing.chapter_max_chars,
+        "blacklist": project.ai_blacklist.effective_words(),
+        "state": _pov_state(state, info.pov_id),
+        "convergence": info.is_convergence,
+    }
+
+
+def _writer_variables(
+    project: Project, settings: Settings, info: ChapterInfo, state: CurrentState, ledger: ForeshadowingLedger
+) -> dict[str, str]:
+    names = _names(project, state)
+    storyline_context, concurrent = _storyline_context(project, info)
+    mention = _outline_text(info.chapter) + " ".join(info.character_ids)
+    return {
+        "chapter_min_chars": str(settings.writing.chapter_min_chars),
+        "chapter_max_chars": str(settings.writing.chapter_max_chars),
+        "style_profile": _style_profile(project),
+        "style_directives": _lines(project.style_profile.writing_directives),
+        "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
+        "world_rules": _world_rules(project, info),
+        "volume_outline": _volume_outline(info.outline),
+        "style_drift": _lines(project.style_drift.injected_directives()),
+        "storyline_id": info.storyline_id,
+        "storyline_context": storyline_context,
+        "concurrent_state": concurrent,
+        "transition_hint": _transition_hint(project, info),
+        "chapter_num": str(info.number),
+        "chapter_outline": _chapter_outline(info),
+        "chapter_contract": dumps(info.contract.to_data()) if info.contract is not None else "",
+        "character_contracts": _character_contracts(project, info, names),
+        "current_state": dumps(_trimmed_state(state, mention)),
+        "recent_summaries": _recent_text(recent_summaries(project, info.number)),
+        "foreshadowing_tasks": _tasks_text(foreshadowing_tasks(info, ledger)),
+    }
+
+
+def writer_context(
+    project: Project,
+    settings: Settings,
+    chapter: int,
+    *,
+    note: str | None = None,
+    rewrite: RevisionInput | None = None,
+    registry: PromptRegistry | None = None,
+) -> ContextBundle:
+    """ChapterWriter (first draft, or a full rewrite with the judge's findings in the author-note slot)."""
+    state, ledger = _state(project), _ledger(project)
+    info = chapter_info(project, chapter, state)
+    variables = _writer_variables(project, settings, info, state, ledger)
+    author_note = (note or "").strip()
+    if rewrite is not None:
+        findings = [*rewrite.violations, *rewrite.required_fixes, *rewrite.issues]
+        author_note = "\n".join(
+            p for p in (author_note, "【全章重写】上一稿被评审判定需要重写，本次从头写，务必避免：", _lines(findings)) if p
+        )
+    variables["author_note"] = author_note
+    data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": rewrite is not None}
+    return _bundle("chapter_writer", WRITER_PROMPT, variables, data, registry)
+
+
+def reviser_context(
+    project: Project,
+    settings: Settings,
+    chapter: int,
+    revision: RevisionInput,
+    *,
+    note: str | None = None,
+    registry: PromptRegistry | None = None,
+) -> ContextBundle:
+    """ChapterWriter's targeted revision of its draft, following the judge's required fixes."""
+    state, ledger = _state(project), _ledger(project)
+    info = chapter_info(project, chapter, state)
+    variables = _writer_variables(project, settings, info, state, ledger)
+    variables.update(
+        chapter_draft=revision.previous_text.strip(),
+        required_fixes=_lines(revision.required_fixes) or "- （无具体指令：按违规与问题修订）",
+        judge_issues=_lines(revision.issues),
+        violations=_lines(revision.violations),
+        author_note=(note or "").strip(),
+    )
+    data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": False}
+    return _bundle("revision", REVISER_PROMPT, variables, data, registry)
+
+
+def _entity_map(project: Project, state: CurrentState, ledger: ForeshadowingLedger) -> str:
+    def display(entities: dict[str, dict[str, Any]]) -> dict[str, str]:
+        return {k: str(v.get("display_name", k)) for k, v in entities.items()}
+
+    return dumps(
+        {
+            "characters": _names(project, state),
+            "items": display(state.items),
+            "locations": display(state.locations),
+            "factions": display(state.factions),
+            "foreshadowing": {
+                i.id: i.description[:40] for i in ledger.foreshadowing if i.status != "resolved"
+            },
+            "storylines": {line.id: line.name for line in project.storylines.storylines},
+        }
+    )
+
+
+def summarizer_context(
+    project: Project,
+    settings: Settings,
+    chapter: int,
+    text: str,
+    hints: str,
+    *,
+    registry: PromptRegistry | None = None,
+) -> ContextBundle:
+    state, ledger = _state(project), _ledger(project)
+    info = chapter_info(project, chapter, state)
+    line = project.storylines.get(info.storyline_id)
+    whitelist = {
+        "storyline": info.storyline_id,
+        "characters": list(dict.fromkeys([*(line.pov_characters if line else []), *info.character_ids])),
+        "locations": [info.chapter.location] if info.chapter is not None and info.chapter.location else [],
+    }
+    mention = _outline_text(info.chapter) + " ".join(info.character_ids)
+    memory = _memory(project, info.storyline_id)
+    variables = {
+        "entity_id_map": _entity_map(project, state, ledger),
+        "chapter_num": str(chapter),
+        "storyline_id": info.storyline_id,
+        "storyline_memory": memory,
+        "active_storyline_entities": dumps(whitelist),
+        "current_state": dumps(_trimmed_state(state, mention)),
+        "foreshadowing_tasks": _tasks_text(foreshadowing_tasks(info, ledger)),
+        "writer_hints": hints.strip(),
+        "chapter_content": text.strip(),
+    }
+    data = _base_data(project, settings, info, state, ledger) | {
+        "storyline_memory": memory,
+        "summary_source": _outline_text(info.chapter),
+    }
+    return _bundle("summarizer", SUMMARIZER_PROMPT, variables, data, registry)
+
+
+def refiner_context(
+    project: Project,
+    settings: Settings,
+    chapter: int,
+    text: str,
+    *,
+    cap_ratio: float = 0.15,
+    polish: bool = False,
+    registry: PromptRegistry | None = None,
+) -> ContextBundle:
+    variables = {
+        "style_profile": _style_profile(project),
+        "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
+        "style_drift": _lines(project.style_drift.injected_directives()),
+        "max_edit_chars": str(cap_chars_for(text, cap_ratio)),
+        "chapter_draft": text.strip(),
+    }
+    data = {
+        "chapter": chapter,
+        "blacklist": project.ai_blacklist.effective_words(),
+        "cap_ratio": cap_ratio,
+        "polish": polish,
+    }
+    return _bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
+
+
+_SENTENCE_END = re.compile(r"[。！？!?…]+")
+_DIALOGUE = re.compile(r"[“「『\"]([^”」』\"]*)[”」』\"]")
+
+
+def style_metrics(text: str, blacklist: list[str]) -> dict[str, Any]:
+    """Cheap measured style figures for the judge (seed 000 Layer 4)."""
+    body = strip_markdown(text)
+    chars = word_count(text)
+    hits = {w: body.count(w) for w in blacklist if w and w in body}
+    sentences = [s for s in _SENTENCE_END.split("".join(body.split())) if s]
+    dialogue = sum(len(m) for m in _DIALOGUE.findall(body))
+    return {
+        "chars": chars,
+        "blacklist_hits": dict(sorted(hits.items())),
+        "blacklist_hits_per_1k": round(sum(hits.values()) * 1000 / chars, 2) if chars else 0.0,
+        "avg_sentence_length": round(sum(len(s) for s in sentences) / len(sentences), 1) if sentences else 0.0,
+        "dialogue_ratio": round(dialogue / chars, 2) if chars else 0.0,
+    }
+
+
+def judge_context(
+    project: Project,
+    settings: Settings,
+    chapter: int,
+    text: str,
+    *,
+    cross_references: list[str] | None = None,
+    revision: int = 0,
+    registry: PromptRegistry | None = None,
+) -> ContextBundle:
+    state, ledger = _state(project), _ledger(project)
+    info = chapter_info(project, chapter, state)
+    names = _names(project, state)
+    previous = recent_summaries(project, chapter, 1)
+    blacklist = project.ai_blacklist.effective_words()
+    variables = {
+        "world_rules": _world_rules(project, info),
+        "storyline_spec": dumps(project.storyline_spec.to_data()),
+        "style_profile": _style_profile(project),
+        "ai_blacklist": "、".join(blacklist),
+        "storyline_schedule": dumps(info.schedule.to_data()) if info.schedule is not None else "",
+        "chapter_num": str(chapter),
+        "storyline_id": info.storyline_id,
+        "is_convergence_chapter": "是" if info.is_convergence else "否",
+        "chapter_outline": _chapter_outline(info),
+        "chapter_contract": dumps(info.contract.to_data()) if info.contract is not None else "",
+        "character_contracts": _character_contracts(project, info, names),
+        "prev_summary": _recent_text(previous),
+        "cross_references": _lines(cross_references or []),
+        "style_metrics": dumps(style_metrics(text, blacklist)),
+        "chapter_content": text.strip(),
+    }
+    contract_ids = [
+        c.id
+        for slug in info.character_ids
+        if (f := project.characters.get(slug)) is not None
+        for c in f.contracts_in_force(chapter)
+    ]
+    data = _base_data(project, settings, info, state, ledger) | {
+        "revision": revision,
+        "rule_ids": [r.id for r in project.world_rules.rules],
+        "focus_rule_ids": list(info.contract.preconditions.required_world_rules) if info.contract else [],
+        "character_contract_ids": contract_ids,
+        "objective_ids": [o.id for o in info.contract.objectives] if info.contract is not None else [],
+        "ls_rule_ids": [r.id for r in project.storyline_spec.rules],
+    }
+    return _bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
+
+
+def request_from_bundle(
+    bundle: ContextBundle,
+    *,
+    agent: str,
+    model: str,
+    max_tokens: int,
+    json_schema: dict[str, Any] | None = None,
+    context: dict[str, Any] | None = None,
+) -> ModelRequest:
+    """The request of a rendered prompt: system = the stable tier (cache breakpoint after it); one user turn
+    = the volume tier (breakpoint after it) then the chapter tier. Empty tiers are left out."""
+    stable = bundle.section("stable")
+    volume = bundle.section("volume")
+    chapter = bundle.section("chapter")
+    blocks = [UserBlock(volume, cache=True)] if volume else []
+    if chapter:
+        blocks.append(UserBlock(chapter))
+    if not blocks:  # a prompt that is all stable text still needs a user turn
+        blocks.append(UserBlock(stable))
+        stable = ""
+    return ModelRequest(
+        agent=agent,
+        model=model,
+        system=[SystemBlock(stable, cache=True)] if stable else [],
+        messages=[user_message(blocks)],
+        max_tokens=max_tokens,
+        json_schema=json_schema,
+        prompt_id=bundle.prompt_id,
+        prompt_version=str(bundle.prompt_version),
+        context={"agent": bundle.agent, **bundle.data, **(context or {})},
+    )
