@@ -1,0 +1,291 @@
+"""The outline pane as plain data: volumes -> chapters, each chapter with its title, 字数, overall score,
+status and storyline.
+
+Every chapter of every volume's `outline.md` is a row (planned ones too), plus committed chapters that no
+outline lists (grouped in a volume row with `number == 0`). Word counts come from the stat-keyed cache of
+`studio.status.total_word_count` and scores from `studio.views.scores.chapter_scores`, and parsed outlines are
+memoised by (size, mtime): a refresh on a 500-chapter project reads no chapter text and no unchanged file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from studio import wordcount
+from studio.errors import FormatError, UnsafeIdError
+from studio.fileio import read_text
+from studio.ids import parse_chapter_id
+from studio.models.checkpoint import PipelineStage
+from studio.outline import VolumeOutline, parse_outline
+from studio.project import Project
+from studio.status import total_word_count
+from studio.views.scores import chapter_scores
+
+PALETTE_SIZE = 6
+"""How many storyline colour slots the widgets offer (`ChapterRow.storyline_slot` is in 0..PALETTE_SIZE-1)."""
+
+_VOLUME_DIR = re.compile(r"^vol-(\d{2,})$")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*第\s*[0-9０-９零〇一二两三四五六七八九十百千万]+\s*章[\s:：．.、-]*(.*?)\s*#*\s*$")
+
+
+class ChapterStatus(StrEnum):
+    COMMITTED = "committed"
+    IN_PROGRESS = "in_progress"
+    STAGED = "staged"
+    NEEDS_REBUILD = "needs_rebuild"
+    FORCE_PASSED = "force_passed"
+    PLANNED = "planned"
+
+
+@dataclass(frozen=True)
+class ChapterRow:
+    number: int
+    title: str = ""
+    word_count: int | None = None  # None: no text yet
+    overall: float | None = None  # None: not scored
+    status: ChapterStatus = ChapterStatus.PLANNED
+    storyline_id: str | None = None
+    storyline_name: str | None = None
+    storyline_slot: int = 0  # stable colour slot of the storyline (its place in storylines.json)
+
+    @property
+    def is_written(self) -> bool:
+        return self.status not in (ChapterStatus.PLANNED, ChapterStatus.IN_PROGRESS)
+
+
+@dataclass(frozen=True)
+class VolumeRow:
+    number: int  # 0: committed chapters that no outline lists
+    title: str = ""
+    chapters: list[ChapterRow] = field(default_factory=list)
+
+    @property
+    def word_count(self) -> int:
+        return sum(c.word_count or 0 for c in self.chapters)
+
+    @property
+    def written(self) -> int:
+        return sum(1 for c in self.chapters if c.is_written)
+
+
+# ---------------------------------------------------------------------------------------------- outlines
+
+_outline_memo: dict[Path, tuple[int, int, VolumeOutline | None]] = {}
+_memo_lock = threading.Lock()
+
+
+def _volume_outlines(project: Project) -> list[tuple[int, VolumeOutline]]:
+    """Every readable `volumes/vol-NN/outline.md`, by volume number; a broken outline is left out (the
+    project's own validation reports it)."""
+    volumes_dir = project.root / "volumes"
+    found: list[tuple[int, Path]] = []
+    try:
+        entries = list(os.scandir(volumes_dir))
+    except OSError:
+        entries = []
+    for entry in entries:
+        m = _VOLUME_DIR.match(entry.name)
+        if m and entry.is_dir():
+            found.append((int(m.group(1)), Path(entry.path) / "outline.md"))
+    out: list[tuple[int, VolumeOutline]] = []
+    for number, path in sorted(found):
+        outline = _read_outline(path)
+        if outline is not None:
+            out.append((number, outline))
+    return out
+
+
+def _read_outline(path: Path) -> VolumeOutline | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    with _memo_lock:
+        hit = _outline_memo.get(path)
+    if hit is not None and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+        return hit[2]
+    try:
+        outline: VolumeOutline | None = parse_outline(read_text(path), path)
+    except (FormatError, OSError):
+        outline = None
+    with _memo_lock:
+        _outline_memo[path] = (st.st_size, st.st_mtime_ns, outline)
+    return outline
+
+
+def _chapter_title_from_file(path: Path) -> str:
+    """The title of a chapter file's `# 第N章 标题` heading (reads the first line only)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for _ in range(5):
+                line = fh.readline()
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                m = _HEADING.match(line.rstrip("\n"))
+                return m.group(1).strip() if m else ""
+    except OSError:
+        return ""
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------- status
+
+
+def _slot(storyline_id: str | None, order: dict[str, int]) -> int:
+    if storyline_id is None:
+        return 0
+    if storyline_id in order:
+        return order[storyline_id] % PALETTE_SIZE
+    return zlib.crc32(storyline_id.encode("utf-8")) % PALETTE_SIZE
+
+
+def _staged_numbers(project: Project) -> set[int]:
+    """Chapters with a staged (drafted, not yet committed) text under staging/chapters/."""
+    out: set[int] = set()
+    try:
+        entries = list(os.scandir(project.paths.staging / "chapters"))
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.name.endswith(".md") and entry.name.startswith("chapter-"):
+            try:
+                out.add(parse_chapter_id(entry.name[:-3]))
+            except UnsafeIdError:  # a stray file name is not a staged chapter
+                continue
+    return out
+
+
+def build_outline_rows(
+    project: Project,
+    needs_rebuild: set[int] | None = None,
+    *,
+    inflight: int | None = None,
+    committed: Iterable[int] | None = None,
+) -> list[VolumeRow]:
+    """The outline tree's rows for `project`.
+
+    - `needs_rebuild`: chapters marked for review/rebuild after a hand edit (a project file of a later issue).
+    - `inflight`: the chapter the pipeline is writing now (default: the checkpoint's inflight chapter while
+      a stage runs).
+    - `committed`: the committed chapter numbers, if the caller already listed them (default: the folder listing,
+      fresh, so a chapter committed since the project was opened shows).
+
+    Status precedence: needs_rebuild > force_passed > committed > staged > in_progress > planned.
+    """
+    marks = needs_rebuild or set()
+    problems: list[str] = []
+    committed_set = set(committed) if committed is not None else set(_fresh_committed(project))
+    _, words = _word_counts(project, committed_set, problems)
+    scores = chapter_scores(project)
+    staged = _staged_numbers(project)
+    cp = project.checkpoint
+    if inflight is None and cp.inflight_chapter is not None and cp.pipeline_stage not in (
+        None,
+        PipelineStage.COMMITTED,
+    ):
+        inflight = cp.inflight_chapter
+
+    names: dict[str, str] = {}
+    order: dict[str, int] = {}
+    for index, line in enumerate(project.storylines.storylines):
+        names[line.id] = line.name
+        order[line.id] = index
+
+    def row(number: int, title: str, storyline: str | None) -> ChapterRow:
+        score = scores.get(number)
+        if number in committed_set:
+            if number in marks:
+                status = ChapterStatus.NEEDS_REBUILD
+            elif score is not None and score.force_passed:
+                status = ChapterStatus.FORCE_PASSED
+            else:
+                status = ChapterStatus.COMMITTED
+        elif number in staged and number != inflight:
+            status = ChapterStatus.STAGED
+        elif number == inflight:
+            status = ChapterStatus.STAGED if number in staged and cp.pipeline_stage in (
+                PipelineStage.REFINED,
+                PipelineStage.JUDGED,
+            ) else ChapterStatus.IN_PROGRESS
+        else:
+            status = ChapterStatus.PLANNED
+        return ChapterRow(
+            number=number,
+            title=title,
+            word_count=words.get(number) if number in committed_set else None,
+            overall=score.overall if score is not None and number in committed_set else None,
+            status=status,
+            storyline_id=storyline,
+            storyline_name=names.get(storyline) if storyline else None,
+            storyline_slot=_slot(storyline, order),
+        )
+
+    volumes: list[VolumeRow] = []
+    listed: set[int] = set()
+    for number, outline in _volume_outlines(project):
+        chapters = []
+        for chapter in outline.chapters:
+            if chapter.number in listed:
+                continue  # the same chapter in two outlines: the first volume keeps it
+            listed.add(chapter.number)
+            chapters.append(row(chapter.number, chapter.title, chapter.storyline))
+        volumes.append(VolumeRow(number=number, title=outline.title, chapters=chapters))
+
+    extra = sorted((committed_set | ({inflight} if inflight else set())) - listed)
+    if extra:
+        loose = [
+            row(n, _chapter_title_from_file(project.paths.chapter(n)) if n in committed_set else "", None)
+            for n in extra
+        ]
+        volumes.append(VolumeRow(number=0, title="", chapters=loose))
+        volumes.sort(key=lambda v: (v.chapters[0].number if v.chapters else 10**9, v.number))
+    return volumes
+
+
+def _fresh_committed(project: Project) -> list[int]:
+    """The committed chapter numbers from a fresh folder listing (Project memoises its own listing)."""
+    out: list[int] = []
+    try:
+        entries = list(os.scandir(project.root / "chapters"))
+    except OSError:
+        return out
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith("chapter-") and name.endswith(".md")):
+            continue
+        try:
+            n = parse_chapter_id(name[:-3])
+        except UnsafeIdError:  # not a chapter file name
+            continue
+        if n >= 1 and entry.is_file():
+            out.append(n)
+    return sorted(out)
+
+
+def _word_counts(project: Project, committed: set[int], problems: list[str]) -> tuple[int, dict[int, int]]:
+    total, per_chapter = total_word_count(project, problems)
+    missing = committed - per_chapter.keys()
+    if missing:  # committed since the project listed its chapters: count them directly (a few at most)
+        for n in missing:
+            try:
+                per_chapter[n] = wordcount.word_count(project.chapter_text(n) or "")
+            except (FormatError, OSError):
+                per_chapter[n] = 0
+    return total, per_chapter
+
+
+def find_chapter(rows: list[VolumeRow], number: int) -> ChapterRow | None:
+    for volume in rows:
+        for chapter in volume.chapters:
+            if chapter.number == number:
+                return chapter
+    return None

@@ -1,0 +1,452 @@
+"""A chapter's state patch as a readable diff (the 状态变更 pane), grouped by entity.
+
+`build_state_diff(before, applied_ops, warnings, display_names=...)` walks the applied ops in order on a copy
+of the state before the patch, so each change knows its before and after value:
+
+    沈照 (shen-zhao)
+      location: 魔都 -> 幽暗森林
+      inventory: + 密信
+      relationships.chen-lao: 50 -> 60
+
+plus the foreshadowing ops (id, action, detail) and the ops the engine dropped with the reason.
+`state_diff_for_chapter(project, n)` finds chapter n's line in `state/changelog.jsonl` (or its staged delta
+while the chapter is not committed yet) and the state before it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from studio.i18n import Catalog, Lang, tr
+from studio.models.changelog import ChangelogEntry, OpWarning
+from studio.models.patch import StateOp, StatePatch
+from studio.models.state import CurrentState
+from studio.project import Project
+from studio.state_engine import apply_patch, load_changelog, replay
+
+ENTITY_KINDS: tuple[str, ...] = ("characters", "items", "locations", "factions", "world_state")
+
+KIND_LABELS: dict[str, tuple[str, str]] = {
+    "characters": ("角色", "Character"),
+    "items": ("物品", "Item"),
+    "locations": ("地点", "Location"),
+    "factions": ("势力", "Faction"),
+    "world_state": ("世界状态", "World state"),
+}
+
+FIELD_LABELS: dict[str, tuple[str, str]] = {
+    "display_name": ("名字", "name"),
+    "location": ("位置", "location"),
+    "emotional_state": ("情绪", "mood"),
+    "inventory": ("随身物品", "inventory"),
+    "relationships": ("关系", "relationship"),
+    "status": ("状态", "status"),
+    "address": ("地址", "address"),
+    "owner": ("持有者", "owner"),
+    "time_marker": ("时间", "time"),
+    "ongoing_events": ("进行中事件", "ongoing events"),
+}
+
+ACTION_LABELS: dict[str, tuple[str, str]] = {
+    "planted": ("埋下", "planted"),
+    "advanced": ("推进", "advanced"),
+    "resolved": ("回收", "resolved"),
+}
+
+MESSAGES: Catalog = {
+    "none": ("（无）", "(none)"),
+    "empty": ("本章没有状态变更", "No state changes in this chapter"),
+    "no_patch": ("本章尚无状态补丁", "No state patch for this chapter yet"),
+    "foreshadowing": ("伏笔", "Foreshadowing"),
+    "dropped": ("被丢弃的操作", "Dropped ops"),
+    "staged": ("（暂存，未提交）", " (staged, not committed)"),
+    "header": ("第{n}章 · 状态版本 {base} -> {version}", "Ch {n} · state version {base} -> {version}"),
+    "new_entity": ("（新）", " (new)"),
+}
+
+_MISSING: Any = object()
+
+
+def _pick(table: dict[str, tuple[str, str]], key: str, lang: Lang) -> str:
+    pair = table.get(key)
+    if pair is None:
+        return key
+    return pair[0] if lang == "zh" else pair[1]
+
+
+# ---------------------------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One op on one entity: `path` is the part after the entity (`location`, `relationships.chen-lao`)."""
+
+    path: str
+    op: str  # set / inc / add / remove
+    before: Any = None
+    after: Any = None
+    value: Any = None  # the op's own value (the item added or removed, the increment)
+
+    def render(self, lang: Lang = "zh") -> str:
+        """`location: 魔都 -> 幽暗森林`, `inventory: + 密信`, `relationships.chen-lao: 50 -> 60`."""
+        return f"{self.path or '*'}: {self.change_text(lang)}"
+
+    def change_text(self, lang: Lang = "zh") -> str:
+        if self.op == "add":
+            return f"+ {format_value(self.value, lang)}"
+        if self.op == "remove":
+            return f"- {format_value(self.value, lang)}"
+        text = f"{format_value(self.before, lang)} -> {format_value(self.after, lang)}"
+        if self.op == "inc" and isinstance(self.value, int | float) and not isinstance(self.value, bool):
+            text += f" ({self.value:+g})"
+        return text
+
+
+@dataclass(frozen=True)
+class EntityChange:
+    kind: str  # characters / items / locations / factions / world_state
+    id: str | None  # the slug; None for world_state
+    display_name: str | None = None
+    is_new: bool = False  # the entity did not exist before the patch
+    changes: list[FieldChange] = field(default_factory=list)
+
+    def title(self, lang: Lang = "zh") -> str:
+        """`沈照 (shen-zhao)`; `世界状态` for world_state; the slug alone when there is no display name."""
+        if self.id is None:
+            return _pick(KIND_LABELS, self.kind, lang)
+        if self.display_name and self.display_name != self.id:
+            return f"{self.display_name} ({self.id})"
+        return self.id
+
+
+@dataclass(frozen=True)
+class ForeshadowChange:
+    id: str
+    action: str  # planted / advanced / resolved
+    detail: str = ""
+    description: str = ""  # from the foreshadowing ledger, when known
+
+    def action_label(self, lang: Lang = "zh") -> str:
+        return _pick(ACTION_LABELS, self.action, lang)
+
+
+@dataclass(frozen=True)
+class DroppedOp:
+    entry: Any
+    reason: str
+
+    @property
+    def entry_text(self) -> str:
+        if isinstance(self.entry, str):
+            return self.entry
+        try:
+            return json.dumps(self.entry, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return repr(self.entry)
+
+
+@dataclass(frozen=True)
+class StateDiff:
+    entities: list[EntityChange] = field(default_factory=list)
+    foreshadowing: list[ForeshadowChange] = field(default_factory=list)
+    dropped: list[DroppedOp] = field(default_factory=list)
+    chapter: int | None = None
+    base_state_version: int | None = None
+    state_version: int | None = None
+    staged: bool = False  # from a staged delta, not yet merged
+    display_names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.entities or self.foreshadowing or self.dropped)
+
+    def render(self, lang: Lang = "zh") -> str:
+        """The whole diff as plain text (for logs, the CLI and tests)."""
+        lines: list[str] = []
+        for entity in self.entities:
+            lines.append(entity.title(lang))
+            lines.extend(f"  {change.render(lang)}" for change in entity.changes)
+        if self.foreshadowing:
+            lines.append(tr(MESSAGES, "foreshadowing", lang))
+            for fs in self.foreshadowing:
+                lines.append(f"  {fs.id}: {fs.action_label(lang)}" + (f" · {fs.detail}" if fs.detail else ""))
+        if self.dropped:
+            lines.append(tr(MESSAGES, "dropped", lang))
+            lines.extend(f"  {d.entry_text}: {d.reason}" for d in self.dropped)
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- formatting
+
+
+def format_value(value: Any, lang: Lang = "zh") -> str:
+    """A state value for the diff: none -> （无）, lists joined with 、, objects as compact JSON."""
+    if value is None or value is _MISSING:
+        return tr(MESSAGES, "none", lang)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return value or '""'
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        return ("、" if lang == "zh" else ", ").join(format_value(v, lang) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
+def field_label(path: str, lang: Lang = "zh", display_names: dict[str, str] | None = None) -> str:
+    """A readable name for a field path: `location` -> 位置, `relationships.chen-lao` -> 关系·陈老."""
+    if not path:
+        return "*"
+    head, _, rest = path.partition(".")
+    label = _pick(FIELD_LABELS, head, lang)
+    if not rest:
+        return label
+    if head == "relationships" and display_names and rest in display_names:
+        rest = display_names[rest]
+    return f"{label}·{rest}"
+
+
+# ---------------------------------------------------------------------------------------------- building
+
+
+def _get(node: Any, segments: Sequence[str]) -> Any:
+    for key in segments:
+        if not isinstance(node, dict) or key not in node:
+            return _MISSING
+        node = node[key]
+    return node
+
+
+def _put(node: dict[str, Any], segments: Sequence[str], value: Any) -> None:
+    for key in segments[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = {}
+            node[key] = child
+        node = child
+    node[segments[-1]] = value
+
+
+def _after(op: StateOp, old: Any) -> Any:
+    if op.op == "set":
+        return copy.deepcopy(op.value)
+    if op.op == "inc":
+        base = 0 if old is _MISSING or old is None or isinstance(old, bool) else old
+        return base + op.value if isinstance(base, int | float) else old
+    if op.op == "add":
+        items = list(old) if isinstance(old, list) else []
+        return [*items, copy.deepcopy(op.value)]
+    if op.op == "remove":
+        items = list(old) if isinstance(old, list) else []
+        target = json.dumps(op.value, sort_keys=True)
+        for index, item in enumerate(items):
+            if json.dumps(item, sort_keys=True) == target:
+                return items[:index] + items[index + 1 :]
+        return items
+    return old
+
+
+def collect_display_names(*states: CurrentState, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """slug -> display name from the states' characters, items, locations and factions (`display_name`),
+    then `extra` (e.g. characters/active/*.json) for slugs the states do not name."""
+    names: dict[str, str] = {}
+    for state in states:
+        for slug, character in state.characters.items():
+            if character.display_name:
+                names.setdefault(slug, character.display_name)
+        for table in (state.items, state.locations, state.factions):
+            for slug, data in table.items():
+                name = data.get("display_name") if isinstance(data, dict) else None
+                if isinstance(name, str) and name:
+                    names.setdefault(slug, name)
+    for slug, name in (extra or {}).items():
+        names.setdefault(slug, name)
+    return names
+
+
+def build_state_diff(
+    before: CurrentState,
+    applied_ops: Iterable[StateOp],
+    warnings: Iterable[OpWarning] = (),
+    *,
+    display_names: dict[str, str],
+    descriptions: dict[str, str] | None = None,
+    chapter: int | None = None,
+    base_state_version: int | None = None,
+    state_version: int | None = None,
+    staged: bool = False,
+) -> StateDiff:
+    """Group `applied_ops` (in order, applied on `before`) by entity with before/after values.
+
+    `display_names`: slug -> name for entity titles and relationship targets; names set by the ops themselves
+    (`display_name` of a new character) are picked up too. `descriptions`: foreshadowing id -> description.
+    """
+    data = before.to_data()
+    names = dict(display_names)
+    entities: dict[tuple[str, str | None], EntityChange] = {}
+    fs_changes: list[ForeshadowChange] = []
+    for op in applied_ops:
+        if op.op == "foreshadow":
+            fs_changes.append(
+                ForeshadowChange(
+                    id=op.path,
+                    action=str(op.value),
+                    detail=op.detail or "",
+                    description=(descriptions or {}).get(op.path, ""),
+                )
+            )
+            continue
+        segments = op.path.split(".")
+        kind = segments[0]
+        if kind == "world_state":
+            key: tuple[str, str | None] = (kind, None)
+            tail = segments[1:]
+        else:
+            key = (kind, segments[1] if len(segments) > 1 else None)
+            tail = segments[2:]
+        if key not in entities:
+            exists = kind == "world_state" or _get(data, segments[:2]) is not _MISSING
+            entities[key] = EntityChange(kind=kind, id=key[1], is_new=not exists)
+        old = _get(data, segments)
+        new = _after(op, old)
+        _put(data, segments, new)
+        if tail == ["display_name"] and isinstance(new, str) and key[1]:
+            names[key[1]] = new
+        entities[key].changes.append(
+            FieldChange(
+                path=".".join(tail),
+                op=op.op,
+                before=None if old is _MISSING else old,
+                after=new,
+                value=op.value,
+            )
+        )
+    kind_order = {kind: i for i, kind in enumerate(ENTITY_KINDS)}
+    ordered = sorted(entities.values(), key=lambda e: kind_order.get(e.kind, len(ENTITY_KINDS)))
+    # The titles need the names, which the ops themselves may have set: fill them in at the end.
+    named = [
+        EntityChange(
+            kind=e.kind,
+            id=e.id,
+            display_name=names.get(e.id) if e.id else None,
+            is_new=e.is_new,
+            changes=e.changes,
+        )
+        for e in ordered
+    ]
+    dropped = [DroppedOp(entry=w.entry, reason=w.reason) for w in warnings]
+    return StateDiff(
+        entities=named,
+        foreshadowing=fs_changes,
+        dropped=dropped,
+        chapter=chapter,
+        base_state_version=base_state_version,
+        state_version=state_version,
+        staged=staged,
+        display_names=names,
+    )
+
+
+# ---------------------------------------------------------------------------------------------- from a project
+
+_changelog_memo: dict[Path, tuple[int, int, list[ChangelogEntry]]] = {}
+_state_memo: dict[tuple[Path, int, int, int], CurrentState] = {}
+_memo_lock = threading.Lock()
+_STATE_MEMO_MAX = 64
+
+
+def _changelog(path: Path) -> tuple[tuple[int, int], list[ChangelogEntry]]:
+    """The parsed changelog, memoised while its (size, mtime) is unchanged."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return (0, 0), []
+    stamp = (st.st_size, st.st_mtime_ns)
+    with _memo_lock:
+        hit = _changelog_memo.get(path)
+    if hit is not None and (hit[0], hit[1]) == stamp:
+        return stamp, hit[2]
+    entries = load_changelog(path)
+    with _memo_lock:
+        _changelog_memo[path] = (stamp[0], stamp[1], entries)
+    return stamp, entries
+
+
+def _state_at(path: Path, stamp: tuple[int, int], entries: Sequence[ChangelogEntry], version: int) -> CurrentState:
+    key = (path, stamp[0], stamp[1], version)
+    with _memo_lock:
+        hit = _state_memo.get(key)
+    if hit is not None:
+        return hit
+    state = replay(entries, upto_version=version, source=str(path))
+    with _memo_lock:
+        if len(_state_memo) >= _STATE_MEMO_MAX:
+            _state_memo.pop(next(iter(_state_memo)))
+        _state_memo[key] = state
+    return state
+
+
+def _extra_names(project: Project) -> dict[str, str]:
+    return {slug: c.display_name for slug, c in project.characters.items() if c.display_name}
+
+
+def _descriptions(project: Project) -> dict[str, str]:
+    return {item.id: item.description for item in project.foreshadowing.foreshadowing if item.description}
+
+
+def state_diff_for_chapter(project: Project, n: int) -> StateDiff | None:
+    """The state diff of chapter `n`: its latest patch/rebuild line of the changelog against the state
+    before it, or (not merged yet) its staged delta against the current state. None: no patch for `n`.
+
+    Raises FormatError (or StateVersionMismatch) when the changelog cannot be read or replayed; the caller
+    shows the problem. Parsed changelogs and replayed states are memoised by the changelog's (size, mtime).
+    """
+    path = project.paths.changelog
+    stamp, entries = _changelog(path)
+    entry = next((e for e in reversed(entries) if e.chapter == n and e.kind != "init"), None)
+    extra = _extra_names(project)
+    descriptions = _descriptions(project)
+    if entry is not None:
+        if entry.snapshot is not None:
+            before = CurrentState.model_validate(entry.snapshot)
+        else:
+            before = _state_at(path, stamp, entries, entry.base_state_version)
+        return build_state_diff(
+            before,
+            entry.ops,
+            entry.warnings,
+            display_names=collect_display_names(before, project.state, extra=extra),
+            descriptions=descriptions,
+            chapter=n,
+            base_state_version=entry.base_state_version,
+            state_version=entry.state_version,
+        )
+    delta = project.paths.staged_delta(n)
+    if not delta.is_file():
+        return None
+    patch = StatePatch.load(delta)
+    before = project.state
+    _, applied, warnings = apply_patch(before, patch)
+    return build_state_diff(
+        before,
+        applied,
+        warnings,
+        display_names=collect_display_names(before, extra=extra),
+        descriptions=descriptions,
+        chapter=n,
+        base_state_version=patch.base_state_version,
+        state_version=patch.base_state_version + 1,
+        staged=True,
+    )

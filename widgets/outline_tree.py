@@ -1,0 +1,334 @@
+"""大纲 / Outline pane: a tree of volumes and chapters, fed by `studio.views.outline_rows`.
+
+A chapter line reads `第12章 标题      3,021字 4.15 ✓ 主线`: number, title, 字数, overall score, a status mark
+and the storyline's tag. Columns are aligned in terminal cells (`rich.cells.cell_len`), so Chinese titles line
+up. The storyline is shown both as a colour (a stable slot of a 6-colour palette that exists in 16/256-colour
+terminals) and as a short text tag, so the meaning survives NO_COLOR; each status has its own mark character.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.cells import cell_len, set_cell_size
+from rich.text import Text
+from textual import on
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from studio.i18n import Catalog, Lang, tr
+from studio.views.outline_rows import ChapterRow, ChapterStatus, VolumeRow
+
+MESSAGES: Catalog = {
+    "root": ("大纲", "Outline"),
+    "volume": ("第{n}卷", "Vol {n}"),
+    "loose": ("大纲外的章节", "Chapters outside the outlines"),
+    "volume_stats": ("{written}/{total}章 · {words}字", "{written}/{total} ch · {words} chars"),
+    "words": ("{n}字", "{n}c"),
+    "chapter": ("第{n}章", "Ch {n}"),
+    "legend": (
+        "✓ 已提交  ! 强制通过  ↻ 待重建  ▹ 已暂存  ✎ 写作中  ∘ 计划中",
+        "✓ committed  ! force-passed  ↻ needs rebuild  ▹ staged  ✎ in progress  ∘ planned",
+    ),
+}
+
+# One mark per status; every mark is a narrow (East Asian width N/Na) character, so CJK terminals draw it in
+# one cell like everyone else.
+STATUS_MARKS: dict[ChapterStatus, str] = {
+    ChapterStatus.COMMITTED: "✓",
+    ChapterStatus.FORCE_PASSED: "!",
+    ChapterStatus.NEEDS_REBUILD: "↻",
+    ChapterStatus.STAGED: "▹",
+    ChapterStatus.IN_PROGRESS: "✎",
+    ChapterStatus.PLANNED: "∘",
+}
+
+STATUS_STYLES: dict[ChapterStatus, str] = {
+    ChapterStatus.COMMITTED: "green",
+    ChapterStatus.FORCE_PASSED: "bold yellow",
+    ChapterStatus.NEEDS_REBUILD: "bold red",
+    ChapterStatus.STAGED: "cyan",
+    ChapterStatus.IN_PROGRESS: "bold cyan",
+    ChapterStatus.PLANNED: "dim",
+}
+
+# ANSI colour names: present in 16-colour, 256-colour and truecolor terminals alike.
+STORYLINE_PALETTE: tuple[str, ...] = ("cyan", "magenta", "yellow", "green", "bright_blue", "bright_red")
+
+TITLE_MAX_CELLS = 16
+TAG_CELLS = 4
+
+
+def status_legend(lang: Lang = "zh") -> str:
+    return tr(MESSAGES, "legend", lang)
+
+
+def storyline_color(slot: int) -> str:
+    return STORYLINE_PALETTE[slot % len(STORYLINE_PALETTE)]
+
+
+def storyline_tag(name: str | None, storyline_id: str | None, cells: int = TAG_CELLS) -> str:
+    """A short text tag for a storyline: the first characters of its name (`守灯人之路` -> `守灯`), else of its id."""
+    source = (name or storyline_id or "").strip()
+    out = ""
+    for ch in source:
+        if cell_len(out + ch) > cells:
+            break
+        out += ch
+    return out
+
+
+def fit(text: str, width: int) -> str:
+    """`text` cut or padded with spaces to exactly `width` cells (a cut ends in `~`)."""
+    if cell_len(text) <= width:
+        return text + " " * (width - cell_len(text))
+    return set_cell_size(text, max(0, width - 1)) + "~"
+
+
+def _thousands(n: int) -> str:
+    return f"{n:,}"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Column widths (cells) shared by every chapter line of the tree, so they align."""
+
+    number: int
+    title: int
+    words: int
+
+
+def columns_for(rows: list[VolumeRow], lang: Lang = "zh") -> Columns:
+    chapters = [c for v in rows for c in v.chapters]
+    if not chapters:
+        return Columns(number=cell_len(tr(MESSAGES, "chapter", lang, n=1)), title=4, words=0)
+    number = max(cell_len(tr(MESSAGES, "chapter", lang, n=c.number)) for c in chapters)
+    title = min(TITLE_MAX_CELLS, max(cell_len(c.title) for c in chapters))
+    words = max(
+        (cell_len(tr(MESSAGES, "words", lang, n=_thousands(c.word_count))) for c in chapters if c.word_count is not None),
+        default=0,
+    )
+    return Columns(number=number, title=max(title, 2), words=words)
+
+
+def chapter_label(row: ChapterRow, columns: Columns, lang: Lang = "zh") -> Text:
+    """`第12章 标题      3,021字 4.15 ✓ 主线` with cell-aligned columns and styled mark and tag."""
+    text = Text(no_wrap=True, end="")
+    text.append(fit(tr(MESSAGES, "chapter", lang, n=row.number), columns.number))
+    text.append(" ")
+    text.append(fit(row.title, columns.title), style="dim" if row.status == ChapterStatus.PLANNED else "")
+    if columns.words:
+        words = tr(MESSAGES, "words", lang, n=_thousands(row.word_count)) if row.word_count is not None else ""
+        text.append(" " + " " * (columns.words - cell_len(words)) + words)
+    score = f"{row.overall:.2f}" if row.overall is not None else ""
+    text.append(" " + score.rjust(4))
+    text.append(" ")
+    text.append(STATUS_MARKS[row.status], style=STATUS_STYLES[row.status])
+    tag = storyline_tag(row.storyline_name, row.storyline_id)
+    if tag:
+        text.append(" ")
+        text.append(tag, style=storyline_color(row.storyline_slot))
+    return text
+
+
+def volume_label(row: VolumeRow, lang: Lang = "zh") -> Text:
+    if row.number == 0:
+        head = tr(MESSAGES, "loose", lang)
+    elif row.title.startswith("第") or (lang == "en" and row.title.lower().startswith("vol")):
+        head = row.title
+    else:
+        head = f"{tr(MESSAGES, 'volume', lang, n=row.number)} {row.title}".rstrip()
+    text = Text(head, style="bold", no_wrap=True, end="")
+    stats = tr(
+        MESSAGES, "volume_stats", lang, written=row.written, total=len(row.chapters), words=_thousands(row.word_count)
+    )
+    text.append("  " + stats, style="dim")
+    return text
+
+
+NodeData = ChapterRow | VolumeRow
+
+
+class OutlineTree(Tree[NodeData]):
+    """The outline tree. Feed it `build_outline_rows(project)`; re-feed it with `refresh_rows(rows)`.
+
+    Posts `OutlineTree.ChapterSelected(number, activated)` when the cursor lands on a chapter (activated=False;
+    once per change of chapter) and when the author presses enter on one (activated=True).
+    """
+
+    DEFAULT_CSS = """
+    OutlineTree {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    @dataclass
+    class ChapterSelected(Message):
+        """The cursor moved to chapter `number` (or enter was pressed on it: `activated`)."""
+
+        outline_tree: OutlineTree
+        number: int
+        activated: bool = False
+
+        @property
+        def control(self) -> OutlineTree:
+            return self.outline_tree
+
+    def __init__(
+        self,
+        rows: list[VolumeRow] | None = None,
+        *,
+        lang: Lang = "zh",
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(tr(MESSAGES, "root", lang), name=name, id=id, classes=classes)
+        self.lang: Lang = lang
+        self.show_root = False
+        self.guide_depth = 2
+        self._volume_nodes: dict[int, TreeNode[NodeData]] = {}
+        self._chapter_nodes: dict[int, TreeNode[NodeData]] = {}
+        self._rows: list[VolumeRow] = []
+        self._columns = Columns(number=0, title=0, words=0)
+        self._last_highlighted: int | None = None
+        self._fill(rows or [], expanded=None)
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def rows(self) -> list[VolumeRow]:
+        return list(self._rows)
+
+    @property
+    def chapter_numbers(self) -> list[int]:
+        return list(self._chapter_nodes)
+
+    @property
+    def current_chapter(self) -> int | None:
+        """The chapter under the cursor, or None (cursor on a volume, or no cursor)."""
+        node = self.cursor_node
+        if node is not None and isinstance(node.data, ChapterRow):
+            return node.data.number
+        return None
+
+    def chapter_node(self, number: int) -> TreeNode[NodeData] | None:
+        return self._chapter_nodes.get(number)
+
+    def refresh_rows(self, rows: list[VolumeRow]) -> None:
+        """Show `rows`, updating lines in place: expanded volumes stay expanded and the cursor stays on the
+        same chapter (or volume) when it still exists. Unchanged lines are not touched."""
+        cursor = self.cursor_node
+        cursor_key: tuple[str, int] | None = None
+        if cursor is not None and isinstance(cursor.data, ChapterRow):
+            cursor_key = ("chapter", cursor.data.number)
+        elif cursor is not None and isinstance(cursor.data, VolumeRow):
+            cursor_key = ("volume", cursor.data.number)
+
+        columns = columns_for(rows, self.lang)
+        same_shape = [v.number for v in rows] == [v.number for v in self._rows] and all(
+            [c.number for c in new.chapters] == [c.number for c in old.chapters]
+            for new, old in zip(rows, self._rows, strict=True)
+        )
+        if not same_shape:
+            expanded = {n for n, node in self._volume_nodes.items() if node.is_expanded}
+            self.clear()
+            self._volume_nodes.clear()
+            self._chapter_nodes.clear()
+            self._fill(rows, expanded=expanded if self._rows else None)
+            self._restore_cursor(cursor_key)
+            return
+        relabel_all = columns != self._columns
+        self._columns = columns
+        for new, old in zip(rows, self._rows, strict=True):
+            vnode = self._volume_nodes[new.number]
+            vnode.data = new
+            if new != old:
+                vnode.set_label(volume_label(new, self.lang))
+            for chapter, previous in zip(new.chapters, old.chapters, strict=True):
+                node = self._chapter_nodes[chapter.number]
+                node.data = chapter
+                if relabel_all or chapter != previous:
+                    node.set_label(chapter_label(chapter, columns, self.lang))
+        self._rows = list(rows)
+
+    def select_chapter(self, number: int) -> bool:
+        """Move the cursor to chapter `number`, expanding its volume; False when the tree has no such chapter.
+        A change of chapter posts `ChapterSelected(number, activated=False)` like any cursor move."""
+        node = self._chapter_nodes.get(number)
+        if node is None:
+            return False
+        parent = node.parent
+        if parent is not None and not parent.is_expanded:
+            parent.expand()
+        self._ensure_lines()
+        self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)
+        return True
+
+    # ------------------------------------------------------------------ internals
+
+    def _fill(self, rows: list[VolumeRow], *, expanded: set[int] | None) -> None:
+        self._rows = list(rows)
+        self._columns = columns_for(rows, self.lang)
+        if expanded is None:
+            expanded = default_expanded(rows)
+        for volume in rows:
+            vnode = self.root.add(volume_label(volume, self.lang), data=volume, expand=volume.number in expanded)
+            self._volume_nodes[volume.number] = vnode
+            for chapter in volume.chapters:
+                self._chapter_nodes[chapter.number] = vnode.add_leaf(
+                    chapter_label(chapter, self._columns, self.lang), data=chapter
+                )
+
+    def _restore_cursor(self, key: tuple[str, int] | None) -> None:
+        if key is None:
+            return
+        kind, number = key
+        node = self._chapter_nodes.get(number) if kind == "chapter" else self._volume_nodes.get(number)
+        if node is None:
+            return
+        self._ensure_lines()
+        self.move_cursor(node)
+
+    def _ensure_lines(self) -> None:
+        # Tree builds its line table lazily; moving the cursor needs the lines of nodes added just now.
+        _ = self._tree_lines
+
+    @on(Tree.NodeHighlighted)
+    def _chapter_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
+        data = event.node.data
+        if isinstance(data, ChapterRow):
+            if data.number != self._last_highlighted:
+                self._last_highlighted = data.number
+                self.post_message(self.ChapterSelected(self, data.number, activated=False))
+        else:
+            self._last_highlighted = None
+
+    @on(Tree.NodeSelected)
+    def _chapter_activated(self, event: Tree.NodeSelected[NodeData]) -> None:
+        data = event.node.data
+        if isinstance(data, ChapterRow):
+            self.post_message(self.ChapterSelected(self, data.number, activated=True))
+
+
+def default_expanded(rows: list[VolumeRow]) -> set[int]:
+    """Which volumes start expanded: all of a small novel; else the volumes being worked on (a chapter in
+    progress, staged or needing a rebuild) and the last volume with written chapters."""
+    total = sum(len(v.chapters) for v in rows)
+    if total <= 60:
+        return {v.number for v in rows}
+    busy = {
+        ChapterStatus.IN_PROGRESS,
+        ChapterStatus.STAGED,
+        ChapterStatus.NEEDS_REBUILD,
+    }
+    out = {v.number for v in rows if any(c.status in busy for c in v.chapters)}
+    written = [v.number for v in rows if v.written]
+    if written:
+        out.add(written[-1])
+    elif rows:
+        out.add(rows[0].number)
+    return out
