@@ -28,14 +28,14 @@ to run again after a kill at any point, even if the journal update that would ha
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.staging import ChapterStaging, call_from_data, prune_empty_dirs
+from pipeline.staging import ChapterStaging, call_from_data, prune_empty_dirs, remove_temp_files
+from studio.errors import FormatError
 from studio.fileio import atomic_write_bytes, atomic_write_json, read_json
 from studio.foreshadow_ledger import apply_foreshadow_ops
 from studio.ids import chapter_id
@@ -45,7 +45,7 @@ from studio.models.evaluation import Evaluation
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.pipeline_log import PipelineLog, StageLog
 from studio.paths import ProjectPaths
-from studio.state_engine import load_changelog, merge_patch, reconcile
+from studio.state_engine import last_changelog_entry, load_state, merge_patch, reconcile
 
 STEPS: tuple[str, ...] = (
     "archive",
@@ -99,8 +99,13 @@ def build_log(
     gates: list[dict[str, Any]] = []
     offline = False
     for line in staging.read_calls_log():
+        if line.get("type") == "start":
+            started_at = started_at or str(line.get("at") or "") or None
+            continue
         if line.get("type") == "gate":
             gates.append({k: v for k, v in line.items() if k != "type"})
+            continue
+        if line.get("type") != "call":
             continue
         call = call_from_data(line)
         usage = call.usage
@@ -244,14 +249,27 @@ def _archive(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) 
 
 
 def chapter_patch_entry(paths: ProjectPaths, n: int) -> ChangelogEntry | None:
-    for entry in load_changelog(paths.changelog):
-        if entry.kind == "patch" and entry.chapter == n:
-            return entry
+    """This chapter's patch line, if merged. Commits run one at a time, in chapter order, so a merged
+    patch of the chapter being committed is the log's last line (read from the tail: stays flat)."""
+    last = last_changelog_entry(paths.changelog)
+    if last is not None and last.kind == "patch" and last.chapter == n:
+        return last
     return None
 
 
+def _reconcile_if_needed(paths: ProjectPaths) -> None:
+    """Finish a merge cut between the changelog line and the state file (cheap check first)."""
+    try:
+        last = last_changelog_entry(paths.changelog)
+        in_step = last is None or last.state_version == load_state(paths).state_version
+    except FormatError:
+        in_step = False  # a torn last line
+    if not in_step or not paths.current_state.exists():
+        reconcile(paths)
+
+
 def _merge_state(paths: ProjectPaths, st: ChapterStaging) -> list[str]:
-    reconcile(paths)
+    _reconcile_if_needed(paths)
     if chapter_patch_entry(paths, st.n) is not None:
         return []  # merged before a crash: exactly once
     patch, _ = st.load_delta()
@@ -304,6 +322,7 @@ def _cleanup(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) 
     for path in st.own_files():
         if path != st.journal:
             path.unlink(missing_ok=True)
+    remove_temp_files(paths.staging)
     st.journal.unlink(missing_ok=True)
     prune_empty_dirs(paths.staging)
 
@@ -362,20 +381,12 @@ def clean_leftovers(paths: ProjectPaths, last_completed: int) -> list[int]:
     """Remove staging files of chapters already committed (a cleanup cut short). Returns their numbers."""
     from pipeline.staging import staged_chapters
 
+    remove_temp_files(paths.staging)
     removed: list[int] = []
     for n in sorted(staged_chapters(paths)):
         if n <= last_completed and not ChapterStaging(paths, n).journal.exists():
             ChapterStaging(paths, n).discard()
             removed.append(n)
+    prune_empty_dirs(paths.staging)
     return removed
 
-
-def file_bytes(path: Path) -> bytes | None:
-    return path.read_bytes() if path.is_file() else None
-
-
-def remove_file(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass

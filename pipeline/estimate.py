@@ -32,6 +32,11 @@ class CostEstimate:
     source: str  # "logs" | "default" | "offline"
     sample_size: int = 0
 
+    @property
+    def usd(self) -> float:
+        """The estimated cost of one chapter (alias of `per_chapter_usd`)."""
+        return self.per_chapter_usd
+
     def for_chapters(self, n: int) -> float:
         return round(self.per_chapter_usd * max(0, n), 4)
 

@@ -69,6 +69,14 @@ class ChapterStaging:
         return self.root / "chapters" / f"{self.cid}.{suffix}.hints.md"
 
     @property
+    def note(self) -> Path:
+        """The author's note for this chapter (本章要求), kept so a resumed run or a revision reuses it."""
+        return self.root / "chapters" / f"{self.cid}.note.md"
+
+    def load_note(self) -> str | None:
+        return read_text(self.note) if self.note.is_file() else None
+
+    @property
     def summary(self) -> Path:
         return self.paths.staged_summary(self.n)
 
@@ -221,14 +229,24 @@ class ChapterStaging:
                 return str(result["text"])
         return read_text(self.current)
 
+    def polished_text(self) -> str | None:
+        if not self.polish.is_file():
+            return None
+        data = read_json(self.polish)
+        result = data.get("result") if isinstance(data, dict) else None
+        if isinstance(result, dict) and isinstance(result.get("text"), str):
+            return str(result["text"])
+        return None
+
+    def sync_current(self, text: str) -> None:
+        """Make the current staged text exactly `text` (after a crash between a record and the text)."""
+        if not self.current.is_file() or read_text(self.current) != text:
+            atomic_write_text(self.current, text)
+
     def final_text(self) -> str:
-        """What the commit writes: the polish result when a polish pass ran, else the refined text."""
-        if self.polish.is_file():
-            data = read_json(self.polish)
-            result = data.get("result") if isinstance(data, dict) else None
-            if isinstance(result, dict) and isinstance(result.get("text"), str):
-                return str(result["text"])
-        return self.refined_text()
+        """What the commit writes: the current staged text. The orchestrator keeps it equal to the judged
+        (or polished) text; while a chapter is paused the author may edit it by hand, and that is kept."""
+        return read_text(self.current)
 
     # ------------------------------------------------------------------ passes
 
@@ -262,6 +280,9 @@ class ChapterStaging:
     def record_calls(self, calls: list[CallRecord]) -> None:
         for call in calls:
             append_line(self.calls, json.dumps({"type": "call", **call_to_data(call)}, ensure_ascii=False))
+
+    def record_event(self, data: dict[str, Any]) -> None:
+        append_line(self.calls, json.dumps(data, ensure_ascii=False))
 
     def record_gate(self, action: str, overall: float, revision_count: int, reason: str) -> None:
         line = {"type": "gate", "action": action, "overall": overall, "revision_count": revision_count,
@@ -338,6 +359,19 @@ def prune_empty_dirs(root: Path) -> None:
             folder.rmdir()
         except OSError:
             pass
+
+
+def remove_temp_files(root: Path) -> list[Path]:
+    """Remove the temp files (`.<name>.<random>.tmp`) an atomic write killed half-way leaves under `root`.
+    Only safe while holding the project lock: nobody else writes there then."""
+    removed: list[Path] = []
+    if not root.is_dir():
+        return removed
+    for path in root.rglob(".*.tmp"):
+        if path.is_file():
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 def staged_chapters(paths: ProjectPaths) -> set[int]:

@@ -8,8 +8,9 @@ Order, chosen so a kill at any point leaves something `undo` can simply run agai
    the replay of what is left (both by the atomic writer; recomputed from the log on a second run);
 3. restore `foreshadowing/global.json` and the storyline memory from the "before" copies the commit kept
    in `logs/chapter-NNN/` (a file that did not exist before the chapter is removed);
-4. move the checkpoint back (the commit point of the undo);
-5. remove the chapter, summary, evaluation, log and archive folder.
+4. remove the chapter, summary, evaluation and log;
+5. move the checkpoint back (the commit point of the undo), then remove the archive folder (a run of undo
+   cut before step 5 still finds the "before" copies there and repeats steps 2-5 with the same result).
 
 Refused while a run holds the lock, and while a chapter is in flight or waits for the author (its staged
 state patch was made against the version this would take back).
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from pipeline.commit import FORESHADOWING_BEFORE, MEMORY_BEFORE, UNDO_INFO, archive_dir
 from studio.errors import StudioError
-from studio.fileio import atomic_write_bytes, atomic_write_text, dumps_json, read_json
+from studio.fileio import atomic_write_bytes, atomic_write_text, dumps_json, read_json, read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
 from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
@@ -98,15 +99,14 @@ def _backup(paths: ProjectPaths, n: int, stamp: str, storyline_id: str | None) -
 
 
 def _rewind_state(paths: ProjectPaths, n: int) -> None:
+    """Cut the changelog before chapter `n`'s patch line (the kept lines byte for byte), then write the
+    state as the replay of what is left. Running it again changes nothing."""
     entries = load_changelog(paths.changelog, repair_tail=True)
     cut = next((i for i, e in enumerate(entries) if e.kind == "patch" and e.chapter == n), None)
     if cut is not None:
-        kept = entries[:cut]
-        lines = "".join(
-            __import__("json").dumps(e.to_data(), ensure_ascii=False, separators=(",", ":")) + "\n" for e in kept
-        )
-        atomic_write_text(paths.changelog, lines)
-        entries = kept
+        raw = [line for line in read_text(paths.changelog).split("\n") if line.strip()]
+        atomic_write_text(paths.changelog, "".join(line + "\n" for line in raw[:cut]))
+        entries = entries[:cut]
     if entries:
         state = replay(entries, source=str(paths.changelog))
         atomic_write_text(paths.current_state, dumps_json(state.to_data()))
@@ -149,6 +149,12 @@ def undo_last_chapter(paths: ProjectPaths, *, lang: Lang = "zh", now: datetime |
     _rewind_state(paths, n)
     warnings = _restore(paths, n, lang)
 
+    removed: list[Path] = []
+    for path in chapter_files(paths, n):
+        if path.is_file():
+            path.unlink()
+            removed.append(path)
+
     cp = Checkpoint.load_or_default(paths.checkpoint)
     cp.last_completed_chapter = n - 1
     cp.pipeline_stage = PipelineStage.COMMITTED if n > 1 else None
@@ -161,11 +167,6 @@ def undo_last_chapter(paths: ProjectPaths, *, lang: Lang = "zh", now: datetime |
         cp.orchestrator_state = OrchestratorState.WRITING
     save_checkpoint(paths, cp)
 
-    removed: list[Path] = []
-    for path in chapter_files(paths, n):
-        if path.is_file():
-            path.unlink()
-            removed.append(path)
     archive = archive_dir(paths, n)
     if archive.is_dir():
         shutil.rmtree(archive)

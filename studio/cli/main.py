@@ -20,6 +20,8 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.init_cmd",
     "studio.cli.status_cmd",
     "studio.cli.demo_cmd",
+    "studio.cli.continue_cmd",
+    "studio.cli.undo_cmd",
 ]
 
 MESSAGES: Catalog = {

@@ -1,0 +1,317 @@
+"""`novel-studio continue [N]`: write N chapters headless (PRD `/novel:continue`, issue 3 section 5).
+
+Prints the estimated cost first, one line per committed chapter (`Ch 50: 2890字 3.2→修订→3.6 ✅`), then the
+run's tokens and cost. Exit: 0 done (or stopped at the volume end / the brief / `--max-cost`), 1 error
+(resumable), 3 paused for the author, 4 locked, 130 interrupted (Ctrl-C, SIGTERM, SIGHUP: the lock is
+released and the chapter left resumable).
+
+Tests inject agents through `AGENTS_FACTORY` (a module-level seam): `(root, settings, offline) -> Agents`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pipeline.agents.protocol import (
+    Agents,
+    JudgeOutput,
+    RefinerOutput,
+    RevisionInput,
+    SummarizerOutput,
+    TextSink,
+    WriterOutput,
+)
+from pipeline.decisions import Option, Question, QuestionKind
+from pipeline.estimate import estimate_chapter_cost
+from pipeline.events import ChapterCommitted, Event, Notice, Paused, StageError
+from pipeline.orchestrator import ChapterReport, Orchestrator, RunResult
+from studio.cli.common import (
+    ExitCode,
+    PausedForAuthor,
+    add_common_arguments,
+    help_lang,
+    is_interactive,
+    require_project,
+    resolve_lang,
+)
+from studio.cli.terminal_decider import LOW_SCORE_POLICIES, cli_decider, terminal_decider
+from studio.config import load_settings
+from studio.errors import StudioError
+from studio.i18n import Catalog, Lang, tr
+from studio.models.pipeline_log import PipelineLog
+from studio.models.settings import Settings
+from studio.paths import ProjectPaths
+from studio.signals import termination_handlers
+
+AgentsFactory = Callable[[Path, Settings, bool], Agents]
+AGENTS_FACTORY: AgentsFactory | None = None
+
+MESSAGES: Catalog = {
+    "help": ("续写 N 章（默认 1 章）", "write the next N chapters (default 1)"),
+    "opt_n": ("要写的章数（被中断的章节算一章）", "how many chapters (a resumed chapter counts as one)"),
+    "opt_offline": ("使用离线演示模型（不联网、不花钱）", "use the offline demo model (no network, no cost)"),
+    "opt_yes": ("不提问，全部采用推荐选项（低分按 --on-low-score）", "ask nothing: take the recommended answers (low scores follow --on-low-score)"),
+    "opt_low": ("低分章节的处理：pause 暂停 / accept 接受 / revise 修订", "low-score chapters: pause / accept / revise"),
+    "opt_note": ("本章要求（必须发生的事、基调、篇幅）", "a note for the chapter (what must happen, tone, length)"),
+    "opt_cost": ("费用上限（美元），超出前停止", "stop before the run would pass this cost (USD)"),
+    "estimate": ("预计 {n} 章约 ${total:.2f}（每章约 ${per:.2f}，{source}）", "estimated ${total:.2f} for {n} chapters (about ${per:.2f} each, {source})"),
+    "src_logs": ("依据最近 {k} 章的日志", "from the last {k} chapter logs"),
+    "src_default": ("依据默认价格估算", "from the default prices"),
+    "src_offline": ("离线模式不计费", "offline: no cost"),
+    "offline": ("离线模式：生成的是离线演示文本，日志中已标注", "offline mode: the output is offline demo text, marked so in the logs"),
+    "offline_real": (
+        "注意：这部小说已有真实模型写的章节，离线生成的章节会混在其中",
+        "warning: this novel has chapters written by a real model; offline chapters will sit among them",
+    ),
+    "no_key": (
+        "没有找到 API 密钥：环境变量 {env} 未设置。请先执行 export {env}=你的密钥，或使用 --offline 离线演示",
+        "No API key: the environment variable {env} is not set. Run `export {env}=<your key>` first, "
+        "or use --offline for the demo",
+    ),
+    "q_key": ("没有找到 API 密钥（{env}）：改用离线演示吗？", "No API key ({env}): continue offline instead?"),
+    "o_offline": ("用离线演示继续", "continue offline"),
+    "o_cancel": ("取消", "cancel"),
+    "committed_line": ("Ch {n}: {words}字 {path} {mark}", "Ch {n}: {words} chars {path} {mark}"),
+    "revised": ("修订", "revised"),
+    "rewritten": ("重写", "rewritten"),
+    "polished": ("润色", "polished"),
+    "forced": ("⚠️ 强制通过", "⚠️ force-passed"),
+    "totals": (
+        "本次：{chapters} 章，输入 {tin} tokens，输出 {tout} tokens，费用 ${cost:.4f}",
+        "This run: {chapters} chapters, {tin} input tokens, {tout} output tokens, ${cost:.4f}",
+    ),
+    "paused": ("已暂停（等待作者）：{message}", "Paused for the author: {message}"),
+    "error": ("出错：{message}", "Error: {message}"),
+    "notice": ("提示：{message}", "Note: {message}"),
+    "brief": ("质量简报：", "Quality brief:"),
+    "interrupted": ("已中断；锁已释放，本章可继续", "Interrupted; the lock is released and the chapter can be resumed"),
+}
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    lang = help_lang()
+    parser = subparsers.add_parser(
+        "continue", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang)
+    )
+    parser.add_argument("chapters", nargs="?", type=int, default=1, metavar="N", help=tr(MESSAGES, "opt_n", lang))
+    parser.add_argument("--offline", action="store_true", help=tr(MESSAGES, "opt_offline", lang))
+    parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
+    parser.add_argument("--on-low-score", choices=LOW_SCORE_POLICIES, default=None, help=tr(MESSAGES, "opt_low", lang))
+    parser.add_argument("--note", default=None, metavar="TEXT", help=tr(MESSAGES, "opt_note", lang))
+    parser.add_argument("--max-cost", type=float, default=None, metavar="USD", help=tr(MESSAGES, "opt_cost", lang))
+    add_common_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+# --------------------------------------------------------------------------------------------- agents
+
+
+class FreshProjectAgents:
+    """The real agents, rebuilt on a freshly opened project for every chapter (the state, summaries and
+    memories change with each commit; a `Project` is a snapshot)."""
+
+    def __init__(self, root: Path, settings: Settings, provider: Any) -> None:
+        self.root = root
+        self.settings = settings
+        self.provider = provider
+        self._chapter: int | None = None
+        self._agents: Any = None
+
+    def _for(self, chapter: int) -> Any:
+        if self._agents is None or self._chapter != chapter:
+            from pipeline.agents.runner import ModelAgents
+            from studio.project import Project
+
+            self._agents = ModelAgents(Project.open(self.root), self.settings, self.provider)
+            self._chapter = chapter
+        return self._agents
+
+    async def write(
+        self, chapter: int, *, note: str | None, revision: RevisionInput | None, on_text: TextSink | None
+    ) -> WriterOutput:
+        self._agents = None  # a revision or a new draft: start from the files as they are now
+        result: WriterOutput = await self._for(chapter).write(chapter, note=note, revision=revision, on_text=on_text)
+        return result
+
+    async def summarize(self, chapter: int, text: str, hints: str) -> SummarizerOutput:
+        result: SummarizerOutput = await self._for(chapter).summarize(chapter, text, hints)
+        return result
+
+    async def refine(self, chapter: int, text: str, *, polish: bool) -> RefinerOutput:
+        result: RefinerOutput = await self._for(chapter).refine(chapter, text, polish=polish)
+        return result
+
+    async def judge(self, chapter: int, text: str, *, key_chapter: bool, revision: int) -> JudgeOutput:
+        result: JudgeOutput = await self._for(chapter).judge(chapter, text, key_chapter=key_chapter, revision=revision)
+        return result
+
+
+def default_agents(root: Path, settings: Settings, offline: bool) -> Agents:
+    if offline:
+        from pipeline.providers.offline import OfflineProvider
+
+        provider: Any = OfflineProvider()
+    else:
+        from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
+
+        p = settings.provider
+        provider = AnthropicProvider(
+            ProviderConfig(
+                base_url=p.base_url,
+                api_key_env=p.api_key_env,
+                timeout_s=p.timeout_s,
+                max_retries=p.max_retries,
+                proxy=p.proxy,
+                name=p.preset,
+            )
+        )
+    return FreshProjectAgents(root, settings, provider)
+
+
+def _has_real_chapters(paths: ProjectPaths) -> bool:
+    folder = paths.root / "logs"
+    if not folder.is_dir():
+        return False
+    for path in folder.glob("chapter-*-log.json"):
+        try:
+            log = PipelineLog.load(path)
+        except (StudioError, OSError):
+            continue
+        if not getattr(log, "offline", False) and log.stages:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------- output
+
+
+def chapter_line(report: ChapterReport, lang: Lang) -> str:
+    parts: list[str] = []
+    for score, action in zip(report.scores, report.actions, strict=False):
+        parts.append(f"{score:.1f}")
+        if action == "revise":
+            parts.append(tr(MESSAGES, "revised", lang))
+        elif action == "rewrite":
+            parts.append(tr(MESSAGES, "rewritten", lang))
+        elif action == "polish":
+            parts.append(tr(MESSAGES, "polished", lang))
+    path = "→".join(parts) if parts else "-"
+    mark = tr(MESSAGES, "forced", lang) if report.force_passed else "✅"
+    return tr(MESSAGES, "committed_line", lang, n=report.chapter, words=report.word_count, path=path, mark=mark)
+
+
+class EventPrinter:
+    def __init__(self, lang: Lang, out: Callable[[str], None] = print) -> None:
+        self.lang = lang
+        self.out = out
+        self.result: RunResult | None = None
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ChapterCommitted):
+            return  # printed from the run result, with the gate history
+        if isinstance(event, Paused):
+            self.out(tr(MESSAGES, "paused", self.lang, message=event.message))
+        elif isinstance(event, StageError):
+            self.out(tr(MESSAGES, "error", self.lang, message=f"{event.stage}: {event.message}"))
+        elif isinstance(event, Notice):
+            self.out(tr(MESSAGES, "notice", self.lang, message=event.message))
+
+
+def _print_result(result: RunResult, lang: Lang) -> None:
+    for report in result.reports:
+        print(chapter_line(report, lang))
+    if result.brief is not None:
+        print(tr(MESSAGES, "brief", lang))
+        for line in result.brief.lines(lang):
+            print(f"  {line}")
+    print(
+        tr(
+            MESSAGES,
+            "totals",
+            lang,
+            chapters=len(result.committed),
+            tin=result.input_tokens + result.cache_read_tokens + result.cache_write_tokens,
+            tout=result.output_tokens,
+            cost=result.cost_usd,
+        )
+    )
+
+
+# --------------------------------------------------------------------------------------------- run
+
+
+def _ask_offline(lang: Lang, env: str) -> bool:
+    question = Question(
+        kind=QuestionKind.MISSING_KEY,
+        chapter=None,
+        title_zh=tr(MESSAGES, "q_key", "zh", env=env),
+        title_en=tr(MESSAGES, "q_key", "en", env=env),
+        options=[
+            Option("offline", tr(MESSAGES, "o_offline", "zh"), tr(MESSAGES, "o_offline", "en")),
+            Option("cancel", tr(MESSAGES, "o_cancel", "zh"), tr(MESSAGES, "o_cancel", "en")),
+        ],
+        recommended="offline",
+    )
+    ask = terminal_decider(lang)
+
+    async def answer() -> str:
+        return await ask(question)
+
+    return asyncio.run(answer()) == "offline"
+
+
+def run(args: argparse.Namespace) -> int:
+    root = require_project(args)
+    lang = resolve_lang(args, root)
+    settings = load_settings(root)
+    paths = ProjectPaths(root)
+    chapters = max(0, int(args.chapters))
+    offline = bool(args.offline) or settings.provider.preset == "offline"
+
+    if not offline and AGENTS_FACTORY is None and settings.api_key(os.environ) is None:
+        env = settings.provider.api_key_env
+        if is_interactive() and not args.yes and _ask_offline(lang, env):
+            offline = True
+        else:
+            print(tr(MESSAGES, "no_key", lang, env=env), file=sys.stderr)
+            return int(ExitCode.ERROR)
+
+    if offline:
+        print(tr(MESSAGES, "offline", lang))
+        if _has_real_chapters(paths):
+            print(tr(MESSAGES, "offline_real", lang))
+
+    estimate = estimate_chapter_cost(paths, settings, offline=offline)
+    source = {
+        "logs": tr(MESSAGES, "src_logs", lang, k=estimate.sample_size),
+        "default": tr(MESSAGES, "src_default", lang),
+        "offline": tr(MESSAGES, "src_offline", lang),
+    }[estimate.source]
+    print(
+        tr(MESSAGES, "estimate", lang, n=chapters, total=estimate.for_chapters(chapters),
+           per=estimate.per_chapter_usd, source=source)
+    )
+
+    factory = AGENTS_FACTORY or default_agents
+    agents = factory(root, settings, offline)
+    decider = cli_decider(lang, yes=bool(args.yes), on_low_score=args.on_low_score)
+    orchestrator = Orchestrator(
+        root, agents, decider=decider, emit=EventPrinter(lang), settings=settings, lang=lang, offline=offline
+    )
+    try:
+        with termination_handlers():
+            result = asyncio.run(orchestrator.run(chapters, note=args.note, max_cost_usd=args.max_cost))
+    except KeyboardInterrupt:
+        print("\n" + tr(MESSAGES, "interrupted", lang), file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    except PausedForAuthor:
+        return int(ExitCode.PAUSED)
+    _print_result(result, lang)
+    return result.exit_code
+
