@@ -557,8 +557,9 @@ class Orchestrator:
         seen = any(
             e.get("type") == "gate" and e.get("revision_count") == count for e in st.read_calls_log()
         )
-        if not seen:
-            st.record_gate(decision.action.value, decision.overall, count, decision.reason)
+        if seen:
+            return  # the same judgement re-gated after a polish pass or a resume: already reported
+        st.record_gate(decision.action.value, decision.overall, count, decision.reason)
         self.emit(GateDecided(st.n, decision.action.value, decision.overall, decision.reason, count))
 
     def _start_revision(self, n: int, evaluation: Evaluation, kind: RevisionKind) -> None:

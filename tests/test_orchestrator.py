@@ -147,9 +147,12 @@ async def test_one_chapter_end_to_end(root: Path) -> None:
 
 async def test_gate_polish_commits_without_second_judgement(root: Path) -> None:
     agents = fake(root, scores={3: [3.7]})
-    result = await run(root, agents)
+    events: list[Event] = []
+    result = await run(root, agents, events=events)
     assert result.committed == [3]
     assert [s for s, _ in agents.log].count("judge") == 1
+    # one judgement, one gate event: the re-gate after the polish pass is not reported twice
+    assert [e.action for e in events if isinstance(e, GateDecided)] == ["polish"]
     assert ("polish", 3) in agents.log
     text = ProjectPaths(root).chapter(3).read_text(encoding="utf-8")
     assert "灯光只照得出三丈远" in text and "沈照轻轻推开门。" in text
