@@ -1,12 +1,13 @@
 """`novel-studio demo [DIR]`: the bundled sample novel in a fresh folder, ready to explore.
 
-Until the studio (TUI) lands, the demo creates the sample project and prints its status; the studio will
-open on it with the offline provider once it exists.
+Creates the sample project and opens the studio on it with the offline provider; with `--no-tui`, or when
+stdout is not a terminal, it prints the project's status instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from studio.status import build_status, render_status
 MESSAGES: Catalog = {
     "help": ("创建示例小说并展示（离线，无需 API key）", "create the sample novel and show it (offline, no API key)"),
     "created": ("示例小说已创建：{path}", "Sample novel created at {path}"),
+    "no_tui": ("只打印状态，不打开工作室", "print the status instead of opening the studio"),
     "next": (
         "下一步：novel-studio status --project {path}",
         "Next: novel-studio status --project {path}",
@@ -30,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("demo", help=tr(MESSAGES, "help", "zh"))
     add_common_arguments(parser)
     parser.add_argument("dir", nargs="?", type=Path, help="target folder (default: a new temporary folder)")
+    parser.add_argument("--no-tui", action="store_true", help=tr(MESSAGES, "no_tui", "zh"))
     parser.set_defaults(func=run)
 
 
@@ -37,9 +40,20 @@ def run(args: argparse.Namespace) -> int:
     target: Path = args.dir or Path(tempfile.mkdtemp(prefix="novel-studio-demo-")) / "sample-novel"
     init_project(target, sample=True)
     lang = resolve_lang(args, target)
+    if not getattr(args, "no_tui", False) and _stdout_is_terminal():
+        from studio.cli.main import launch_studio
+
+        return launch_studio(target, lang=lang, offline=True)
     print(tr(MESSAGES, "created", lang, path=target))
     print()
     print(render_status(build_status(Project.open(target)), lang))
     print()
     print(tr(MESSAGES, "next", lang, path=target))
     return 0
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout is not None and sys.stdout.isatty()
+    except (ValueError, OSError):
+        return False

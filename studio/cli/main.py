@@ -11,6 +11,7 @@ import importlib
 import sys
 import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
 from studio.cli.common import ExitCode, add_common_arguments, pre_scan_lang, resolve_lang, set_help_lang
 from studio.errors import FormatError, StudioError
@@ -37,11 +38,12 @@ MESSAGES: Catalog = {
         "出错了（{kind}: {message}）。加 --debug 重新运行可查看详细信息",
         "Something went wrong ({kind}: {message}). Rerun with --debug for details",
     ),
-    "no_tui": (
-        "全屏工作室还没有做好；现在可以使用下面的子命令。\n"
-        "The full-screen studio is not built yet; use the subcommands below for now.",
-        "The full-screen studio is not built yet; use the subcommands below for now.\n"
-        "全屏工作室还没有做好；现在可以使用下面的子命令。",
+    "opt_offline": ("使用离线模型（不联网，不花钱）", "use the offline provider (no network, no cost)"),
+    "no_project_here": (
+        "当前文件夹不是小说项目。用 --project DIR 打开项目，novel-studio init DIR 新建，"
+        "或 novel-studio demo 打开示例小说。",
+        "This folder is not a novel project. Open one with --project DIR, create one with "
+        "novel-studio init DIR, or try the sample with novel-studio demo.",
     ),
 }
 
@@ -60,6 +62,7 @@ def build_parser(lang: Lang) -> argparse.ArgumentParser:
     set_help_lang(lang)
     parser = argparse.ArgumentParser(prog="novel-studio", description=tr(MESSAGES, "description", lang))
     add_common_arguments(parser, top_level=True)
+    parser.add_argument("--offline", action="store_true", help=tr(MESSAGES, "opt_offline", lang))
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", title=tr(MESSAGES, "commands", lang)
     )
@@ -73,11 +76,27 @@ def build_parser(lang: Lang) -> argparse.ArgumentParser:
 
 
 def open_studio(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """No subcommand: the hook where the full-screen studio (TUI) will open."""
-    print(tr(MESSAGES, "no_tui", resolve_lang(args)))
-    print()
-    parser.print_help()
-    return int(ExitCode.OK)
+    """No subcommand: open the full-screen studio on the project (--project, else the current folder)."""
+    from studio.cli.common import looks_like_project, project_root, require_project
+
+    lang = resolve_lang(args)
+    if getattr(args, "project", None) is None and not looks_like_project(project_root(args)):
+        # No project here and none named: say how to start (the create / open-sample dialog comes later).
+        print(tr(MESSAGES, "no_project_here", lang))
+        print()
+        parser.print_help()
+        return int(ExitCode.OK)
+    root = require_project(args)  # a named folder that is not a project: the clear error (exit 1)
+    return launch_studio(root, lang=resolve_lang(args, root), offline=bool(getattr(args, "offline", False)))
+
+
+def launch_studio(root: Path, *, lang: Lang, offline: bool) -> int:
+    """Run the studio app until it quits (imports Textual only here, so the other commands stay light)."""
+    from studio.tui.app import NovelStudioApp
+
+    app = NovelStudioApp(root, lang=lang, offline=offline)
+    app.run()
+    return int(ExitCode.OK) if app.open_error is None else int(ExitCode.ERROR)
 
 
 def _report_error(exc: StudioError, lang: Lang) -> None:

@@ -1,0 +1,626 @@
+"""The studio's main screen: header, four titled panes (大纲 / 正文 / 状态变更 / 评分) and the footer.
+
+At 100 columns or more the panes sit in a grid (outline left, chapter centre, state diff over scores on the
+right); below that a tab bar shows one pane at a time. The panes are never re-mounted when the layout
+changes (CSS classes switch it), so a chapter streaming in keeps streaming across a resize.
+
+Every key is a `Binding` with an `id` (remappable with `App.set_keymap`); descriptions are localised per
+screen. The pipeline runs in `screens.pipeline_runner.PipelineRunner`'s worker; this screen only renders its
+events, so keys keep answering while a chapter streams.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container, Vertical
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Tab, Tabs
+
+from pipeline.estimate import estimate_chapter_cost
+from pipeline.events import (
+    ChapterCommitted,
+    GateDecided,
+    Notice,
+    Paused,
+    StageError,
+    StageFinished,
+    StageStarted,
+    TextDelta,
+)
+from screens.help_screen import HelpScreen
+from screens.pipeline_runner import PipelineRunner, log_line
+from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
+from studio.errors import StudioError
+from studio.i18n import Catalog, Lang, tr
+from studio.project import Project
+from studio.status import build_status
+from studio.views.outline_rows import build_outline_rows, find_chapter
+from studio.views.scores import scores_for_chapter
+from studio.views.state_diff import state_diff_for_chapter
+from widgets.chapter_view import ChapterView
+from widgets.outline_tree import OutlineTree
+from widgets.scores_view import ScoresView
+from widgets.state_diff_view import StateDiffView
+from widgets.studio_header import HeaderInfo, StudioHeader
+
+if TYPE_CHECKING:
+    from studio.tui.app import NovelStudioApp
+
+MESSAGES: Catalog = {
+    "pane_outline": ("大纲", "Outline"),
+    "pane_chapter": ("正文", "Chapter"),
+    "pane_diff": ("状态变更", "State diff"),
+    "pane_scores": ("评分", "Scores"),
+    "chapter_title": ("第{n}章 {title}", "Ch {n} {title}"),
+    "busy": ("流水线正在运行", "The pipeline is running"),
+    "not_running": ("没有正在运行的阶段", "No stage is running"),
+    "confirm_stop": (
+        "停止正在运行的阶段？本章进度会保存，之后可以继续。",
+        "Stop the running stage? The chapter's progress is saved and can be resumed.",
+    ),
+    "confirm_quit": (
+        "流水线正在运行。停止并退出？本章进度会保存，之后可以继续。",
+        "The pipeline is running. Stop and quit? The chapter's progress is saved and can be resumed.",
+    ),
+    "note_title": ("下一章的本章要求（交给写手）", "A note for the next chapter (given to the writer)"),
+    "note_placeholder": ("例如：这一章让主角第一次进城", "e.g. the hero reaches the city in this chapter"),
+    "note_set": ("已记下本章要求，写下一章时使用", "Note saved; it goes to the next chapter written"),
+    "note_cleared": ("已清除本章要求", "Note cleared"),
+    "how_many": ("写几章？", "How many chapters?"),
+    "estimate": ("预计花费约 ${cost:.2f}", "Estimated cost about ${cost:.2f}"),
+    "estimate_offline": ("离线模式：不花钱", "Offline: free"),
+    "copied": ("已复制第{n}章（{chars}字）到剪贴板", "Copied chapter {n} ({chars} chars) to the clipboard"),
+    "nothing_to_copy": ("当前章节没有正文可复制", "The selected chapter has no text to copy"),
+    "no_chapter": ("（未选择章节）", "(no chapter selected)"),
+    "planned": ("第{n}章还没有写。按 c 写下一章。", "Chapter {n} is not written yet. Press c to write the next chapter."),
+    "committed": ("第{n}章已提交（{words}字，评分 {overall}）", "Chapter {n} committed ({words} chars, score {overall})"),
+    "run_done": ("完成：提交了 {n} 章", "Done: {n} chapter(s) committed"),
+    "run_paused": ("已暂停：{message}", "Paused: {message}"),
+    "run_stopped": ("已停止；本章进度已保存，可继续", "Stopped; the chapter's progress is saved and can be resumed"),
+    "run_error": ("出错了：{message}（详情见 {log}）", "Something went wrong: {message} (details in {log})"),
+    "stage_error": ("第{chapter}章 {stage} 阶段出错：{message}", "Chapter {chapter}, stage {stage} failed: {message}"),
+    "gate": ("第{chapter}章评审 {overall:.2f}：{action}", "Chapter {chapter} judged {overall:.2f}: {action}"),
+    "no_key": (
+        "没有设置 API key（环境变量 {env}）。设置后重试，或用 --offline 离线运行。",
+        "No API key set (environment variable {env}). Set it and retry, or run with --offline.",
+    ),
+    "reload_failed": ("重新读取项目失败：{message}", "Reloading the project failed: {message}"),
+    # key descriptions (footer, help, command palette)
+    "k_write_next": ("写下一章", "Write next chapter"),
+    "k_write_many": ("写多章", "Write N chapters"),
+    "k_note": ("本章要求", "Note for next chapter"),
+    "k_goto": ("跳到章节", "Go to chapter"),
+    "k_copy": ("复制本章", "Copy chapter"),
+    "k_next_pane": ("下一个窗格", "Next pane"),
+    "k_prev_pane": ("上一个窗格", "Previous pane"),
+    "k_pane_1": ("大纲窗格", "Outline pane"),
+    "k_pane_2": ("正文窗格", "Chapter pane"),
+    "k_pane_3": ("状态变更窗格", "State diff pane"),
+    "k_pane_4": ("评分窗格", "Scores pane"),
+    "k_stop": ("停止运行", "Stop the stage"),
+    "k_help": ("帮助", "Help"),
+    "k_quit": ("退出", "Quit"),
+    "k_palette": ("命令面板", "Command palette"),
+}
+
+PANES: tuple[str, ...] = ("outline", "chapter", "diff", "scores")
+WIDE_MIN_COLUMNS = 100
+STREAM_STAGES = frozenset({"draft", "revise", "rewrite"})
+
+
+class PaneTabs(Tabs, can_focus=False):
+    """The tab bar of the narrow layout; keys (1-4, tab) switch it, so it never takes focus."""
+
+
+class Pane(Vertical):
+    """A bordered, titled pane."""
+
+    def __init__(self, name: str, title: str) -> None:
+        super().__init__(id=f"pane-{name}", classes="pane")
+        self.pane_name = name
+        self.border_title = title
+
+
+class MainScreen(Screen[None]):
+    CSS_PATH = "main_screen.tcss"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "write_next", "写下一章", id="write_next"),
+        Binding("C", "write_many", "写多章", id="write_many"),
+        Binding("n", "note", "本章要求", id="note"),
+        Binding("g", "goto", "跳到章节", id="goto"),
+        Binding("y", "copy_chapter", "复制本章", id="copy"),
+        Binding("tab", "cycle_pane(1)", "下一个窗格", show=False, id="next_pane"),
+        Binding("shift+tab", "cycle_pane(-1)", "上一个窗格", show=False, id="prev_pane"),
+        Binding("1", "focus_pane(0)", "大纲窗格", show=False, id="pane_1"),
+        Binding("2", "focus_pane(1)", "正文窗格", show=False, id="pane_2"),
+        Binding("3", "focus_pane(2)", "状态变更窗格", show=False, id="pane_3"),
+        Binding("4", "focus_pane(3)", "评分窗格", show=False, id="pane_4"),
+        Binding("escape", "stop", "停止运行", id="stop"),
+        Binding("question_mark", "help", "帮助", id="help", key_display="?"),
+        Binding("q", "quit_studio", "退出", id="quit"),
+    ]
+
+    DESCRIPTION_KEYS: ClassVar[dict[str, str]] = {
+        "write_next": "k_write_next",
+        "write_many": "k_write_many",
+        "note": "k_note",
+        "goto": "k_goto",
+        "copy": "k_copy",
+        "next_pane": "k_next_pane",
+        "prev_pane": "k_prev_pane",
+        "pane_1": "k_pane_1",
+        "pane_2": "k_pane_2",
+        "pane_3": "k_pane_3",
+        "pane_4": "k_pane_4",
+        "stop": "k_stop",
+        "help": "k_help",
+        "quit": "k_quit",
+    }
+
+    def __init__(self, project: Project, *, lang: Lang = "zh") -> None:
+        super().__init__()
+        self.project = project
+        self.lang: Lang = lang
+        self.note: str | None = None
+        self.selected: int | None = None
+        self.inflight: int | None = None
+        self.draft_text = ""
+        self.draft_stage: str | None = None
+        self.wide: bool | None = None
+        self.active_pane = 1 if project.committed_chapters() else 0
+        self._localise_bindings()
+
+    # ------------------------------------------------------------------ setup
+
+    @property
+    def studio(self) -> NovelStudioApp:
+        return self.app  # type: ignore[return-value]
+
+    def _localise_bindings(self) -> None:
+        table = self._bindings.key_to_bindings
+        for key, bindings in table.items():
+            table[key] = [
+                replace(b, description=tr(MESSAGES, self.DESCRIPTION_KEYS[b.id], self.lang))
+                if b.id in self.DESCRIPTION_KEYS
+                else b
+                for b in bindings
+            ]
+
+    def binding_rows(self) -> list[tuple[str, str]]:
+        """Every key of the studio as (key, description), remapped keys included (for help)."""
+        by_id: dict[str, list[str]] = {}
+        for key, bindings in self._bindings.key_to_bindings.items():
+            for b in bindings:
+                if b.id in self.DESCRIPTION_KEYS:
+                    by_id.setdefault(b.id, []).append(key)
+        rows = [
+            (",".join(by_id[binding_id]), tr(MESSAGES, desc, self.lang))
+            for binding_id, desc in self.DESCRIPTION_KEYS.items()
+            if binding_id in by_id
+        ]
+        rows.append(("ctrl+p", tr(MESSAGES, "k_palette", self.lang)))
+        return rows
+
+    def _desc(self, binding_id: str) -> str:
+        return tr(MESSAGES, self.DESCRIPTION_KEYS[binding_id], self.lang)
+
+    def compose(self) -> ComposeResult:
+        app = self.studio
+        yield StudioHeader(self._header_info(), lang=self.lang, clock=app.clock, id="studio-header")
+        yield PaneTabs(
+            *[Tab(tr(MESSAGES, f"pane_{name}", self.lang), id=f"tab-{name}") for name in PANES],
+            id="pane-tabs",
+        )
+        with Container(id="panes"):
+            with Pane("outline", tr(MESSAGES, "pane_outline", self.lang)):
+                yield OutlineTree(self._rows(), lang=self.lang, id="outline")
+            with Pane("chapter", tr(MESSAGES, "pane_chapter", self.lang)):
+                yield ChapterView(lang=self.lang, id="chapter")
+            with Pane("diff", tr(MESSAGES, "pane_diff", self.lang)):
+                yield StateDiffView(lang=self.lang, id="diff")
+            with Pane("scores", tr(MESSAGES, "pane_scores", self.lang)):
+                yield ScoresView(lang=self.lang, id="scores")
+        yield PipelineRunner(
+            self.project.root,
+            app.make_agents,
+            lang=self.lang,
+            offline=app.offline,
+            settings=app.settings,
+            id="runner",
+        )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._apply_layout(self.app.size.width)
+        committed = self.project.committed_chapters()
+        if committed:
+            self.show_chapter(committed[-1])
+            self.outline.select_chapter(committed[-1])
+        self.focus_pane(self.active_pane)
+
+    # ------------------------------------------------------------------ accessors
+
+    @property
+    def outline(self) -> OutlineTree:
+        return self.query_one("#outline", OutlineTree)
+
+    @property
+    def chapter_view(self) -> ChapterView:
+        return self.query_one("#chapter", ChapterView)
+
+    @property
+    def diff_view(self) -> StateDiffView:
+        return self.query_one("#diff", StateDiffView)
+
+    @property
+    def scores_view(self) -> ScoresView:
+        return self.query_one("#scores", ScoresView)
+
+    @property
+    def header(self) -> StudioHeader:
+        return self.query_one("#studio-header", StudioHeader)
+
+    @property
+    def runner(self) -> PipelineRunner:
+        return self.query_one("#runner", PipelineRunner)
+
+    @property
+    def running(self) -> bool:
+        return self.runner.running
+
+    def _rows(self) -> list[Any]:
+        return build_outline_rows(self.project, inflight=self.inflight)
+
+    def _header_info(self) -> HeaderInfo:
+        project = self.project
+        cp = project.checkpoint
+        try:
+            report = build_status(project)
+            tokens = report.input_tokens + report.output_tokens
+            cost = report.cost_usd
+        except StudioError:
+            tokens, cost = 0, 0.0
+        app = self.studio
+        chapter = self.selected or (cp.last_completed_chapter or None)
+        return HeaderInfo(
+            title=project.name,
+            volume=project.current_volume,
+            chapter=chapter,
+            state=cp.orchestrator_state.value if hasattr(cp.orchestrator_state, "value") else str(cp.orchestrator_state),
+            project_tokens=tokens,
+            project_cost=cost,
+            provider=app.provider_name,
+            offline=app.offline,
+        )
+
+    # ------------------------------------------------------------------ layout
+
+    def on_resize(self, event: Resize) -> None:
+        self._apply_layout(event.size.width)
+
+    def _apply_layout(self, width: int) -> None:
+        wide = width >= WIDE_MIN_COLUMNS
+        if wide == self.wide:
+            return
+        self.wide = wide
+        self.set_class(wide, "-wide")
+        self.set_class(not wide, "-narrow")
+        self._show_active_pane()
+
+    def _show_active_pane(self) -> None:
+        for index, name in enumerate(PANES):
+            self.query_one(f"#pane-{name}").set_class(index == self.active_pane, "-active")
+        tabs = self.query_one(PaneTabs)
+        tab_id = f"tab-{PANES[self.active_pane]}"
+        if tabs.active != tab_id:
+            tabs.active = tab_id
+
+    @on(Tabs.TabActivated, "#pane-tabs")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        tab_id = event.tab.id or ""
+        if tab_id != self.query_one(PaneTabs).active:
+            return  # a stale activation (we switched again since): ignore, or the two would ping-pong
+        name = tab_id.removeprefix("tab-")
+        if name in PANES and PANES.index(name) != self.active_pane:
+            self.focus_pane(PANES.index(name))
+
+    def pane_target(self, index: int) -> Widget:
+        name = PANES[index]
+        if name == "outline":
+            return self.outline
+        if name == "chapter":
+            return self.chapter_view.text_area
+        if name == "diff":
+            return self.diff_view
+        return self.scores_view
+
+    def focus_pane(self, index: int) -> None:
+        self.active_pane = index % len(PANES)
+        self._show_active_pane()
+        self.pane_target(self.active_pane).focus()
+
+    def _focused_pane(self) -> int:
+        focused = self.focused
+        for index, name in enumerate(PANES):
+            pane = self.query_one(f"#pane-{name}")
+            node: Any = focused
+            while node is not None:
+                if node is pane:
+                    return index
+                node = node.parent
+        return self.active_pane
+
+    def action_focus_pane(self, index: int) -> None:
+        self.focus_pane(index)
+
+    def action_cycle_pane(self, step: int) -> None:
+        self.focus_pane(self._focused_pane() + step)
+
+    # ------------------------------------------------------------------ chapters
+
+    def _chapter_title(self, n: int) -> str:
+        row = find_chapter(self.outline.rows, n)
+        title = row.title if row is not None else ""
+        return tr(MESSAGES, "chapter_title", self.lang, n=n, title=title).rstrip()
+
+    def show_chapter(self, n: int) -> None:
+        """Show chapter `n` in the chapter, diff and scores panes (the live draft if it is being written)."""
+        self.selected = n
+        title = self._chapter_title(n)
+        view = self.chapter_view
+        if self.running and n == self.inflight and self.draft_stage is not None:
+            view.begin_stream(title)
+            view.append(self.draft_text)
+        else:
+            text = self.project.chapter_text(n)
+            view.show_text(text if text is not None else tr(MESSAGES, "planned", self.lang, n=n), title=title)
+        try:
+            self.diff_view.show_diff(state_diff_for_chapter(self.project, n))
+        except StudioError as exc:
+            self.diff_view.show_error(str(exc))
+        self.scores_view.show_scores(scores_for_chapter(self.project, n))
+        self.header.update_info(chapter=n)
+
+    @on(OutlineTree.ChapterSelected)
+    def _chapter_selected(self, event: OutlineTree.ChapterSelected) -> None:
+        event.stop()
+        if event.number != self.selected or event.activated:
+            self.show_chapter(event.number)
+
+    def reload(self) -> None:
+        """Re-read the project (cold-start files only) and refresh outline, header and selected chapter."""
+        try:
+            self.project = Project.open(self.project.root, lang=self.lang)
+        except StudioError as exc:
+            self.notify(tr(MESSAGES, "reload_failed", self.lang, message=exc), severity="error")
+            return
+        self.outline.refresh_rows(self._rows())
+        info = self._header_info()
+        header = self.header
+        header.update_info(
+            title=info.title,
+            volume=info.volume,
+            project_tokens=info.project_tokens,
+            project_cost=info.project_cost,
+            state="running" if self.running else info.state,
+        )
+
+    # ------------------------------------------------------------------ actions: writing
+
+    def _check_can_run(self) -> bool:
+        if self.running:
+            self.notify(tr(MESSAGES, "busy", self.lang), severity="warning")
+            return False
+        app = self.studio
+        if not app.offline and app.provider_factory is None and app.settings is not None:
+            if app.settings.api_key(os.environ) is None:
+                self.notify(
+                    tr(MESSAGES, "no_key", self.lang, env=app.settings.provider.api_key_env),
+                    severity="error",
+                    timeout=10,
+                )
+                return False
+        return True
+
+    def start_run(self, chapters: int) -> None:
+        if not self._check_can_run():
+            return
+        note, self.note = self.note, None
+        self.header.update_info(state="running", run_tokens=0, run_cost=0.0)
+        self.draft_text = ""
+        self.draft_stage = None
+        self.runner.start(chapters, note)
+
+    def action_write_next(self) -> None:
+        self.start_run(1)
+
+    def action_write_many(self) -> None:
+        if not self._check_can_run():
+            return
+        app = self.studio
+        if app.offline or app.settings is None:
+            def estimate(n: int) -> str:
+                return tr(MESSAGES, "estimate_offline", self.lang)
+        else:
+            per = estimate_chapter_cost(self.project.paths, app.settings, offline=False).usd
+
+            def estimate(n: int) -> str:
+                return tr(MESSAGES, "estimate", self.lang, cost=per * n)
+
+        def answered(n: int | None) -> None:
+            if n:
+                self.start_run(n)
+
+        self.app.push_screen(
+            NumberDialog(50, estimate, self.lang, title=tr(MESSAGES, "how_many", self.lang)), answered
+        )
+
+    def action_note(self) -> None:
+        def answered(text: str | None) -> None:
+            if text is None:
+                return
+            self.note = text or None
+            self.notify(tr(MESSAGES, "note_set" if text else "note_cleared", self.lang))
+
+        self.app.push_screen(
+            TextDialog(
+                tr(MESSAGES, "note_title", self.lang),
+                self.lang,
+                initial=self.note or "",
+                placeholder=tr(MESSAGES, "note_placeholder", self.lang),
+            ),
+            answered,
+        )
+
+    def action_goto(self) -> None:
+        def answered(n: int | None) -> None:
+            if n is not None:
+                self.outline.select_chapter(n)
+                self.show_chapter(n)
+
+        self.app.push_screen(GotoDialog(self.outline.chapter_numbers, self.lang, current=self.selected), answered)
+
+    def action_copy_chapter(self) -> None:
+        n = self.selected
+        text = self.chapter_view.text if n is not None else ""
+        if n is None or not text.strip() or (self.project.chapter_text(n) is None and n != self.inflight):
+            self.notify(tr(MESSAGES, "nothing_to_copy", self.lang), severity="warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(tr(MESSAGES, "copied", self.lang, n=n, chars=len(text)))
+
+    def action_stop(self) -> None:
+        if not self.running:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.running:
+                self.runner.stop()
+
+        self.app.push_screen(ConfirmDialog(tr(MESSAGES, "confirm_stop", self.lang), self.lang), answered)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(self.binding_rows(), self.lang))
+
+    def action_quit_studio(self) -> None:
+        if not self.running:
+            self.app.exit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.runner.stop()
+                self.app.exit()
+
+        self.app.push_screen(ConfirmDialog(tr(MESSAGES, "confirm_quit", self.lang), self.lang), answered)
+
+    # ------------------------------------------------------------------ pipeline events
+
+    @on(PipelineRunner.PipelineEvent)
+    def _pipeline_event(self, message: PipelineRunner.PipelineEvent) -> None:
+        message.stop()
+        event = message.event
+        header = self.header
+        if isinstance(event, StageStarted):
+            header.start_stage(event.stage)
+            if event.chapter != self.inflight:
+                self.inflight = event.chapter
+                self.outline.refresh_rows(self._rows())
+                if self.selected != event.chapter:
+                    self.selected = None  # let the selection below show the live draft
+                    self.outline.select_chapter(event.chapter)
+            if event.stage in STREAM_STAGES:
+                self.draft_text = ""
+                self.draft_stage = event.stage
+                if self.selected in (None, event.chapter):
+                    self.selected = event.chapter
+                    self.chapter_view.begin_stream(self._chapter_title(event.chapter))
+                    header.update_info(chapter=event.chapter)
+        elif isinstance(event, TextDelta):
+            self.draft_text += event.text
+            if self.selected == event.chapter and self.chapter_view.is_streaming:
+                self.chapter_view.append(event.text)
+        elif isinstance(event, StageFinished):
+            header.stop_stage()
+            tokens = 0
+            if event.usage is not None:
+                tokens = event.usage.total_in() + (event.usage.output_tokens or 0)
+            header.update_info(
+                run_tokens=header.info.run_tokens + tokens,
+                run_cost=header.info.run_cost + (event.cost_usd or 0.0),
+            )
+            if event.stage in STREAM_STAGES and self.selected == event.chapter and self.chapter_view.is_streaming:
+                self.chapter_view.end_stream()
+        elif isinstance(event, GateDecided):
+            self.notify(
+                tr(MESSAGES, "gate", self.lang, chapter=event.chapter, overall=event.overall, action=event.action),
+                timeout=4,
+            )
+        elif isinstance(event, ChapterCommitted):
+            self.inflight = None
+            self.draft_stage = None
+            self.draft_text = ""
+            self.reload()
+            self.outline.select_chapter(event.chapter)
+            self.show_chapter(event.chapter)
+            overall = "-" if event.overall is None else f"{event.overall:.2f}"
+            self.notify(
+                tr(MESSAGES, "committed", self.lang, n=event.chapter, words=event.word_count, overall=overall)
+            )
+        elif isinstance(event, StageError):
+            log_line(self.project.root, f"stage error: chapter={event.chapter} stage={event.stage} "
+                     f"kind={event.kind} retrying={event.retrying}: {event.message}")
+            text = tr(
+                MESSAGES, "stage_error", self.lang, chapter=event.chapter or "-", stage=event.stage, message=event.message
+            )
+            self.notify(text, severity="warning" if event.retrying else "error", timeout=8)
+        elif isinstance(event, Paused):
+            log_line(self.project.root, f"paused: chapter={event.chapter} kind={event.kind}: {event.message}")
+            header.update_info(state="paused")
+            self.notify(tr(MESSAGES, "run_paused", self.lang, message=event.message), severity="warning", timeout=8)
+        elif isinstance(event, Notice):
+            log_line(self.project.root, f"notice ({event.level}): {event.message}")
+            if event.level in ("error", "warning"):
+                self.notify(event.message, severity="error" if event.level == "error" else "warning")
+            else:
+                self.notify(event.message)
+
+    @on(PipelineRunner.RunEnded)
+    def _run_ended(self, message: PipelineRunner.RunEnded) -> None:
+        message.stop()
+        self.header.stop_stage()
+        was_streaming = self.chapter_view.is_streaming
+        self.inflight = None
+        self.draft_stage = None
+        self.reload()
+        self.header.update_info(state=self.project.checkpoint.orchestrator_state.value)
+        if was_streaming:
+            self.chapter_view.end_stream()
+        if message.cancelled:
+            self.notify(tr(MESSAGES, "run_stopped", self.lang), severity="warning")
+        elif message.error is not None:
+            from screens.pipeline_runner import LOG_FILE
+
+            text = tr(MESSAGES, "run_error", self.lang, message=message.error, log=str(LOG_FILE))
+            self.chapter_view.show_text(text, title=self._chapter_title(self.selected) if self.selected else "")
+            self.notify(text, severity="error", timeout=10)
+        elif message.result is not None:
+            result = message.result
+            if result.error is not None:
+                self.notify(result.error, severity="error", timeout=10)
+            elif not result.paused:
+                self.notify(tr(MESSAGES, "run_done", self.lang, n=len(result.committed)))
+
+
+__all__ = ["MESSAGES", "PANES", "MainScreen", "Pane", "PaneTabs", "Path"]

@@ -1,0 +1,251 @@
+"""`NovelStudioApp`: the Textual shell of novel-studio.
+
+`NovelStudioApp(project_root, *, lang, offline, provider_factory=None)` opens the project like the PRD's cold
+start (`Project.open`: checkpoint, state, last summaries, outline; no chapter text) and shows the main screen.
+A project that cannot be opened shows `ProjectErrorScreen` (the problems, readable; never a traceback).
+
+Providers: `provider_factory(settings)` when given (tests: `OfflineProvider(delay_s=0)`), else the offline
+provider with `offline=True`, else the Anthropic(-compatible) provider from the settings.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Label, Static
+
+from pipeline.agents.runner import ModelAgents
+from pipeline.providers.offline import OfflineProvider
+from screens.main_screen import MainScreen
+from studio.errors import FormatError, StudioError
+from studio.i18n import Catalog, Lang, tr
+from studio.models.settings import Settings
+from studio.project import Project
+
+MESSAGES: Catalog = {
+    "error_title": ("无法打开项目", "Cannot open the project"),
+    "error_hint": ("修好上面的问题后重新打开。按 q 退出。", "Fix the problems above and open it again. Press q to quit."),
+    "quit": ("退出", "Quit"),
+}
+
+ProviderFactory = Callable[[Settings], Any]
+
+
+class ProjectErrorScreen(Screen[None]):
+    """Why the project could not be opened, in plain words; q quits."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,escape", "app.quit", "退出", id="quit")]
+
+    DEFAULT_CSS = """
+    ProjectErrorScreen {
+        align: center middle;
+    }
+    ProjectErrorScreen > #error-box {
+        width: 90;
+        max-width: 100%;
+        height: auto;
+        max-height: 100%;
+        border: thick $error;
+        padding: 0 1;
+    }
+    ProjectErrorScreen #error-title {
+        text-style: bold;
+        color: $text-error;
+        margin-bottom: 1;
+    }
+    ProjectErrorScreen #error-body {
+        height: auto;
+        max-height: 16;
+    }
+    ProjectErrorScreen #error-hint {
+        color: $text-muted;
+        margin-top: 1;
+    }
+    """
+
+    def __init__(self, root: Path, message: str, lang: Lang = "zh") -> None:
+        super().__init__()
+        self.root = root
+        self.message = message
+        self.lang: Lang = lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="error-box"):
+            yield Label(tr(MESSAGES, "error_title", self.lang) + f"：{self.root}", id="error-title", markup=False)
+            with VerticalScroll(id="error-body"):
+                yield Static(self.message, id="error-message", markup=False)
+            yield Label(tr(MESSAGES, "error_hint", self.lang), id="error-hint", markup=False)
+        yield Footer()
+
+
+def describe_error(exc: StudioError) -> str:
+    if isinstance(exc, FormatError) and exc.problems:
+        return "\n".join(f"- {p}" for p in exc.problems)
+    return str(exc)
+
+
+class StudioCommands(Provider):
+    """The command palette: every action of the main screen, by its localised name."""
+
+    def _main(self) -> MainScreen | None:
+        app = self.app
+        return app.main_screen if isinstance(app, NovelStudioApp) else None
+
+    def _commands(self) -> list[tuple[str, str]]:
+        screen = self._main()
+        if screen is None:
+            return []
+        out: list[tuple[str, str]] = []
+        for binding_id in MainScreen.DESCRIPTION_KEYS:
+            action = _ACTIONS.get(binding_id)
+            if action is not None:
+                out.append((screen._desc(binding_id), action))
+        return out
+
+    def _run(self, action: str) -> Callable[[], Any]:
+        screen = self._main()
+        assert screen is not None
+        return partial(screen.run_action, action)
+
+    async def discover(self) -> Hits:
+        for name, action in self._commands():
+            yield DiscoveryHit(name, self._run(action))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, action in self._commands():
+            score = matcher.match(name + " " + action)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), self._run(action))
+
+
+_ACTIONS: dict[str, str] = {
+    "write_next": "write_next",
+    "write_many": "write_many",
+    "note": "note",
+    "goto": "goto",
+    "copy": "copy_chapter",
+    "pane_1": "focus_pane(0)",
+    "pane_2": "focus_pane(1)",
+    "pane_3": "focus_pane(2)",
+    "pane_4": "focus_pane(3)",
+    "stop": "stop",
+    "help": "help",
+    "quit": "quit_studio",
+}
+
+
+class NovelStudioApp(App[None]):
+    """The studio on one project."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "novel-studio"
+    COMMANDS = App.COMMANDS | {StudioCommands}
+    # q and ctrl+q are the main screen's (it asks first while a stage runs)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app_quit"),
+    ]
+
+    def __init__(
+        self,
+        project_root: Path | str,
+        *,
+        lang: Lang = "zh",
+        offline: bool = False,
+        provider_factory: ProviderFactory | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.project_root = Path(project_root)
+        self.lang: Lang = lang
+        self.offline = offline
+        self.provider_factory = provider_factory
+        self.clock = clock
+        self.settings: Settings | None = None
+        self.project: Project | None = None
+        self.open_error: str | None = None
+        self._provider: Any = None
+
+    # ------------------------------------------------------------------ providers
+
+    @property
+    def provider(self) -> Any:
+        if self._provider is None:
+            settings = self.settings or Settings()
+            if self.provider_factory is not None:
+                self._provider = self.provider_factory(settings)
+            elif self.offline:
+                self._provider = OfflineProvider()
+            else:
+                from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
+                from pipeline.providers.presets import preset_base_url
+
+                p = settings.provider
+                self._provider = AnthropicProvider(
+                    ProviderConfig(
+                        base_url=p.base_url or preset_base_url(p.preset),
+                        api_key_env=p.api_key_env,
+                        timeout_s=p.timeout_s,
+                        max_retries=p.max_retries,
+                        proxy=p.proxy,
+                        name=p.preset,
+                    )
+                )
+            if getattr(self._provider, "offline", False):
+                self.offline = True
+        return self._provider
+
+    @property
+    def provider_name(self) -> str:
+        if self._provider is None and self.provider_factory is None and not self.offline:
+            return self.settings.provider.preset if self.settings is not None else "anthropic"
+        return str(getattr(self.provider, "name", type(self.provider).__name__))
+
+    def make_agents(self) -> ModelAgents:
+        """The agents for one run, on a freshly opened project."""
+        project = Project.open(self.project_root, lang=self.lang)
+        return ModelAgents(project, self.settings or Settings(), self.provider)
+
+    # ------------------------------------------------------------------ start
+
+    def open_project(self) -> Screen[None]:
+        from studio.config import load_settings
+
+        try:
+            self.settings = load_settings(self.project_root)
+            self.project = Project.open(self.project_root, lang=self.lang)
+        except StudioError as exc:
+            self.open_error = describe_error(exc)
+            return ProjectErrorScreen(self.project_root, self.open_error, self.lang)
+        except OSError as exc:
+            self.open_error = str(exc)
+            return ProjectErrorScreen(self.project_root, self.open_error, self.lang)
+        _ = self.provider  # resolve the provider now, so the header knows whether it is offline
+        self.title = self.project.name
+        return MainScreen(self.project, lang=self.lang)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.open_project())
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        # Keep Textual's own (theme, keys, screenshot...) but drop its quit: `q` asks first while running.
+        for command in super().get_system_commands(screen):
+            if command.title.lower() != "quit":
+                yield command
+
+    @property
+    def main_screen(self) -> MainScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+

@@ -1,0 +1,22 @@
+"""Snapshots of the studio's main screen with the sample novel's Chinese text at 80x24 (tabs) and 160x48
+(grid). Regenerate on purpose with `pytest tests/test_app_snapshots.py --snapshot-update` and look at the SVGs.
+Nothing shown depends on the clock (no stage runs; the header's clock is frozen) or on the temp folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+APPS = Path(__file__).parent / "snapshot_apps"
+sys.path.insert(0, str(APPS))
+
+from app_main import build_app  # noqa: E402
+
+
+def test_main_screen_narrow(snap_compare: Any) -> None:
+    assert snap_compare(build_app(), terminal_size=(80, 24))
+
+
+def test_main_screen_wide(snap_compare: Any) -> None:
+    assert snap_compare(build_app(), terminal_size=(160, 48))
