@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from pipeline.commit import FORESHADOWING_BEFORE, MEMORY_BEFORE, UNDO_INFO, archive_dir
+from studio import own_writes
 from studio.errors import StudioError
 from studio.fileio import atomic_write_bytes, atomic_write_text, dumps_json, read_json, read_text
 from studio.i18n import Catalog, Lang, tr
@@ -102,7 +103,9 @@ def _rewind_state(paths: ProjectPaths, n: int) -> None:
     """Cut the changelog before chapter `n`'s patch line (the kept lines byte for byte), then write the
     state as the replay of what is left. Running it again changes nothing."""
     entries = load_changelog(paths.changelog, repair_tail=True)
-    cut = next((i for i, e in enumerate(entries) if e.kind == "patch" and e.chapter == n), None)
+    # The chapter's *last* line: after a rebuild, chapter n was re-derived by a later `rebuild` line, and the
+    # rebuild lines of earlier chapters in that group must stay.
+    cut = max((i for i, e in enumerate(entries) if e.kind != "init" and e.chapter == n), default=None)
     if cut is not None:
         raw = [line for line in read_text(paths.changelog).split("\n") if line.strip()]
         atomic_write_text(paths.changelog, "".join(line + "\n" for line in raw[:cut]))
@@ -124,10 +127,12 @@ def _restore(paths: ProjectPaths, n: int, lang: Lang) -> list[str]:
         if info.get("memory_existed") and (folder / MEMORY_BEFORE).is_file():
             atomic_write_bytes(memory, (folder / MEMORY_BEFORE).read_bytes())
         elif not info.get("memory_existed"):
+            own_writes.record_deleted(memory)
             memory.unlink(missing_ok=True)
     if info.get("foreshadowing_existed") and (folder / FORESHADOWING_BEFORE).is_file():
         atomic_write_bytes(paths.global_foreshadowing, (folder / FORESHADOWING_BEFORE).read_bytes())
     elif not info.get("foreshadowing_existed"):
+        own_writes.record_deleted(paths.global_foreshadowing)
         paths.global_foreshadowing.unlink(missing_ok=True)
     return []
 
@@ -152,6 +157,7 @@ def undo_last_chapter(paths: ProjectPaths, *, lang: Lang = "zh", now: datetime |
     removed: list[Path] = []
     for path in chapter_files(paths, n):
         if path.is_file():
+            own_writes.record_deleted(path)  # the studio's watcher must not take this for the author's deletion
             path.unlink()
             removed.append(path)
 

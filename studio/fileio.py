@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from studio import own_writes
 from studio.errors import FormatError, Problem
 
 
@@ -45,6 +46,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
                 pass
         else:
             os.chmod(tmp, 0o644)
+        own_writes.record(path, data)  # before the rename: a watcher must never see unrecorded content
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -69,8 +71,10 @@ def append_line(path: Path, line: str) -> None:
     """Append one line (to a .jsonl log) and fsync. A torn last line is detected by the reader."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    data = line.rstrip("\n").encode("utf-8") + b"\n"
     with open(path, "ab") as fh:
-        fh.write(line.rstrip("\n").encode("utf-8") + b"\n")
+        own_writes.record_append(path, data, fh.seek(0, os.SEEK_END) + len(data))
+        fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
 

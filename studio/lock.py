@@ -130,6 +130,11 @@ def _duration(seconds: float, lang: Lang) -> str:
     return f"{hours} 小时" if lang == "zh" else f"{hours} h"
 
 
+def _chapter_or_none(chapter: int | None) -> int | None:
+    """Chapter 0 ("nothing written yet") is no chapter: info.json only names real chapters (>= 1)."""
+    return chapter if chapter is not None and chapter >= 1 else None
+
+
 def pid_alive(pid: int) -> bool:
     """Whether a process with this pid exists on this host. Unsure means alive (never steal on doubt)."""
     if os.name == "nt":
@@ -165,7 +170,7 @@ class ProjectLock:
         info_grace: float = INFO_GRACE,
     ) -> None:
         self.paths = paths
-        self.chapter = chapter
+        self.chapter = _chapter_or_none(chapter)
         self.heartbeat_interval = heartbeat_interval
         self.stale_after = stale_after
         self.info_grace = info_grace
@@ -279,7 +284,7 @@ class ProjectLock:
             return True
 
     def update_chapter(self, chapter: int | None) -> None:
-        self.chapter = chapter
+        self.chapter = _chapter_or_none(chapter)
         self.refresh()
 
     def ensure_held(self) -> None:

@@ -367,3 +367,14 @@ def test_install_from_a_thread_is_a_noop() -> None:
     t.start()
     t.join()
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_chapter_zero_is_no_chapter_and_leaves_no_stale_lock(tmp_path: Path) -> None:
+    paths = ProjectPaths(tmp_path)
+    lock = ProjectLock(paths, chapter=0)
+    lock.acquire()
+    try:
+        assert lock.info is not None and lock.info.chapter is None
+    finally:
+        lock.release()
+    assert not paths.lock_dir.exists()

@@ -23,6 +23,8 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.demo_cmd",
     "studio.cli.continue_cmd",
     "studio.cli.undo_cmd",
+    "studio.cli.rebuild_cmd",
+    "studio.cli.export_cmd",
 ]
 
 MESSAGES: Catalog = {

@@ -1,0 +1,211 @@
+"""`novel-studio rebuild N`: rebuild a hand-edited committed chapter headless (see pipeline.rebuild).
+
+Prints the new summary, the facts the edit changed (state diff lines), the ops that were dropped, and the
+later chapters marked for review with the reasons. Asks before calling a real model (not offline) unless
+`--yes`. Exit: 0 done, 1 error, 3 needs an answer and no terminal, 4 locked, 130 interrupted.
+
+Agents come from `AGENTS_FACTORY` here, else `continue_cmd.AGENTS_FACTORY` (the tests' seam), else the
+same real/offline agents `continue` builds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any
+
+from pipeline.rebuild import RebuildResult, rebuild_chapter
+from studio.cli import continue_cmd
+from studio.cli.common import (
+    ExitCode,
+    add_common_arguments,
+    ask_or_pause,
+    emit,
+    help_lang,
+    require_project,
+    resolve_lang,
+)
+from studio.config import load_settings
+from studio.i18n import Catalog, Lang, tr
+from studio.impact import format_effect
+from studio.lock import ProjectLock, StaleLockError
+from studio.paths import ProjectPaths
+from studio.signals import termination_handlers
+
+AGENTS_FACTORY: continue_cmd.AgentsFactory | None = None
+
+MESSAGES: Catalog = {
+    "help": (
+        "手动改稿后重建某一已提交章节的摘要、状态、记忆和伏笔，并标出需要复查的后续章节",
+        "rebuild a hand-edited committed chapter (summary, state, memory, foreshadowing) and mark the later "
+        "chapters to review",
+    ),
+    "opt_n": ("要重建的章节号", "the chapter to rebuild"),
+    "opt_offline": ("使用离线演示模型（不联网、不花钱）", "use the offline demo model (no network, no cost)"),
+    "opt_rejudge": ("同时重新评分本章", "also judge the chapter again"),
+    "opt_yes": ("不确认，直接重建", "do not ask for confirmation"),
+    "confirm": (
+        "重建第 {chapter} 章？会调用模型重新生成摘要和状态变更",
+        "Rebuild chapter {chapter}? This calls the model to summarize it again",
+    ),
+    "stale": ("项目锁的持有进程已不在：接管并重建？", "The project lock's holder is gone: take it over and rebuild?"),
+    "cancelled": ("已取消", "cancelled"),
+    "offline": ("离线模式：摘要和状态变更来自离线演示模型", "offline mode: summary and state ops come from the offline demo model"),
+    "done": ("第 {chapter} 章已重建（状态版本 {base} → {version}）", "Chapter {chapter} rebuilt (state version {base} -> {version})"),
+    "summary": ("新摘要：{summary}", "New summary: {summary}"),
+    "changes": ("状态变化：", "State changes:"),
+    "no_changes": ("状态变化：无", "State changes: none"),
+    "new_ops": ("本章状态操作：", "This chapter's state ops:"),
+    "dropped": ("被丢弃的操作：", "Dropped ops:"),
+    "dropped_line": ("第 {chapter} 章：{op} —— {reason}", "chapter {chapter}: {op} -- {reason}"),
+    "impacted": ("需要复查的后续章节：", "Later chapters to review:"),
+    "no_impact": ("没有后续章节受影响", "No later chapter is affected"),
+    "chapter": ("第 {chapter} 章：", "Chapter {chapter}:"),
+    "memory_kept": (
+        "故事线 {storyline} 的记忆保持为后续章节的版本",
+        "storyline {storyline}'s memory stays the later chapter's",
+    ),
+    "memory_written": ("已更新故事线 {storyline} 的记忆", "updated storyline {storyline}'s memory"),
+    "rejudged": ("重新评分：{overall:.2f}（{recommendation}）", "Judged again: {overall:.2f} ({recommendation})"),
+    "warning": ("提示：{message}", "Note: {message}"),
+    "error": ("出错：{message}", "Error: {message}"),
+}
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    lang = help_lang()
+    parser = subparsers.add_parser("rebuild", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang))
+    parser.add_argument("chapter", type=int, metavar="N", help=tr(MESSAGES, "opt_n", lang))
+    parser.add_argument("--offline", action="store_true", help=tr(MESSAGES, "opt_offline", lang))
+    parser.add_argument("--rejudge", action="store_true", help=tr(MESSAGES, "opt_rejudge", lang))
+    parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
+    add_common_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def _op_text(entry: Any) -> str:
+    if isinstance(entry, dict):
+        parts = [str(entry.get("op")), str(entry.get("path"))]
+        if "value" in entry:
+            parts.append(str(entry["value"]))
+        return " ".join(parts)
+    return str(entry)
+
+
+def render_result(result: RebuildResult, lang: Lang) -> str:
+    """The text report of a rebuild (what the CLI prints)."""
+    lines = [
+        tr(MESSAGES, "done", lang, chapter=result.chapter, base=result.base_state_version, version=result.state_version),
+        tr(MESSAGES, "summary", lang, summary=result.summary.strip()),
+    ]
+    diff = result.diff_lines(lang)
+    if diff:
+        lines.append(tr(MESSAGES, "changes", lang))
+        lines += [f"  {line}" for line in diff]
+    else:
+        lines.append(tr(MESSAGES, "no_changes", lang))
+    if result.dropped:
+        lines.append(tr(MESSAGES, "dropped", lang))
+        lines += [
+            "  " + tr(MESSAGES, "dropped_line", lang, chapter=d.chapter, op=_op_text(d.entry), reason=d.reason)
+            for d in result.dropped
+        ]
+    key = "memory_written" if result.memory_written else "memory_kept"
+    lines.append(tr(MESSAGES, key, lang, storyline=result.storyline_id))
+    if result.evaluation is not None:
+        lines.append(
+            tr(MESSAGES, "rejudged", lang, overall=result.evaluation.computed_overall(),
+               recommendation=result.evaluation.recommendation or "-")
+        )
+    if result.impacted:
+        lines.append(tr(MESSAGES, "impacted", lang))
+        for chapter, reasons in result.impacted.items():
+            lines.append("  " + tr(MESSAGES, "chapter", lang, chapter=chapter))
+            lines += [f"    - {reason}" for reason in reasons]
+    else:
+        lines.append(tr(MESSAGES, "no_impact", lang))
+    return "\n".join(lines)
+
+
+def result_data(result: RebuildResult, lang: Lang) -> dict[str, Any]:
+    return {
+        "chapter": result.chapter,
+        "storyline_id": result.storyline_id,
+        "base_state_version": result.base_state_version,
+        "state_version": result.state_version,
+        "summary": result.summary,
+        "facts": [
+            {
+                "key": f.key,
+                "kind": f.kind,
+                "old": f.old,
+                "new": f.new,
+                "text": f.describe(result.display_names, lang),
+                "old_text": format_effect(f.old, f.kind, lang),
+                "new_text": format_effect(f.new, f.kind, lang),
+            }
+            for f in result.facts
+        ],
+        "dropped": [{"chapter": d.chapter, "op": d.entry, "reason": d.reason} for d in result.dropped],
+        "impacted": {str(k): v for k, v in result.impacted.items()},
+        "memory_written": result.memory_written,
+        "warnings": result.warnings,
+        "overall": result.evaluation.computed_overall() if result.evaluation is not None else None,
+    }
+
+
+def _acquire(args: argparse.Namespace, lock: ProjectLock, lang: Lang) -> bool:
+    """Take the lock (a live holder: LockBusyError, exit 4); a stale one after asking. False: cancelled."""
+    try:
+        lock.acquire()
+    except StaleLockError as exc:
+        if not args.yes:
+            answer = ask_or_pause(
+                args, exc.status.describe(lang) + "\n" + tr(MESSAGES, "stale", lang), choices=["y", "n"], default="n"
+            )
+            if answer != "y":
+                print(tr(MESSAGES, "cancelled", lang))
+                return False
+        lock.acquire(take_over_stale=True)
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    root = require_project(args)
+    lang = resolve_lang(args, root)
+    settings = load_settings(root)
+    paths = ProjectPaths(root)
+    chapter = int(args.chapter)
+    offline = bool(args.offline) or settings.provider.preset == "offline"
+    factory = AGENTS_FACTORY or continue_cmd.AGENTS_FACTORY
+
+    if not offline and factory is None and settings.api_key(os.environ) is None:
+        env = settings.provider.api_key_env
+        print(tr(continue_cmd.MESSAGES, "no_key", lang, env=env), file=sys.stderr)
+        return int(ExitCode.ERROR)
+
+    lock = ProjectLock(paths, chapter=chapter if chapter >= 1 else None)
+    if not _acquire(args, lock, lang):
+        return int(ExitCode.LOCKED)
+    try:
+        if not offline and not args.yes:
+            answer = ask_or_pause(args, tr(MESSAGES, "confirm", lang, chapter=chapter), choices=["y", "n"], default="y")
+            if answer != "y":
+                print(tr(MESSAGES, "cancelled", lang))
+                return int(ExitCode.OK)
+        if offline and not getattr(args, "json", False):
+            print(tr(MESSAGES, "offline", lang))
+        agents = (factory or continue_cmd.default_agents)(root, settings, offline)
+        with termination_handlers():
+            result = asyncio.run(
+                rebuild_chapter(root, chapter, agents, lock=lock, rejudge=bool(args.rejudge), lang=lang)
+            )
+    finally:
+        lock.release()
+    if not getattr(args, "json", False):
+        for warning in result.warnings:
+            print(tr(MESSAGES, "warning", lang, message=warning))
+    emit(args, result_data(result, lang), render_result(result, lang))
+    return int(ExitCode.OK)
