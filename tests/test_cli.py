@@ -279,3 +279,34 @@ def test_subprocess_module_entry(tmp_path: Path) -> None:
         timeout=60,
     )
     assert usage.returncode == 2
+
+
+def test_full_disk_is_a_clear_message(
+    fake_command: Callable[[Callable[[argparse.Namespace], int]], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    def full(args: argparse.Namespace) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", "/novel/chapters/chapter-003.md")
+
+    fake_command(full)
+    assert main(["fake"]) == ExitCode.ERROR
+    err = capsys.readouterr().err
+    assert "磁盘空间不足" in err and "chapter-003.md" in err and "Traceback" not in err
+
+
+def test_broken_pipe_is_quiet(
+    fake_command: Callable[[Callable[[argparse.Namespace], int]], None], capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import studio.cli.main as cli_main
+
+    silenced: list[bool] = []
+    monkeypatch.setattr(cli_main, "_silence_stdout", lambda: silenced.append(True))
+
+    def piped(args: argparse.Namespace) -> int:
+        raise BrokenPipeError
+
+    fake_command(piped)
+    assert main(["fake"]) == ExitCode.OK
+    assert silenced == [True] and capsys.readouterr().err == ""

@@ -7,7 +7,9 @@ subparser with `set_defaults(func=run)`) and `run(args) -> int`.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -36,6 +38,12 @@ MESSAGES: Catalog = {
     "error": ("错误：{message}", "Error: {message}"),
     "problems": ("发现 {n} 个问题：", "{n} problems found:"),
     "interrupted": ("已中断，进度已保存，可继续", "Interrupted; work left resumable"),
+    "disk_full": (
+        "磁盘空间不足，写入 {path} 失败（{message}）。已写好的文件都完好无损；腾出空间后重新运行即可继续",
+        "The disk is full: writing {path} failed ({message}). Files already written are intact; free some "
+        "space and run the command again to continue",
+    ),
+    "os_error": ("文件操作失败：{path}（{message}）", "A file operation failed: {path} ({message})"),
     "crash": (
         "出错了（{kind}: {message}）。加 --debug 重新运行可查看详细信息",
         "Something went wrong ({kind}: {message}). Rerun with --debug for details",
@@ -139,11 +147,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         _report_error(exc, lang)
         return int(exc.exit_code)
+    except BrokenPipeError:
+        # `novel-studio status | head`: the reader went away; that is not an error worth a message.
+        _silence_stdout()
+        return int(ExitCode.OK)
+    except OSError as exc:
+        if debug:
+            traceback.print_exc()
+        key = "disk_full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "os_error"
+        print(tr(MESSAGES, key, lang, path=exc.filename or "", message=exc.strerror or exc), file=sys.stderr)
+        return int(ExitCode.ERROR)
     except Exception as exc:
         if debug:
             traceback.print_exc()
         print(tr(MESSAGES, "crash", lang, kind=type(exc).__name__, message=exc), file=sys.stderr)
         return int(ExitCode.ERROR)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":
