@@ -39,6 +39,7 @@ from pipeline.events import (
 from screens.help_screen import HelpScreen
 from screens.pipeline_runner import PipelineRunner, log_line
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
+from screens.watch_bridge import WatchBridge
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.project import Project
@@ -110,6 +111,11 @@ MESSAGES: Catalog = {
     "k_help": ("帮助", "Help"),
     "k_quit": ("退出", "Quit"),
     "k_palette": ("命令面板", "Command palette"),
+    "k_review": ("审阅润色", "Review refine edits"),
+    "k_undo": ("撤销上一章", "Undo last chapter"),
+    "k_edit": ("用编辑器打开", "Open in $EDITOR"),
+    "k_search": ("搜索", "Search"),
+    "k_export": ("导出", "Export"),
 }
 
 PANES: tuple[str, ...] = ("outline", "chapter", "diff", "scores")
@@ -139,6 +145,10 @@ class MainScreen(Screen[None]):
         Binding("n", "note", "本章要求", id="note"),
         Binding("g", "goto", "跳到章节", id="goto"),
         Binding("y", "copy_chapter", "复制本章", id="copy"),
+        Binding("r", "review", "审阅润色", id="review"),
+        Binding("u", "undo", "撤销上一章", id="undo"),
+        Binding("e", "edit_chapter", "用编辑器打开", id="edit"),
+        Binding("slash", "search", "搜索", id="search", key_display="/"),
         Binding("tab", "cycle_pane(1)", "下一个窗格", show=False, id="next_pane"),
         Binding("shift+tab", "cycle_pane(-1)", "上一个窗格", show=False, id="prev_pane"),
         Binding("1", "focus_pane(0)", "大纲窗格", show=False, id="pane_1"),
@@ -156,6 +166,11 @@ class MainScreen(Screen[None]):
         "note": "k_note",
         "goto": "k_goto",
         "copy": "k_copy",
+        "review": "k_review",
+        "undo": "k_undo",
+        "edit": "k_edit",
+        "search": "k_search",
+        "export": "k_export",
         "next_pane": "k_next_pane",
         "prev_pane": "k_prev_pane",
         "pane_1": "k_pane_1",
@@ -178,6 +193,7 @@ class MainScreen(Screen[None]):
         self.draft_stage: str | None = None
         self.wide: bool | None = None
         self.active_pane = 1 if project.committed_chapters() else 0
+        self.needs_rebuild: set[int] = set()  # hand-edited / needs-review chapters (kept by WatchBridge)
         self._localise_bindings()
 
     # ------------------------------------------------------------------ setup
@@ -238,6 +254,7 @@ class MainScreen(Screen[None]):
             settings=app.settings,
             id="runner",
         )
+        yield WatchBridge(id="watch-bridge")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -275,11 +292,15 @@ class MainScreen(Screen[None]):
         return self.query_one("#runner", PipelineRunner)
 
     @property
+    def watch_bridge(self) -> WatchBridge:
+        return self.query_one("#watch-bridge", WatchBridge)
+
+    @property
     def running(self) -> bool:
         return self.runner.running
 
     def _rows(self) -> list[Any]:
-        return build_outline_rows(self.project, inflight=self.inflight)
+        return build_outline_rows(self.project, needs_rebuild=self.needs_rebuild, inflight=self.inflight)
 
     def _header_info(self) -> HeaderInfo:
         project = self.project
@@ -391,6 +412,7 @@ class MainScreen(Screen[None]):
             self.diff_view.show_error(str(exc))
         self.scores_view.show_scores(scores_for_chapter(self.project, n))
         self.header.update_info(chapter=n)
+        self.watch_bridge.chapter_shown(n)
 
     @on(OutlineTree.ChapterSelected)
     def _chapter_selected(self, event: OutlineTree.ChapterSelected) -> None:
@@ -421,6 +443,10 @@ class MainScreen(Screen[None]):
     def _check_can_run(self) -> bool:
         if self.running:
             self.notify(tr(MESSAGES, "busy", self.lang), severity="warning")
+            return False
+        blocked = self.watch_bridge.writing_blocked()
+        if blocked is not None:
+            self.notify(blocked, severity="warning", timeout=10, markup=False)
             return False
         app = self.studio
         if not app.offline and app.provider_factory is None and app.settings is not None:
@@ -500,6 +526,52 @@ class MainScreen(Screen[None]):
         self.app.copy_to_clipboard(text)
         self.notify(tr(MESSAGES, "copied", self.lang, n=n, chars=len(text)))
 
+    # ------------------------------------------------------------------ actions: review, undo, edit, search, export
+    # (the flows live in studio.tui.review_flow, studio.tui.editor, screens.search_screen, screens.export_dialog)
+
+    def action_review(self) -> None:
+        from studio.tui.review_flow import start_review
+
+        start_review(self)
+
+    def action_undo(self) -> None:
+        from studio.tui.review_flow import start_undo
+
+        start_undo(self)
+
+    def action_edit_chapter(self) -> None:
+        from studio.tui.editor import edit_chapter
+
+        edit_chapter(self)
+
+    def on_chapter_edited(self, message: Any) -> None:
+        """`studio.tui.review_flow.ChapterEdited` (posted by review, `e`, and the file watcher): one path,
+        `WatchBridge.chapter_edited` (mark, refresh, offer the rebuild, queue it while a run holds the lock)."""
+        message.stop()
+        self.watch_bridge.chapter_edited(message.chapter, source=getattr(message, "source", "watcher"))
+
+    def action_search(self) -> None:
+        from screens.search_screen import SearchScreen
+
+        def answered(hit: Any) -> None:
+            if hit is not None:
+                self.outline.select_chapter(hit.chapter)
+                self.show_chapter(hit.chapter)
+                if hit.source == "chapter":
+                    self.call_after_refresh(self.chapter_view.text_area.move_cursor, (hit.line - 1, 0), center=True)
+
+        self.app.push_screen(SearchScreen(self.project.root, self.lang), answered)
+
+    def action_export(self) -> None:
+        from screens.export_dialog import ExportDialog, result_message
+
+        def answered(result: Any) -> None:
+            if result is not None:
+                self.notify(result_message(result, self.lang), timeout=10)
+
+        dialog = ExportDialog(self.project.root, self.project.name, self.lang, chapters=self.project.committed_chapters())
+        self.app.push_screen(dialog, answered)
+
     def action_stop(self) -> None:
         if not self.running:
             return
@@ -532,6 +604,7 @@ class MainScreen(Screen[None]):
         message.stop()
         event = message.event
         header = self.header
+        self.watch_bridge.pipeline_event(event)
         if isinstance(event, StageStarted):
             header.start_stage(event.stage)
             if event.chapter != self.inflight:
@@ -607,6 +680,7 @@ class MainScreen(Screen[None]):
         self.header.update_info(state=self.project.checkpoint.orchestrator_state.value)
         if was_streaming:
             self.chapter_view.end_stream()
+        self.watch_bridge.run_ended()
         if message.cancelled:
             self.notify(tr(MESSAGES, "run_stopped", self.lang), severity="warning")
         elif message.error is not None:

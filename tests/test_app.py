@@ -151,7 +151,7 @@ async def test_write_many_asks_the_number(sample: Path, monkeypatch: pytest.Monk
 
 
 async def test_keys_answer_while_streaming(sample: Path) -> None:
-    app = make_app(sample, delay=0.01)
+    app = make_app(sample, delay=0.05)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = main_screen(app)
@@ -188,7 +188,7 @@ async def test_keys_answer_while_streaming(sample: Path) -> None:
 
 
 async def test_escape_stops_and_stays_resumable(sample: Path) -> None:
-    app = make_app(sample, delay=0.01)
+    app = make_app(sample, delay=0.05)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = main_screen(app)
@@ -222,7 +222,7 @@ async def test_escape_stops_and_stays_resumable(sample: Path) -> None:
 
 
 async def test_quit_asks_while_running(sample: Path) -> None:
-    app = make_app(sample, delay=0.01)
+    app = make_app(sample, delay=0.05)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = main_screen(app)

@@ -1,5 +1,12 @@
-"""The studio's header line: project, volume/chapter, orchestrator state, pipeline stage with its elapsed
-time, tokens and cost (this run / the project), provider, and a clear OFFLINE marker.
+"""The studio's header: project, volume/chapter, orchestrator state, pipeline stage with its elapsed time,
+tokens and cost (this run / the project), provider, and a clear OFFLINE marker.
+
+One line in a terminal of 120 columns or more (`WRAP_CELLS` text cells: 120 minus the padding); below that,
+or when the one-line form could not fit (a long title), two lines: where the novel stands (title, position,
+state, stage) over what it costs (run and book totals, provider), so at 80 columns nothing that matters is
+cut. The choice depends only on the width and the slow-changing fields (a reserve is kept for the widest stage
+label and its timer), so the panes below do not jump when a stage starts. Widths are terminal cells
+(`rich.cells.cell_len`); a title that does not fit is shortened with `…`, never the totals.
 
 `StudioHeader.info` is a plain dataclass (`HeaderInfo`); `update_info(**changes)` replaces fields and redraws.
 The elapsed time ticks once a second only while a stage runs (`start_stage` / `stop_stage`); the clock is
@@ -13,7 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
+from textual.events import Resize
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -90,41 +99,113 @@ class HeaderInfo:
     offline: bool = False
 
 
-def render_header(info: HeaderInfo, lang: Lang = "zh", elapsed: float | None = None) -> Text:
+WRAP_CELLS = 118
+"""Below this many cells of text width (a 120-column terminal minus the header's padding) it takes two lines."""
+
+SEP = " │ "
+TITLE_MIN_CELLS = 6
+_ELAPSED_RESERVE = " 59:59"
+_SLACK_CELLS = 6  # room for the token counts to grow by a digit or two without re-wrapping
+
+
+def _title_text(info: HeaderInfo, lang: Lang) -> str:
+    return f"《{info.title}》" if lang == "zh" else info.title
+
+
+def _fit_title(title: str, cells: int) -> str:
+    """The title cut to `cells` terminal cells (ending in `…`), or unchanged when it fits."""
+    if cells <= 0 or cell_len(title) <= cells:
+        return title
+    return set_cell_size(title, max(1, cells - 1)).rstrip() + "…"
+
+
+def _stage_text(info: HeaderInfo, lang: Lang, elapsed: float | None) -> str:
+    if not info.stage:
+        return tr(MESSAGES, "no_stage", lang)
+    stage = tr(MESSAGES, "stage", lang, stage=_label(STAGE_LABELS, info.stage, lang))
+    if elapsed is not None:
+        stage += f" {format_elapsed(elapsed)}"
+    return stage
+
+
+def _where(info: HeaderInfo, lang: Lang, elapsed: float | None, title: str) -> Text:
+    """Title, OFFLINE, position, state and stage."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append(f"《{info.title}》" if lang == "zh" else info.title, style="bold")
+    text.append(title, style="bold")
     if info.offline:
         text.append(" ")
         text.append(tr(MESSAGES, "offline", lang), style="bold reverse yellow")
-    sep = " │ "
     if info.volume is not None and info.chapter is not None:
-        text.append(sep)
+        text.append(SEP)
         text.append(tr(MESSAGES, "position", lang, volume=info.volume, chapter=info.chapter))
-    text.append(sep)
+    text.append(SEP)
     text.append(_label(STATE_LABELS, info.state, lang), style="bold")
-    text.append(sep)
-    if info.stage:
-        stage = tr(MESSAGES, "stage", lang, stage=_label(STAGE_LABELS, info.stage, lang))
-        if elapsed is not None:
-            stage += f" {format_elapsed(elapsed)}"
-        text.append(stage, style="bold cyan")
-    else:
-        text.append(tr(MESSAGES, "no_stage", lang), style="dim")
-    text.append(sep)
+    text.append(SEP)
+    text.append(_stage_text(info, lang, elapsed), style="bold cyan" if info.stage else "dim")
+    return text
+
+
+def _costs(info: HeaderInfo, lang: Lang) -> Text:
+    """Run and book tokens and cost, provider."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append(tr(MESSAGES, "run", lang, tokens=format_tokens(info.run_tokens), cost=info.run_cost))
     text.append(" · ")
     text.append(tr(MESSAGES, "project", lang, tokens=format_tokens(info.project_tokens), cost=info.project_cost))
-    text.append(sep)
+    text.append(SEP)
     text.append(tr(MESSAGES, "provider", lang, name=info.provider or "-"), style="dim")
     return text
 
 
+def _widest_stage(lang: Lang) -> int:
+    labels = [tr(MESSAGES, "stage", lang, stage=_label(STAGE_LABELS, key, lang)) for key in STAGE_LABELS]
+    return max(cell_len(label) for label in labels) + len(_ELAPSED_RESERVE)
+
+
+def _reserve(info: HeaderInfo, lang: Lang, elapsed: float | None) -> int:
+    """Cells the stage slot may need beyond what it takes now (so a stage starting does not re-wrap)."""
+    return max(0, _widest_stage(lang) - cell_len(_stage_text(info, lang, elapsed))) + _SLACK_CELLS
+
+
+def header_lines(info: HeaderInfo, lang: Lang = "zh", elapsed: float | None = None, width: int | None = None) -> int:
+    """How many lines the header takes at `width` cells (1 with no width given)."""
+    if width is None:
+        return 1
+    if width < WRAP_CELLS:
+        return 2
+    title = _title_text(info, lang)
+    one_line = cell_len(_where(info, lang, elapsed, title).plain) + len(SEP) + cell_len(_costs(info, lang).plain)
+    return 1 if one_line + _reserve(info, lang, elapsed) <= width else 2
+
+
+def render_header(info: HeaderInfo, lang: Lang = "zh", elapsed: float | None = None, width: int | None = None) -> Text:
+    """The header for `width` cells: one line, or two below `WRAP_CELLS` (see the module docstring).
+    Without a width, the one-line form at full length."""
+    title = _title_text(info, lang)
+    costs = _costs(info, lang)
+    if header_lines(info, lang, elapsed, width) == 1:
+        if width is not None:
+            rest = cell_len(_where(info, lang, elapsed, "").plain) + len(SEP) + cell_len(costs.plain)
+            title = _fit_title(title, max(TITLE_MIN_CELLS, width - rest))
+        text = _where(info, lang, elapsed, title)
+        text.append(SEP)
+        text.append_text(costs)
+        return text
+    assert width is not None
+    rest = cell_len(_where(info, lang, elapsed, "").plain)
+    title = _fit_title(title, max(TITLE_MIN_CELLS, width - rest))
+    text = _where(info, lang, elapsed, title)
+    text.append("\n")
+    text.append_text(costs)
+    return text
+
+
 class StudioHeader(Static):
-    """One line at the top of the main screen."""
+    """The top of the main screen: one line when wide, two below 120 columns."""
 
     DEFAULT_CSS = """
     StudioHeader {
-        height: 1;
+        height: auto;
+        max-height: 2;
         width: 100%;
         background: $panel;
         color: $foreground;
@@ -184,8 +265,24 @@ class StudioHeader(Static):
         self._redraw()
 
     def plain(self) -> str:
-        return render_header(self.info, self.lang, self.elapsed).plain
+        """The header's text as drawn now (at its current width; one line when not laid out yet)."""
+        return self.render_text().plain
+
+    @property
+    def text_width(self) -> int | None:
+        """Cells available to the text: the content width, or the screen's minus padding before layout."""
+        if self.size.width > 0:
+            return self.size.width
+        if self.is_attached and self.app.size.width > 0:
+            return max(1, self.app.size.width - 2)
+        return None
+
+    def render_text(self) -> Text:
+        return render_header(self.info, self.lang, self.elapsed, self.text_width)
+
+    def on_resize(self, event: Resize) -> None:
+        self._redraw()
 
     def _redraw(self) -> None:
         if self.is_mounted:
-            self.update(render_header(self.info, self.lang, self.elapsed))
+            self.update(self.render_text())

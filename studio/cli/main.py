@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.undo_cmd",
     "studio.cli.rebuild_cmd",
     "studio.cli.export_cmd",
+    "studio.cli.serve_cmd",
 ]
 
 MESSAGES: Catalog = {
@@ -91,7 +92,12 @@ def open_studio(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
 
     lang = resolve_lang(args)
     if getattr(args, "project", None) is None and not looks_like_project(project_root(args)):
-        # No project here and none named: say how to start (the create / open-sample dialog comes later).
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            # A terminal: the welcome screen offers to create a project here or open the sample.
+            return launch_studio(
+                project_root(args), lang=lang, offline=bool(getattr(args, "offline", False)), welcome=True
+            )
+        # Not a terminal: say how to start.
         print(tr(MESSAGES, "no_project_here", lang))
         print()
         parser.print_help()
@@ -100,11 +106,12 @@ def open_studio(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     return launch_studio(root, lang=resolve_lang(args, root), offline=bool(getattr(args, "offline", False)))
 
 
-def launch_studio(root: Path, *, lang: Lang, offline: bool) -> int:
-    """Run the studio app until it quits (imports Textual only here, so the other commands stay light)."""
+def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = False) -> int:
+    """Run the studio app until it quits (imports Textual only here, so the other commands stay light).
+    `welcome`: no project at `root` yet; the app first offers to create one or open the sample."""
     from studio.tui.app import NovelStudioApp
 
-    app = NovelStudioApp(root, lang=lang, offline=offline)
+    app = NovelStudioApp(root, lang=lang, offline=offline, welcome=welcome)
     app.run()
     return int(ExitCode.OK) if app.open_error is None else int(ExitCode.ERROR)
 

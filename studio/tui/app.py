@@ -134,6 +134,11 @@ _ACTIONS: dict[str, str] = {
     "note": "note",
     "goto": "goto",
     "copy": "copy_chapter",
+    "review": "review",
+    "undo": "undo",
+    "edit": "edit_chapter",
+    "search": "search",
+    "export": "export",
     "pane_1": "focus_pane(0)",
     "pane_2": "focus_pane(1)",
     "pane_3": "focus_pane(2)",
@@ -163,6 +168,7 @@ class NovelStudioApp(App[None]):
         offline: bool = False,
         provider_factory: ProviderFactory | None = None,
         clock: Callable[[], float] = time.monotonic,
+        welcome: bool = False,
     ) -> None:
         super().__init__()
         self.project_root = Path(project_root)
@@ -174,6 +180,7 @@ class NovelStudioApp(App[None]):
         self.project: Project | None = None
         self.open_error: str | None = None
         self._provider: Any = None
+        self.welcome = welcome  # no project at project_root: offer to create one / open the sample first
 
     # ------------------------------------------------------------------ providers
 
@@ -234,7 +241,37 @@ class NovelStudioApp(App[None]):
         return MainScreen(self.project, lang=self.lang)
 
     def on_mount(self) -> None:
-        self.push_screen(self.open_project())
+        from studio.cli.common import looks_like_project
+
+        if self.welcome and not looks_like_project(self.project_root):
+            from screens.welcome_screen import WelcomeScreen
+
+            self.push_screen(WelcomeScreen(self.project_root, self.lang), self._welcomed)
+            return
+        self.open_main()
+
+    def _welcomed(self, root: Path | None) -> None:
+        if root is None:
+            self.exit()
+            return
+        self.project_root = Path(root)
+        self.open_main()
+
+    def open_main(self) -> None:
+        screen = self.open_project()
+        self.push_screen(screen)
+        if isinstance(screen, MainScreen):
+            from studio.tui.keymap import apply_keymap
+
+            if self.settings is not None and self.settings.ui.keymap:
+                apply_keymap(self, self.settings.ui.keymap, self.lang)
+            self.call_after_refresh(self.start_startup_checks, screen)
+
+    def start_startup_checks(self, screen: MainScreen) -> None:
+        """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
+        from studio.tui.startup import run_startup_checks
+
+        self.run_worker(run_startup_checks(self, screen), group="startup", exclusive=True, exit_on_error=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Keep Textual's own (theme, keys, screenshot...) but drop its quit: `q` asks first while running.

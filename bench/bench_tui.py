@@ -1,0 +1,580 @@
+"""How fast the studio paints on a 500-chapter novel, and how fast it answers keys while a chapter streams.
+
+    python bench/bench_tui.py [--quick] [--chapters 500] [--runs 5] [--presses 50] [--rate 100] [--no-pty]
+
+Prints figures only (no asserts):
+(a) time to first paint on a synthetic project (`bench/synth.py`): from `NovelStudioApp(...)` to the first
+    frame of the main screen with the outline filled (`App.run_test(headless=True, size=(160, 48))`, frames
+    observed at `App._display`, where Textual hands a compositor update to the driver), median of `--runs`;
+    the same in a fresh interpreter (imports included) with its peak RSS; and, unless `--no-pty`,
+    `python -m studio.cli.main --project DIR --offline` on a real pseudo-terminal (TERM=xterm-256color,
+    160x48) until its output holds both pane titles (大纲, 正文), with its peak RSS then (VmHWM).
+(b) key-press latency while a chapter streams at `--rate` text deltas per second (the offline replies,
+    delivered on absolute deadlines): `c` starts the run; during the draft the keys `2`, `pageup`, `pagedown`,
+    `1`, `?`, `escape` (help closed) are pressed in turn, each sent as `pilot.press` sends it (a Key event through
+    the driver) and timed from then to the first frame in which its effect shows (focus moved, help on the
+    screen stack, chapter scrolled); median and p95, against the same keys with nothing running. Also how often `ChapterView` flushed its buffered deltas
+    into the TextArea and how many frames were rendered per second while streaming (the coalescing).
+
+Headless frames are composed but not written to a terminal, so (a) in-process and (b) leave out the terminal
+write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 runs, 20 presses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import resource
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synth import generate_project  # noqa: E402
+from textual import events  # noqa: E402
+from textual.worker import WorkerCancelled, WorkerFailed  # noqa: E402
+
+from pipeline.providers.base import ModelRequest, ModelResult, TextCallback  # noqa: E402
+from pipeline.providers.offline import OfflineProvider  # noqa: E402
+from screens.help_screen import HelpScreen  # noqa: E402
+from screens.main_screen import MainScreen  # noqa: E402
+from studio.tui.app import NovelStudioApp  # noqa: E402
+
+Out = Callable[[str], None]
+SIZE = (160, 48)
+PANE_TITLES = ("大纲", "正文")
+KEY_CYCLE = ("2", "pageup", "pagedown", "1", "question_mark", "escape")
+STREAM_AGENTS = frozenset({"chapter_writer", "revision"})
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def p95(values: list[float]) -> float:
+    if len(values) < 2:
+        return values[0] if values else math.nan
+    return statistics.quantiles(values, n=20, method="inclusive")[18]
+
+
+def peak_mb(ru_maxrss: int) -> float:
+    return ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else ru_maxrss / 1024  # bytes on macOS, KiB on Linux
+
+
+def hwm_mb(pid: int | str = "self") -> float | None:
+    """A process's peak RSS from /proc (VmHWM, Linux), else None. A child's ru_maxrss is no good here: Linux
+    carries the parent's peak across fork+exec into it."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+class DeltaRateProvider:
+    """The offline replies; the chapter writer's (and reviser's) streamed at `deltas_per_s` deltas per second,
+    sized so a draft lasts about `stream_s`; every other agent answers at once."""
+
+    name = "delta-rate"
+    offline = True
+
+    def __init__(self, deltas_per_s: float = 100.0, stream_s: float = 25.0) -> None:
+        self.deltas_per_s = deltas_per_s
+        self.stream_s = stream_s
+        self._replies = OfflineProvider(delay_s=0)
+        self.deltas = 0
+        self.first_delta_at: float | None = None
+        self.last_delta_at: float | None = None
+
+    async def run(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResult:
+        if request.agent not in STREAM_AGENTS:
+            return await self._replies.run(request, on_text)
+        text = self._replies.reply_text(request)
+        chunk = max(1, round(len(text) / (self.deltas_per_s * self.stream_s)))
+        pieces = [text[i : i + chunk] for i in range(0, len(text), chunk)]
+        started = time.monotonic()
+        for index, piece in enumerate(pieces):
+            wait = started + (index + 1) / self.deltas_per_s - time.monotonic()
+            await asyncio.sleep(wait if wait > 0 else 0)
+            now = time.perf_counter()
+            self.first_delta_at = self.first_delta_at or now
+            self.last_delta_at = now
+            self.deltas += 1
+            if on_text is not None:
+                maybe = on_text(piece)
+                if asyncio.iscoroutine(maybe):
+                    await maybe
+        result = await self._replies.run(request, None)
+        return result
+
+
+class FrameProbe:
+    """Watches the frames the app hands to its driver (`App._display`) and times when a condition first holds
+    in a rendered frame."""
+
+    def __init__(self, app: NovelStudioApp) -> None:
+        self.app = app
+        self.frames: list[float] = []
+        self._check: Callable[[], bool] | None = None
+        self._hit: asyncio.Event | None = None
+        self.hit_at: float | None = None
+        original = app._display
+
+        def display(screen: Any, renderable: Any) -> None:
+            original(screen, renderable)
+            if renderable is None:
+                return
+            now = time.perf_counter()
+            self.frames.append(now)
+            if self._check is not None and self.hit_at is None:
+                try:
+                    ok = self._check()
+                except Exception:
+                    ok = False
+                if ok:
+                    self.hit_at = now
+                    if self._hit is not None:
+                        self._hit.set()
+
+        app._display = display  # type: ignore[method-assign]
+
+    def watch(self, check: Callable[[], bool]) -> asyncio.Event:
+        self._check = check
+        self.hit_at = None
+        self._hit = asyncio.Event()
+        return self._hit
+
+    def frames_between(self, start: float, end: float) -> int:
+        return sum(1 for t in self.frames if start <= t <= end)
+
+
+def make_app(root: Path, provider: Any = None) -> NovelStudioApp:
+    def factory(settings: Any) -> Any:
+        return provider if provider is not None else OfflineProvider(delay_s=0)
+
+    return NovelStudioApp(root, lang="zh", offline=True, provider_factory=factory)
+
+
+def outline_painted(app: NovelStudioApp) -> bool:
+    screen = app.screen
+    return isinstance(screen, MainScreen) and screen.is_mounted and bool(screen.outline.root.children)
+
+
+# --------------------------------------------------------------------------------------------- (a) first paint
+
+async def first_paint_once(root: Path) -> tuple[float, float]:
+    """Seconds from App construction to (its first frame of any screen, the first frame of the main screen
+    with the outline filled)."""
+    start = time.perf_counter()
+    app = make_app(root)
+    probe = FrameProbe(app)
+    painted = probe.watch(lambda: outline_painted(app))
+    async with app.run_test(headless=True, size=SIZE):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(painted.wait(), timeout=60)
+        paint = (probe.hit_at or math.nan) - start
+        first = (probe.frames[0] if probe.frames else math.nan) - start
+        app.exit()
+    return first, paint
+
+
+def child_first_paint(root: Path, t0: float) -> int:
+    """`--child-first-paint`: one measure in this fresh interpreter; prints JSON for the parent."""
+    first, paint = asyncio.run(first_paint_once(root))
+    now = time.monotonic()
+    print(json.dumps({
+        "spawn_to_done": now - t0,
+        "construct_to_paint": paint,
+        "construct_to_first_frame": first,
+        "maxrss_mb": hwm_mb() or peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss),
+    }))
+    return 0
+
+
+def fresh_interpreter_paint(root: Path) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t0 = time.monotonic()
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child-first-paint", str(root), "--t0", repr(t0)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"child failed ({done.returncode}): {done.stderr[-2000:]}")
+    data: dict[str, float] = json.loads(lines[-1])
+    return data
+
+
+def pty_paint(root: Path, timeout_s: float = 60.0) -> tuple[float, float] | None:
+    """The real CLI on a pseudo-terminal: seconds until both pane titles were written, and the child's peak
+    RSS at that point (MB, VmHWM). None where there are no ptys."""
+    try:
+        import fcntl
+        import pty  # noqa: F401
+        import struct
+        import termios
+    except ImportError:
+        return None
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    env = dict(os.environ, TERM="xterm-256color", COLUMNS=str(SIZE[0]), LINES=str(SIZE[1]))
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
+    env.pop("NO_COLOR", None)
+    env.pop("TEXTUAL", None)
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "studio.cli.main", "--project", str(root), "--offline"],
+        stdin=slave, stdout=slave, stderr=slave, env=env, cwd=str(ROOT), start_new_session=True, close_fds=True,
+    )
+    os.close(slave)
+    buffer = b""
+    painted: float | None = None
+    rusage: Any = None
+    hwm: float | None = None
+    wanted = [t.encode("utf-8") for t in PANE_TITLES]
+    try:
+        deadline = time.perf_counter() + timeout_s
+        while painted is None and time.perf_counter() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if not ready:
+                rusage = _reap(proc)
+                if rusage is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            buffer += chunk
+            if all(w in buffer for w in wanted):
+                painted = time.perf_counter() - start
+                hwm = hwm_mb(proc.pid)
+        # quit (ctrl+q), draining the output so the child never blocks on a full pty
+        with contextlib.suppress(OSError):
+            os.write(master, b"\x11")
+        deadline = time.perf_counter() + 15
+        while rusage is None and time.perf_counter() < deadline:
+            rusage = _reap(proc)
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                with contextlib.suppress(OSError):
+                    os.read(master, 65536)
+        if rusage is None:
+            proc.terminate()
+            deadline = time.perf_counter() + 5
+            while rusage is None and time.perf_counter() < deadline:
+                time.sleep(0.05)
+                rusage = _reap(proc)
+            if rusage is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        os.close(master)
+    if painted is None:
+        return None
+    if hwm is None:
+        hwm = peak_mb(rusage.ru_maxrss) if rusage is not None else math.nan
+    return painted, hwm
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> Any:
+    """The child's resource usage once it has exited (reaped here), else None."""
+    try:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+    except ChildProcessError:
+        return None
+    if pid == 0:
+        return None
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage
+
+
+# --------------------------------------------------------------------------------------------- (b) key latency
+
+@dataclass
+class PressResult:
+    key: str
+    latency: float
+    during_stream: bool
+
+
+@dataclass
+class StreamFigures:
+    idle: list[PressResult] = field(default_factory=list)
+    streaming: list[PressResult] = field(default_factory=list)
+    window_s: float = 0.0
+    flushes: int = 0
+    frames: int = 0
+    deltas: int = 0
+    timeouts: int = 0
+    skipped_scroll: int = 0
+
+
+def key_effect(app: NovelStudioApp, screen: MainScreen, key: str) -> Callable[[], bool] | None:
+    """What shows that `key` took effect (None: the key cannot act now, e.g. nothing to scroll)."""
+    area = screen.chapter_view.text_area
+    if key == "2":
+        return lambda: app.screen is screen and screen.focused is area
+    if key == "1":
+        return lambda: app.screen is screen and screen.focused is screen.outline
+    if key == "question_mark":
+        return lambda: isinstance(app.screen, HelpScreen)
+    if key == "escape":
+        return lambda: app.screen is screen
+    before = area.scroll_y
+    if key == "pageup":
+        return (lambda: area.scroll_y < before) if before > 0 else None
+    if key == "pagedown":
+        return (lambda: area.scroll_y > before) if before < area.max_scroll_y else None
+    raise ValueError(key)
+
+
+KEY_CHARS: dict[str, str | None] = {"1": "1", "2": "2", "question_mark": "?", "escape": None,
+                                    "pageup": None, "pagedown": None}
+
+
+def send_key(app: NovelStudioApp, key: str) -> None:
+    """Deliver a key the way `pilot.press` does (a Key event through the driver, as a terminal's input would),
+    without pilot's wait for the process to go idle: while a chapter streams it never does, so each
+    `pilot.press` would return only after its ~1 s idle timeout."""
+    event = events.Key(key, KEY_CHARS[key])
+    event.set_sender(app)
+    assert app._driver is not None
+    app._driver.send_message(event)
+
+
+async def press_cycle(
+    app: NovelStudioApp, pilot: Any, probe: FrameProbe, presses: int, *, gap_s: float,
+    keep_going: Callable[[], bool], figures: StreamFigures, streaming: bool,
+) -> list[PressResult]:
+    screen = app.main_screen
+    assert screen is not None
+    results: list[PressResult] = []
+    index = 0
+    attempts = 0
+    while len(results) < presses and keep_going() and attempts < presses * 4:
+        attempts += 1
+        key = KEY_CYCLE[index % len(KEY_CYCLE)]
+        index += 1
+        check = key_effect(app, screen, key)
+        if check is None:
+            figures.skipped_scroll += 1
+            continue
+        hit = probe.watch(check)
+        start = time.perf_counter()
+        send_key(app, key)
+        try:
+            await asyncio.wait_for(hit.wait(), timeout=5.0)
+        except TimeoutError:
+            figures.timeouts += 1
+        if probe.hit_at is not None:
+            results.append(PressResult(key, probe.hit_at - start, streaming))
+        if key == "question_mark" and isinstance(app.screen, HelpScreen) is False:
+            index += 1  # help did not open: do not press escape (it would ask to stop the run)
+        await asyncio.sleep(gap_s)
+    if isinstance(app.screen, HelpScreen):
+        send_key(app, "escape")
+        await asyncio.sleep(0.2)
+    return results
+
+
+async def key_latency(root: Path, opts: Options) -> StreamFigures:
+    provider = DeltaRateProvider(opts.rate, opts.stream_s)
+    app = make_app(root, provider)
+    probe = FrameProbe(app)
+    figures = StreamFigures()
+    async with app.run_test(headless=True, size=SIZE) as pilot:
+        for _ in range(600):
+            await pilot.pause(0.01)
+            if app.main_screen is not None and app.main_screen.is_mounted and app.screen is app.main_screen:
+                break
+        screen = app.main_screen
+        assert screen is not None
+        await pilot.pause(0.2)
+        await pilot.press("1")
+        # the same keys with nothing running
+        figures.idle = await press_cycle(
+            app, pilot, probe, opts.presses, gap_s=opts.gap_s, keep_going=lambda: True, figures=figures,
+            streaming=False,
+        )
+        await pilot.press("1")
+        await pilot.press("c")
+        view = screen.chapter_view
+        deadline = time.perf_counter() + 30
+        while not (view.is_streaming and view.flush_count > 0) and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+        # let the draft fill more than a screen, so the scroll keys have somewhere to go
+        deadline = time.perf_counter() + min(10.0, opts.stream_s / 3)
+        while view.text_area.max_scroll_y < 10 and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+        flushes0, start = view.flush_count, time.perf_counter()
+        deltas0 = provider.deltas
+        figures.streaming = await press_cycle(
+            app, pilot, probe, opts.presses, gap_s=opts.gap_s, keep_going=lambda: view.is_streaming,
+            figures=figures, streaming=True,
+        )
+        end = time.perf_counter()
+        figures.window_s = end - start
+        figures.flushes = view.flush_count - flushes0
+        figures.frames = probe.frames_between(start, end)
+        figures.deltas = provider.deltas - deltas0
+        if screen.running:
+            screen.runner.stop()
+        with contextlib.suppress(WorkerCancelled, WorkerFailed):
+            await app.workers.wait_for_complete()
+        app.exit()
+    return figures
+
+
+# --------------------------------------------------------------------------------------------- the report
+
+@dataclass
+class Options:
+    chapters: int = 500
+    runs: int = 5
+    presses: int = 50
+    rate: float = 100.0
+    stream_s: float = 30.0
+    gap_s: float = 0.2
+    pty: bool = True
+    fresh: bool = True
+
+
+def _latency_line(label: str, results: list[PressResult]) -> str:
+    values = [r.latency for r in results]
+    if not values:
+        return f"  {label}: no presses measured"
+    return (f"  {label}: median {ms(statistics.median(values))}, p95 {ms(p95(values))}, "
+            f"max {ms(max(values))} ({len(values)} presses)")
+
+
+def _by_key(results: list[PressResult]) -> str:
+    parts = []
+    for key in KEY_CYCLE:
+        values = [r.latency for r in results if r.key == key]
+        if values:
+            parts.append(f"{'?' if key == 'question_mark' else key} {statistics.median(values) * 1000:.0f}")
+    return ", ".join(parts)
+
+
+def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    root = work / "novel-a"
+    start = time.perf_counter()
+    generate_project(root, opts.chapters)
+    out(f"project: {opts.chapters} chapters, generated in {time.perf_counter() - start:.1f} s; "
+        f"terminal {SIZE[0]}x{SIZE[1]}")
+
+    out("")
+    out("(a) time to first paint (App construction -> first frame of the main screen with the outline filled)")
+    asyncio.run(first_paint_once(root))  # warm the imports and the OS file cache once
+    firsts: list[float] = []
+    paints: list[float] = []
+    for _ in range(opts.runs):
+        first, paint = asyncio.run(first_paint_once(root))
+        firsts.append(first)
+        paints.append(paint)
+    figures["paint"] = statistics.median(paints)
+    out(f"  in-process, headless: median {ms(statistics.median(paints))} "
+        f"(min {ms(min(paints))}, max {ms(max(paints))}, {opts.runs} runs); "
+        f"first frame of any screen at median {ms(statistics.median(firsts))}")
+    if opts.fresh:
+        child = fresh_interpreter_paint(root)
+        figures["fresh"] = child
+        out(f"  fresh interpreter (imports included): spawn -> first paint {ms(child['spawn_to_done'])}, "
+            f"construction -> first paint {ms(child['construct_to_paint'])}; peak RSS {child['maxrss_mb']:.1f} MB")
+    if opts.pty:
+        measured = pty_paint(root)
+        figures["pty"] = measured
+        if measured is None:
+            out("  real pty (python -m studio.cli.main --offline): no frame with both pane titles (or no pty)")
+        else:
+            out(f"  real pty, TERM=xterm-256color (python -m studio.cli.main --project DIR --offline): spawn -> "
+                f"both pane titles on the terminal {ms(measured[0])}; peak RSS of the studio then "
+                f"{measured[1]:.1f} MB")
+    out(f"  peak RSS of this process so far: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
+
+    out("")
+    stream_root = work / "novel-b"
+    generate_project(stream_root, max(1, opts.chapters - 2))
+    chapter = max(1, opts.chapters - 2) + 1
+    out(f"(b) key-press latency: key sent (as pilot.press sends it) -> first frame showing the effect; keys {', '.join(KEY_CYCLE)} in turn "
+        f"({opts.gap_s * 1000:.0f} ms after the previous one showed); chapter {chapter} of a {chapter - 1}-chapter project drafted at "
+        f"{opts.rate:g} deltas/s")
+    stream = asyncio.run(key_latency(stream_root, opts))
+    figures["stream"] = stream
+    out(_latency_line("idle (nothing running)", stream.idle))
+    if stream.idle:
+        out(f"    median by key (ms): {_by_key(stream.idle)}")
+    out(_latency_line("while streaming", stream.streaming))
+    if stream.streaming:
+        out(f"    median by key (ms): {_by_key(stream.streaming)}")
+    if stream.window_s > 0:
+        out(f"  during the {stream.window_s:.1f} s of presses: {stream.deltas / stream.window_s:.0f} deltas/s "
+            f"arrived, ChapterView flushed {stream.flushes / stream.window_s:.1f} times/s "
+            f"({stream.flushes} flushes for {stream.deltas} deltas), "
+            f"{stream.frames / stream.window_s:.1f} frames/s rendered")
+    if stream.timeouts or stream.skipped_scroll:
+        out(f"  {stream.timeouts} presses showed no effect within 5 s; {stream.skipped_scroll} scroll presses "
+            "skipped (nothing to scroll yet)")
+    out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="100 chapters, 3 runs, 20 presses")
+    parser.add_argument("--chapters", type=int, help="chapters of the synthetic project (default 500)")
+    parser.add_argument("--runs", type=int, help="first-paint runs (default 5)")
+    parser.add_argument("--presses", type=int, help="key presses per measure (default 50)")
+    parser.add_argument("--rate", type=float, default=100.0, help="text deltas per second while drafting")
+    parser.add_argument("--stream-s", type=float, help="how long the draft streams (default 30 s, quick 16 s)")
+    parser.add_argument("--no-pty", action="store_true", help="skip the real-terminal first paint")
+    parser.add_argument("--no-fresh", action="store_true", help="skip the fresh-interpreter first paint")
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument("--child-first-paint", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child_first_paint is not None:
+        return child_first_paint(args.child_first_paint, args.t0 if args.t0 is not None else time.monotonic())
+
+    opts = Options(
+        chapters=max(3, args.chapters or (100 if args.quick else 500)),
+        runs=max(1, args.runs or (3 if args.quick else 5)),
+        presses=max(1, args.presses or (20 if args.quick else 50)),
+        rate=args.rate,
+        stream_s=args.stream_s or (16.0 if args.quick else 30.0),
+        pty=not args.no_pty,
+        fresh=not args.no_fresh,
+    )
+    tmp = None if args.keep else tempfile.mkdtemp(prefix="novel-studio-bench-tui-")
+    work = args.keep or Path(tmp or ".")
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        run_benchmark(work, opts)
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

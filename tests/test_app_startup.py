@@ -1,0 +1,231 @@
+"""Pilot tests of the studio's start-up checks, the welcome screen and the keymap from the settings file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.providers.offline import OfflineProvider
+from screens.decision_dialog import DecisionDialog
+from screens.main_screen import MainScreen
+from screens.prompt_dialogs import GotoDialog
+from screens.welcome_screen import WelcomeScreen
+from studio.init_project import init_project
+from studio.paths import ProjectPaths
+from studio.tui.app import NovelStudioApp
+from studio.tui.keymap import binding_defaults, check_keymap
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    root = tmp_path / "novel"
+    init_project(root, sample=True)
+    return root
+
+
+def make_app(root: Path, delay: float = 0.0, **kwargs: Any) -> NovelStudioApp:
+    return NovelStudioApp(
+        root, offline=True, provider_factory=lambda s: OfflineProvider(delay_s=delay), **kwargs
+    )
+
+
+async def wait_for(pilot: Any, check: Callable[[], bool], limit: int = 300) -> bool:
+    for _ in range(limit):
+        if check():
+            return True
+        await pilot.pause(0.02)
+    return check()
+
+
+def notes(app: NovelStudioApp) -> str:
+    return "\n".join(str(n.message) for n in app._notifications)
+
+
+def main_screen(app: NovelStudioApp) -> MainScreen:
+    screen = app.main_screen
+    assert screen is not None
+    return screen
+
+
+def checkpoint(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / ".checkpoint.json").read_text(encoding="utf-8"))
+    return data
+
+
+async def interrupt_chapter_3(root: Path) -> None:
+    app = make_app(root, delay=0.05)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        await pilot.press("c")
+        assert await wait_for(pilot, lambda: bool(screen.draft_text))
+        screen.runner.stop()
+        assert await wait_for(pilot, lambda: not screen.running)
+        await pilot.pause()
+    assert checkpoint(root)["inflight_chapter"] == 3
+
+
+async def test_interrupted_chapter_asked_on_start_and_discarded(sample: Path) -> None:
+    await interrupt_chapter_3(sample)
+    paths = ProjectPaths(sample)
+    assert any(paths.staging.rglob("*"))
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
+        dialog = app.screen
+        assert isinstance(dialog, DecisionDialog) and dialog.question.kind.value == "interrupted"
+        assert [o.key for o in dialog.question.options] == ["resume", "discard", "later"]
+        await pilot.press("2")  # discard
+        assert await wait_for(pilot, lambda: checkpoint(sample)["inflight_chapter"] is None)
+        assert not paths.staged_chapter(3).exists()
+        assert await wait_for(pilot, lambda: "已丢弃第 3 章" in notes(app))
+        assert not main_screen(app).running
+
+
+async def test_interrupted_chapter_resumed_from_start_dialog(sample: Path) -> None:
+    await interrupt_chapter_3(sample)
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
+        await pilot.press("enter")  # resume (recommended)
+        screen = main_screen(app)
+        asked = []
+        for _ in range(600):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, DecisionDialog):
+                asked.append(app.screen.question.kind.value)
+                await pilot.press("enter")
+            elif 3 in screen.project.committed_chapters() and not screen.running:
+                break
+        assert "interrupted" not in asked  # not asked twice
+        assert 3 in screen.project.committed_chapters()
+
+
+async def test_live_foreign_lock_disables_writing(sample: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "lock_holder.py"), str(sample), "hold"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ACQUIRED"
+        app = make_app(sample)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await wait_for(pilot, lambda: f"pid {holder.pid}" in notes(app))
+            assert "不能写作" in notes(app)
+            screen = main_screen(app)
+            await pilot.press("c")
+            await pilot.pause(0.1)
+            assert not screen.running
+            assert isinstance(app.screen, MainScreen)
+    finally:
+        holder.terminate()
+        holder.wait(10)
+
+
+async def test_missing_key_dialog_continue_offline(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    app = NovelStudioApp(sample, offline=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
+        dialog = app.screen
+        assert isinstance(dialog, DecisionDialog) and dialog.question.kind.value == "missing_key"
+        assert any("export ANTHROPIC_API_KEY=" in fact for fact in dialog.question.facts)
+        screen = main_screen(app)
+        assert "离线模式" not in screen.header.plain()
+        await pilot.press("enter")  # continue offline (recommended)
+        assert await wait_for(pilot, lambda: "离线模式" in screen.header.plain())
+        assert app.offline and screen.runner.offline
+
+
+async def test_auth_error_during_a_run_asks_the_key_question(sample: Path) -> None:
+    from pipeline.providers.base import AuthError
+
+    class Rejected(OfflineProvider):
+        async def run(self, request: Any, on_text: Any = None) -> Any:
+            raise AuthError("ANTHROPIC_API_KEY", "invalid x-api-key", status_code=401)
+
+    app = NovelStudioApp(sample, offline=False, provider_factory=lambda s: Rejected(delay_s=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        assert await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, DecisionDialog) and app.screen.question.kind.value == "missing_key",
+        )
+
+
+async def test_welcome_screen_opens_the_sample(tmp_path: Path) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    app = make_app(folder, welcome=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        await pilot.press("2")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.project_root == folder / "sample-novel"
+        assert "雾港守灯人" in main_screen(app).header.plain()
+
+
+async def test_welcome_screen_creates_a_project_and_quits(tmp_path: Path) -> None:
+    app = make_app(tmp_path, welcome=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("1")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert (tmp_path / "novel-studio.toml").is_file()
+    app = make_app(tmp_path / "other", welcome=True)
+    (tmp_path / "other").mkdir()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+    assert not (tmp_path / "other" / "novel-studio.toml").exists()
+
+
+def _with_keymap(root: Path, table: str) -> None:
+    settings = root / "novel-studio.toml"
+    settings.write_text(settings.read_text(encoding="utf-8") + f"\n[ui.keymap]\n{table}\n", encoding="utf-8")
+
+
+async def test_keymap_from_settings(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _with_keymap(sample, 'write_next = "w"')
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        seen: list[int] = []
+        monkeypatch.setattr(screen.runner, "start", lambda n, note=None: seen.append(n))
+        await pilot.press("w")
+        assert seen == [1]
+        await pilot.press("c")
+        assert seen == [1]  # the old key is free now
+
+
+async def test_keymap_clash_and_unknown_are_reported(sample: Path) -> None:
+    _with_keymap(sample, 'write_next = "g"\nno_such_action = "x"')
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        text = notes(app)
+        assert "“g”" in text and "no_such_action" in text
+        await pilot.press("g")  # the clashing remap was left out: g still goes to a chapter
+        await pilot.pause()
+        assert isinstance(app.screen, GotoDialog)
+
+
+def test_check_keymap_unit() -> None:
+    defaults = binding_defaults()
+    ok = check_keymap({"write_next": "w", "goto": "c"}, defaults)  # "c" is free once write_next moves
+    assert "write_next" in ok.keymap and "goto" in ok.keymap and not ok.problems
+    bad = check_keymap({"write_next": "", "help": "q"}, defaults, "en")
+    assert not bad.keymap and len(bad.problems) == 2

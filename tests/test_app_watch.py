@@ -1,0 +1,146 @@
+"""Pilot tests of the studio's file watcher: hand edits marked and rebuilt, own writes ignored, broken files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.providers.offline import OfflineProvider
+from screens.main_screen import MainScreen
+from screens.prompt_dialogs import ConfirmDialog
+from screens.watch_bridge import WatchBridge
+from studio.fileio import atomic_write_text
+from studio.init_project import init_project
+from studio.models.review_marks import load_review_marks
+from studio.paths import ProjectPaths
+from studio.tui.app import NovelStudioApp
+from studio.views.outline_rows import ChapterStatus, find_chapter
+
+
+@pytest.fixture
+def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(WatchBridge, "debounce_ms", 50)
+    root = tmp_path / "novel"
+    init_project(root, sample=True)
+    return root
+
+
+def make_app(root: Path) -> NovelStudioApp:
+    return NovelStudioApp(root, offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
+
+
+async def wait_for(pilot: Any, check: Callable[[], bool], limit: int = 300) -> bool:
+    for _ in range(limit):
+        if check():
+            return True
+        await pilot.pause(0.02)
+    return check()
+
+
+async def started(app: NovelStudioApp, pilot: Any) -> tuple[MainScreen, WatchBridge]:
+    await pilot.pause()
+    screen = app.main_screen
+    assert screen is not None
+    bridge = screen.watch_bridge
+    assert await wait_for(pilot, bridge.ready.is_set), "the watcher did not start"
+    return screen, bridge
+
+
+def notes(app: NovelStudioApp) -> str:
+    return "\n".join(str(n.message) for n in app._notifications)
+
+
+def changelog(root: Path) -> str:
+    return ProjectPaths(root).changelog.read_text(encoding="utf-8")
+
+
+async def test_hand_edit_marked_refreshed_and_rebuilt(sample: Path) -> None:
+    app = make_app(sample)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen, bridge = await started(app, pilot)
+        assert screen.selected == 2
+        chapter = ProjectPaths(sample).chapter(2)
+        chapter.write_text(chapter.read_text(encoding="utf-8") + "\n沈照把灯账锁进了柜子。\n", encoding="utf-8")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog)), "no rebuild offer"
+        assert "第2章被手动修改" in app.screen.message  # type: ignore[attr-defined]
+        assert 2 in screen.needs_rebuild
+        row = find_chapter(screen.outline.rows, 2)
+        assert row is not None and row.status is ChapterStatus.NEEDS_REBUILD
+        assert "沈照把灯账锁进了柜子" in screen.chapter_view.text  # the pane shows the edited text
+        assert '"rebuild"' not in changelog(sample)
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: '"rebuild"' in changelog(sample) and bridge.rebuilding is None)
+        assert await wait_for(pilot, lambda: 2 not in bridge.edited)
+        assert "第2章已重建" in bridge.impact_report
+        log = (sample / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
+        assert "rebuilt chapter 2" in log
+
+
+async def test_auto_rebuild_marks_later_chapters_for_review(sample: Path) -> None:
+    settings = sample / "novel-studio.toml"
+    settings.write_text(settings.read_text(encoding="utf-8") + "\n[writing]\nauto_rebuild = true\n", encoding="utf-8")
+    app = make_app(sample)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen, bridge = await started(app, pilot)
+        chapter = ProjectPaths(sample).chapter(1)
+        chapter.write_text(chapter.read_text(encoding="utf-8") + "\n沈照没有回灯铺，转身去了城西码头。\n",
+                           encoding="utf-8")
+        assert await wait_for(pilot, lambda: '"rebuild"' in changelog(sample) and bridge.rebuilding is None)
+        assert await wait_for(pilot, lambda: 2 in bridge.review_chapters())
+        assert not isinstance(app.screen, ConfirmDialog)  # no question: the settings said so
+        assert load_review_marks(ProjectPaths(sample)).chapters() == [2]
+        assert 2 in screen.needs_rebuild and 1 not in screen.needs_rebuild
+        row = find_chapter(screen.outline.rows, 2)
+        assert row is not None and row.status is ChapterStatus.NEEDS_REBUILD
+        assert "需要复查" in bridge.impact_report and "第2章" in bridge.impact_report
+        reasons = bridge.review_reasons(2)
+        assert reasons is not None and "第1章" in reasons and "沈照" in reasons
+        screen.show_chapter(1)
+        screen.show_chapter(2)  # selecting it says why
+        await pilot.pause()
+        assert "第2章需要复查" in notes(app)
+
+
+async def test_own_write_is_not_picked_up(sample: Path) -> None:
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, bridge = await started(app, pilot)
+        chapter = ProjectPaths(sample).chapter(2)
+        atomic_write_text(chapter, chapter.read_text(encoding="utf-8") + "\n（应用自己写的）\n")
+        for _ in range(40):
+            await pilot.pause(0.02)
+        assert not isinstance(app.screen, ConfirmDialog)
+        assert 2 not in screen.needs_rebuild and not bridge.edited
+
+
+async def test_broken_style_profile_is_reported_and_untouched(sample: Path) -> None:
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, bridge = await started(app, pilot)
+        profile = sample / "style-profile.json"
+        good = json.loads(profile.read_text(encoding="utf-8"))
+        broken = '{\n  "name": "x",\n  oops\n}\n'
+        profile.write_text(broken, encoding="utf-8")
+        assert await wait_for(pilot, lambda: bool(bridge.broken)), "the broken file was not reported"
+        text = notes(app)
+        assert "style-profile.json" in text and "第 3 行" in text and "列" in text
+        assert profile.read_text(encoding="utf-8") == broken  # never overwritten
+        assert app.is_running and isinstance(app.screen, MainScreen)
+        # fixed again: the sticky notice goes and the file is reloaded
+        profile.write_text(json.dumps(good, ensure_ascii=False, indent=2), encoding="utf-8")
+        assert await wait_for(pilot, lambda: not bridge.broken)
+        assert await wait_for(pilot, lambda: "已修好" in notes(app))
+
+
+async def test_edited_outline_is_reloaded(sample: Path) -> None:
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, bridge = await started(app, pilot)
+        outline = sample / "volumes" / "vol-01" / "outline.md"
+        outline.write_text(outline.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        assert await wait_for(pilot, lambda: "已重新载入" in notes(app))
+        assert "outline.md" in notes(app)

@@ -1,0 +1,77 @@
+"""bench/bench_tui.py still runs: every section on a tiny project (no timing asserts)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import math
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from pipeline.providers.base import ModelRequest, SystemBlock, user_message
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"novel_studio_bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    return _load("bench_tui")
+
+
+def test_p95(bench: ModuleType) -> None:
+    assert bench.p95([0.5]) == 0.5
+    assert bench.p95(list(range(1, 101))) == pytest.approx(95.05)
+    assert math.isnan(bench.p95([]))
+
+
+def test_delta_rate_provider_paces_the_writer_only(bench: ModuleType) -> None:
+    provider = bench.DeltaRateProvider(deltas_per_s=1000.0, stream_s=0.05)
+    writer = ModelRequest(
+        agent="chapter_writer", model="m", system=[SystemBlock("系统")], messages=[user_message(["写"])],
+        max_tokens=100, context={"chapter": 3, "title": "测试"},
+    )
+    pieces: list[str] = []
+    result = asyncio.run(provider.run(writer, pieces.append))
+    assert "".join(pieces) == result.text and len(pieces) == provider.deltas > 1
+    other = ModelRequest(agent="unknown", model="m", system=[SystemBlock("系统")], messages=[user_message(["你好"])],
+                         max_tokens=10)
+    before = provider.deltas
+    asyncio.run(provider.run(other, None))
+    assert provider.deltas == before
+
+
+def test_every_section_runs_on_a_tiny_project(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = bench.main([
+        "--chapters", "6", "--runs", "1", "--presses", "4", "--stream-s", "4", "--no-pty", "--no-fresh",
+        "--keep", str(tmp_path / "work"),
+    ])
+    assert code == 0
+    out = capsys.readouterr().out
+    for needle in ("(a) time to first paint", "in-process, headless: median", "(b) key-press latency",
+                   "idle (nothing running): median", "while streaming", "ChapterView flushed", "peak RSS"):
+        assert needle in out, out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_fresh_interpreter_and_pty(bench: ModuleType, tmp_path: Path) -> None:
+    root = tmp_path / "novel"
+    bench.generate_project(root, 4, chars_per_chapter=300)
+    child = bench.fresh_interpreter_paint(root)
+    assert child["construct_to_paint"] > 0 and child["maxrss_mb"] > 0
+    measured = bench.pty_paint(root, timeout_s=60)
+    assert measured is not None, "the CLI on a pty never showed both pane titles"
+    assert measured[0] > 0
