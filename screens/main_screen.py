@@ -562,14 +562,15 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(SearchScreen(self.project.root, self.lang), answered)
 
-    def action_export(self) -> None:
+    def action_export(self, chapters: list[int] | None = None) -> None:
         from screens.export_dialog import ExportDialog, result_message
 
         def answered(result: Any) -> None:
             if result is not None:
                 self.notify(result_message(result, self.lang), timeout=10)
 
-        dialog = ExportDialog(self.project.root, self.project.name, self.lang, chapters=self.project.committed_chapters())
+        chosen = chapters if chapters else self.project.committed_chapters()
+        dialog = ExportDialog(self.project.root, self.project.name, self.lang, chapters=chosen)
         self.app.push_screen(dialog, answered)
 
     def action_stop(self) -> None:
@@ -695,6 +696,22 @@ class MainScreen(Screen[None]):
                 self.notify(result.error, severity="error", timeout=10)
             elif not result.paused:
                 self.notify(tr(MESSAGES, "run_done", self.lang, n=len(result.committed)))
+            if result.stopped_at_volume_end:
+                self.ask_volume_end(result.volume or self.project.checkpoint.current_volume, result.brief)
+
+    def ask_volume_end(self, volume: int, brief: Any = None) -> None:
+        """The run stopped at the end of the volume: show what was written and offer what can be done next."""
+        from screens.decision_dialog import DecisionDialog
+        from screens.volume_end import volume_end_question
+
+        question = volume_end_question(self.project, volume, brief, self.lang)
+
+        def answered(key: str | None) -> None:
+            chapters = question.data.get("chapters")
+            if key == "export" and isinstance(chapters, list):
+                self.action_export(chapters=chapters)
+
+        self.app.push_screen(DecisionDialog(question, self.lang), answered)
 
 
 __all__ = ["MESSAGES", "PANES", "MainScreen", "Pane", "PaneTabs", "Path"]

@@ -1,0 +1,63 @@
+"""The end-of-volume question: the run stopped at the volume's last chapter (VOL_REVIEW); what next?
+
+Planning the next volume (PlotArchitect, VOL_PLANNING) is not part of the studio yet, so the dialog says so
+plainly and offers what the author can do now: review the volume, or export it.
+"""
+
+from __future__ import annotations
+
+from pipeline.brief import QualityBrief
+from pipeline.decisions import Option, Question, QuestionKind
+from studio.i18n import Catalog, Lang, tr
+from studio.project import Project
+from studio.views.scores import chapter_scores
+
+MESSAGES: Catalog = {
+    "title": ("第 {volume} 卷写完了", "Volume {volume} is finished"),
+    "range": ("本卷：第 {first}-{last} 章，共 {count} 章已提交", "This volume: chapters {first}-{last}, {count} committed"),
+    "average": ("本卷均分 {avg:.2f}", "Volume average {avg:.2f}"),
+    "next": (
+        "下一卷的卷规划（大纲与章节契约）还没有接入工作室；现在可以先回看本卷或导出本卷正文",
+        "Planning the next volume (outline and chapter contracts) is not in the studio yet; for now you can "
+        "review this volume or export it",
+    ),
+    "review": ("回看本卷", "Review this volume"),
+    "export": ("导出本卷", "Export this volume"),
+}
+
+
+def volume_chapters(project: Project, volume: int) -> list[int]:
+    """The committed chapters of `volume` (its outline's range; all committed ones without an outline)."""
+    committed = project.committed_chapters()
+    outline = project.outline
+    if outline is None or outline.chapter_range is None:
+        return committed
+    first, last = outline.chapter_range
+    return [n for n in committed if first <= n <= last]
+
+
+def volume_end_question(project: Project, volume: int, brief: QualityBrief | None, lang: Lang) -> Question:
+    chapters = volume_chapters(project, volume)
+    facts: list[str] = []
+    if chapters:
+        facts.append(tr(MESSAGES, "range", lang, first=chapters[0], last=chapters[-1], count=len(chapters)))
+        scores = chapter_scores(project)
+        values = [scores[n].overall for n in chapters if n in scores]
+        if values:
+            facts.append(tr(MESSAGES, "average", lang, avg=sum(values) / len(values)))
+    if brief is not None:
+        facts.extend(brief.lines(lang))
+    facts.append(tr(MESSAGES, "next", lang))
+    return Question(
+        kind=QuestionKind.VOLUME_END,
+        chapter=chapters[-1] if chapters else None,
+        title_zh=tr(MESSAGES, "title", "zh", volume=volume),
+        title_en=tr(MESSAGES, "title", "en", volume=volume),
+        facts=facts,
+        options=[
+            Option("review", MESSAGES["review"][0], MESSAGES["review"][1]),
+            Option("export", MESSAGES["export"][0], MESSAGES["export"][1]),
+        ],
+        recommended="review",
+        data={"escape": "review", "chapters": chapters},
+    )
