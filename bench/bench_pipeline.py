@@ -27,7 +27,6 @@ import os
 import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import run_in_workdir  # noqa: E402
 from rate_provider import RateProvider  # noqa: E402
 from synth import generate_project  # noqa: E402
 
@@ -507,14 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         speed=args.speed or (60.0 if args.quick else 20.0),
         chars=args.chars,
     )
-    tmp = None if args.keep else tempfile.mkdtemp(prefix="novel-studio-bench-pipeline-")
-    work = args.keep or Path(tmp or ".")
-    work.mkdir(parents=True, exist_ok=True)
-    try:
-        run_benchmark(work, opts)
-    finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+    run_in_workdir(args.keep, "novel-studio-bench-pipeline-", lambda work: run_benchmark(work, opts))
     return 0
 
 

@@ -30,11 +30,9 @@ import math
 import os
 import resource
 import select
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import run_in_workdir  # noqa: E402
 from synth import generate_project  # noqa: E402
 from textual import events  # noqa: E402
 from textual.worker import WorkerCancelled, WorkerFailed  # noqa: E402
@@ -565,14 +564,7 @@ def main(argv: list[str] | None = None) -> int:
         pty=not args.no_pty,
         fresh=not args.no_fresh,
     )
-    tmp = None if args.keep else tempfile.mkdtemp(prefix="novel-studio-bench-tui-")
-    work = args.keep or Path(tmp or ".")
-    work.mkdir(parents=True, exist_ok=True)
-    try:
-        run_benchmark(work, opts)
-    finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+    run_in_workdir(args.keep, "novel-studio-bench-tui-", lambda work: run_benchmark(work, opts))
     return 0
 
 

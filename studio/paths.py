@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from studio.ids import chapter_id, check_slug, safe_join, volume_id
+from studio.errors import UnsafeIdError
+from studio.ids import chapter_id, check_slug, parse_chapter_id, safe_join, volume_id
 
 SETTINGS_FILE = "novel-studio.toml"
 
@@ -144,3 +147,28 @@ class ProjectPaths:
 
     def staged_refine(self, n: int) -> Path:
         return self.staging / "refine" / f"{chapter_id(n)}-refine.json"
+
+
+def numbered_files(folder: Path, pattern: re.Pattern[str], *, strict: bool = True) -> dict[int, Path]:
+    """Files of `folder` whose names match `pattern` (group 1 is a chapter id), by chapter number.
+
+    A listing only: nothing is opened. Names that do not match, or whose id is not a chapter id, are ignored;
+    a missing folder lists nothing. `strict` (the default) also skips chapter 0 and anything that is not a
+    regular file; `strict=False` keeps every matching name (what the search has always listed).
+    """
+    found: dict[int, Path] = {}
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if not m:
+            continue
+        try:
+            n = parse_chapter_id(m.group(1))
+        except UnsafeIdError:
+            continue
+        if not strict or (n >= 1 and entry.is_file()):
+            found[n] = Path(entry.path)
+    return found

@@ -8,7 +8,6 @@ project of 500 chapters costs the same as opening one of 5. Everything else is r
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from functools import partial
@@ -19,7 +18,7 @@ from studio.config import read_toml
 from studio.errors import FormatError, Problem, ProjectNotFoundError, UnsafeIdError
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, env_lang, tr
-from studio.ids import is_slug, parse_chapter_id
+from studio.ids import is_slug
 from studio.models.blacklist import AiBlacklist
 from studio.models.character import CharacterFile
 from studio.models.checkpoint import Checkpoint
@@ -35,7 +34,7 @@ from studio.models.style_drift import StyleDrift
 from studio.models.style_profile import StyleProfile
 from studio.models.world_rules import WorldRules
 from studio.outline import VolumeOutline, parse_outline
-from studio.paths import SETTINGS_FILE, ProjectPaths
+from studio.paths import SETTINGS_FILE, ProjectPaths, numbered_files
 
 MESSAGES: Catalog = {
     "not_found": (
@@ -72,29 +71,6 @@ def _lang() -> Lang:
 def is_project(root: Path) -> bool:
     """True when `root` holds any marker of a novel project."""
     return root.is_dir() and any((root / marker).exists() for marker in PROJECT_MARKERS)
-
-
-def _numbered_files(folder: Path, pattern: re.Pattern[str]) -> dict[int, Path]:
-    """Files of `folder` whose names match `pattern` (group 1 is a chapter id), by chapter number.
-
-    A listing only: nothing is opened. Names that do not match are ignored.
-    """
-    found: dict[int, Path] = {}
-    try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    for entry in entries:
-        m = pattern.match(entry.name)
-        if not m:
-            continue
-        try:
-            n = parse_chapter_id(m.group(1))
-        except UnsafeIdError:
-            continue
-        if n >= 1 and entry.is_file():
-            found[n] = Path(entry.path)
-    return found
 
 
 class _Collector:
@@ -270,7 +246,7 @@ class Project:
             schedule_path = paths.schedule(volume)
             schedule = c.run(lambda: _load_schedule(schedule_path), None, schedule_path)
             contract_dir = paths.volume_dir(volume) / "chapter-contracts"
-            for n, path in sorted(_numbered_files(contract_dir, _CONTRACT_NAME).items()):
+            for n, path in sorted(numbered_files(contract_dir, _CONTRACT_NAME).items()):
                 contract = c.run(partial(ChapterContract.load, path), None, path)
                 if contract is not None:
                     contracts[n] = contract
@@ -319,7 +295,7 @@ class Project:
     def committed_chapters(self) -> list[int]:
         """Chapter numbers present in chapters/ (from the folder listing; no file is opened)."""
         if self._committed is None:
-            self._committed = sorted(_numbered_files(self.paths.root / "chapters", _CHAPTER_NAME))
+            self._committed = sorted(numbered_files(self.paths.root / "chapters", _CHAPTER_NAME))
         return list(self._committed)
 
     def chapter_file(self, n: int) -> Path:
@@ -353,10 +329,10 @@ class Project:
         return out
 
     def evaluation_files(self) -> dict[int, Path]:
-        return _numbered_files(self.paths.root / "evaluations", _EVAL_NAME)
+        return numbered_files(self.paths.root / "evaluations", _EVAL_NAME)
 
     def log_files(self) -> dict[int, Path]:
-        return _numbered_files(self.paths.root / "logs", _LOG_NAME)
+        return numbered_files(self.paths.root / "logs", _LOG_NAME)
 
     def evaluation(self, n: int) -> Evaluation | None:
         if n not in self._evaluations:

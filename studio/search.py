@@ -17,14 +17,12 @@ a 500-chapter novel (~1.5M characters) is searched in tens of milliseconds.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from studio.errors import UnsafeIdError
-from studio.ids import parse_chapter_id
+from studio.paths import numbered_files
 
 if TYPE_CHECKING:
     from studio.project import Project
@@ -66,24 +64,6 @@ def parse_query(query: str) -> list[str]:
         if term not in terms:
             terms.append(term)
     return sorted(terms, key=len, reverse=True)
-
-
-def _numbered(folder: Path, pattern: re.Pattern[str]) -> dict[int, Path]:
-    found: dict[int, Path] = {}
-    try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    for entry in entries:
-        m = pattern.match(entry.name)
-        if not m:
-            continue
-        try:
-            n = parse_chapter_id(m.group(1))
-        except UnsafeIdError:
-            continue
-        found[n] = Path(entry.path)
-    return found
 
 
 def _read(path: Path) -> str:
@@ -156,8 +136,8 @@ def search_project(project: Project | Path | str, query: str, *, limit: int = 20
     terms = parse_query(query)
     if not terms or limit <= 0:
         return []
-    chapters = _numbered(root / "chapters", _CHAPTER_NAME)
-    summaries = _numbered(root / "summaries", _SUMMARY_NAME)
+    chapters = numbered_files(root / "chapters", _CHAPTER_NAME, strict=False)
+    summaries = numbered_files(root / "summaries", _SUMMARY_NAME, strict=False)
     hits: list[SearchHit] = []
     sources: tuple[tuple[Source, dict[int, Path]], ...] = (("chapter", chapters), ("summary", summaries))
     for n in sorted(set(chapters) | set(summaries)):

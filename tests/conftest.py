@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from studio.init_project import init_project
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
@@ -24,3 +26,11 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 @pytest.fixture
 def project_dir(tmp_path: Path) -> Path:
     return tmp_path / "novel"
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """A fresh copy of the sample novel (modules that need another kind of sample define their own)."""
+    root = tmp_path / "novel"
+    init_project(root, sample=True)
+    return root

@@ -9,47 +9,14 @@ from typing import Any
 import pytest
 
 from pipeline.providers.offline import OfflineProvider
-from screens.decision_dialog import DecisionDialog
 from screens.help_screen import HelpScreen
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, TextDialog
 from studio.init_project import init_project
 from studio.tui.app import NovelStudioApp, ProjectErrorScreen
 from studio.views.outline_rows import ChapterStatus, find_chapter
+from tests.tui_helpers import main_screen, make_app, run_to_end
 from widgets.studio_header import HeaderInfo, format_elapsed, render_header
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    root = tmp_path / "novel"
-    init_project(root, sample=True)
-    return root
-
-
-def make_app(root: Path, delay: float = 0.0, lang: Any = "zh") -> NovelStudioApp:
-    return NovelStudioApp(root, lang=lang, offline=True, provider_factory=lambda s: OfflineProvider(delay_s=delay))
-
-
-def main_screen(app: NovelStudioApp) -> MainScreen:
-    screen = app.main_screen
-    assert screen is not None
-    return screen
-
-
-async def run_to_end(app: NovelStudioApp, pilot: Any, *, limit: int = 400) -> list[str]:
-    """Let the worker run; answer any decision with its recommended option. Returns the questions asked."""
-    asked: list[str] = []
-    screen = main_screen(app)
-    for _ in range(limit):
-        await pilot.pause(0.02)
-        if isinstance(app.screen, DecisionDialog):
-            asked.append(app.screen.question.kind.value)
-            await pilot.press("enter")
-        elif not screen.running:
-            break
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return asked
 
 
 async def test_opens_narrow_with_tabs(sample: Path) -> None:

@@ -9,55 +9,24 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from pipeline.providers.offline import OfflineProvider
 from pipeline.refine_edits import apply_decisions
-from screens.decision_dialog import DecisionDialog
 from screens.export_dialog import ExportDialog, default_export_path
 from screens.help_screen import HelpScreen
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import ConfirmDialog
 from screens.refine_review import RefineReviewScreen
 from screens.search_screen import SearchScreen, hit_label
-from studio.init_project import init_project
 from studio.search import SearchHit
 from studio.tui import editor
 from studio.tui.app import NovelStudioApp
 from studio.tui.review_flow import ChapterEdited, find_refine_record
 from studio.views.hunks import build_hunks
 from studio.views.outline_rows import ChapterStatus, find_chapter
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    root = tmp_path / "novel"
-    init_project(root, sample=True)
-    return root
-
-
-def make_app(root: Path, delay: float = 0.0, lang: Any = "zh") -> NovelStudioApp:
-    return NovelStudioApp(root, lang=lang, offline=True, provider_factory=lambda s: OfflineProvider(delay_s=delay))
-
-
-def main_screen(app: NovelStudioApp) -> MainScreen:
-    screen = app.main_screen
-    assert screen is not None
-    return screen
+from tests.tui_helpers import main_screen, make_app, run_to_end
 
 
 def notes(app: NovelStudioApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
-
-
-async def run_to_end(app: NovelStudioApp, pilot: Any, *, limit: int = 400) -> None:
-    screen = main_screen(app)
-    for _ in range(limit):
-        await pilot.pause(0.02)
-        if isinstance(app.screen, DecisionDialog):
-            await pilot.press("enter")
-        elif not screen.running:
-            break
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def wait_for(pilot: Any, predicate: Any, *, limit: int = 300) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,43 +15,12 @@ from screens.decision_dialog import DecisionDialog
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import GotoDialog
 from screens.welcome_screen import WelcomeScreen
-from studio.init_project import init_project
 from studio.paths import ProjectPaths
 from studio.tui.app import NovelStudioApp
 from studio.tui.keymap import binding_defaults, check_keymap
+from tests.tui_helpers import main_screen, make_app, notes, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    root = tmp_path / "novel"
-    init_project(root, sample=True)
-    return root
-
-
-def make_app(root: Path, delay: float = 0.0, **kwargs: Any) -> NovelStudioApp:
-    return NovelStudioApp(
-        root, offline=True, provider_factory=lambda s: OfflineProvider(delay_s=delay), **kwargs
-    )
-
-
-async def wait_for(pilot: Any, check: Callable[[], bool], limit: int = 300) -> bool:
-    for _ in range(limit):
-        if check():
-            return True
-        await pilot.pause(0.02)
-    return check()
-
-
-def notes(app: NovelStudioApp) -> str:
-    return "\n".join(str(n.message) for n in app._notifications)
-
-
-def main_screen(app: NovelStudioApp) -> MainScreen:
-    screen = app.main_screen
-    assert screen is not None
-    return screen
 
 
 def checkpoint(root: Path) -> dict[str, Any]:

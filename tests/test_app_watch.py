@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pipeline.providers.offline import OfflineProvider
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import ConfirmDialog
 from screens.watch_bridge import WatchBridge
@@ -19,6 +17,7 @@ from studio.models.review_marks import load_review_marks
 from studio.paths import ProjectPaths
 from studio.tui.app import NovelStudioApp
 from studio.views.outline_rows import ChapterStatus, find_chapter
+from tests.tui_helpers import make_app, notes, wait_for
 
 
 @pytest.fixture
@@ -29,18 +28,6 @@ def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def make_app(root: Path) -> NovelStudioApp:
-    return NovelStudioApp(root, offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
-
-
-async def wait_for(pilot: Any, check: Callable[[], bool], limit: int = 300) -> bool:
-    for _ in range(limit):
-        if check():
-            return True
-        await pilot.pause(0.02)
-    return check()
-
-
 async def started(app: NovelStudioApp, pilot: Any) -> tuple[MainScreen, WatchBridge]:
     await pilot.pause()
     screen = app.main_screen
@@ -48,10 +35,6 @@ async def started(app: NovelStudioApp, pilot: Any) -> tuple[MainScreen, WatchBri
     bridge = screen.watch_bridge
     assert await wait_for(pilot, bridge.ready.is_set), "the watcher did not start"
     return screen, bridge
-
-
-def notes(app: NovelStudioApp) -> str:
-    return "\n".join(str(n.message) for n in app._notifications)
 
 
 def changelog(root: Path) -> str:

@@ -3,30 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from pipeline.providers.base import ModelRequest, SystemBlock, user_message
-
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"novel_studio_bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.bench_loader import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    return _load("bench_pipeline")
+    return load_bench("bench_pipeline")
 
 
 def test_union_length(bench: ModuleType) -> None:
@@ -36,7 +24,7 @@ def test_union_length(bench: ModuleType) -> None:
 
 
 def test_rate_provider_streams_the_offline_reply() -> None:
-    rate = _load("rate_provider")
+    rate = load_bench("rate_provider")
     provider = rate.RateProvider(60.0, 1.5, speed=10_000.0, chunk_chars=7)
     request = ModelRequest(
         agent="unknown-agent",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import math
 import sys
 from pathlib import Path
@@ -12,22 +11,12 @@ from types import ModuleType
 import pytest
 
 from pipeline.providers.base import ModelRequest, SystemBlock, user_message
-
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"novel_studio_bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.bench_loader import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    return _load("bench_tui")
+    return load_bench("bench_tui")
 
 
 def test_p95(bench: ModuleType) -> None:

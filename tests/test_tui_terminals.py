@@ -22,7 +22,6 @@ from rich.cells import cell_len
 from textual.strip import Strip
 
 from pipeline.providers.offline import OfflineProvider
-from studio.init_project import init_project
 from studio.tui.app import NovelStudioApp
 from widgets.outline_tree import STATUS_MARKS
 
@@ -40,13 +39,6 @@ def _synth() -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture
-def sample(tmp_path: Path) -> Path:
-    root = tmp_path / "novel"
-    init_project(root, sample=True)
-    return root
 
 
 @pytest.fixture

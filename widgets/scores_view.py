@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from studio.i18n import Catalog, Lang, tr
 from studio.views.scores import (
@@ -26,6 +23,7 @@ from studio.views.scores import (
 from studio.views.scores import (
     MESSAGES as SCORE_MESSAGES,
 )
+from widgets.text_pane import TextPane
 
 MESSAGES: Catalog = {
     "select": ("（未选择章节）", "(no chapter selected)"),
@@ -121,19 +119,10 @@ def render_scores(model: ScoresModel, lang: Lang = "zh") -> Text:
     return out
 
 
-class ScoresView(VerticalScroll, can_focus=True):
+class ScoresView(TextPane, can_focus=True):
     """Shows one chapter's `ScoresModel`: `show_scores(model)`."""
 
-    DEFAULT_CSS = """
-    ScoresView {
-        height: 1fr;
-        padding: 0 1;
-        scrollbar-size-vertical: 1;
-    }
-    ScoresView > #scores-body {
-        width: 1fr;
-    }
-    """
+    BODY_ID = "scores-body"
 
     def __init__(
         self,
@@ -144,15 +133,13 @@ class ScoresView(VerticalScroll, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self.lang: Lang = lang
+        super().__init__(lang=lang, name=name, id=id, classes=classes)
         self._model = model
 
-    def compose(self) -> ComposeResult:
-        body = render_scores(self._model, self.lang) if self._model is not None else Text(
-            tr(MESSAGES, "select", self.lang), style="dim"
-        )
-        yield Static(body, id="scores-body")
+    def initial_body(self) -> Text:
+        if self._model is not None:
+            return render_scores(self._model, self.lang)
+        return Text(tr(MESSAGES, "select", self.lang), style="dim")
 
     @property
     def model(self) -> ScoresModel | None:
@@ -160,5 +147,4 @@ class ScoresView(VerticalScroll, can_focus=True):
 
     def show_scores(self, model: ScoresModel) -> None:
         self._model = model
-        self.query_one("#scores-body", Static).update(render_scores(model, self.lang))
-        self.scroll_home(animate=False)
+        self.show_body(render_scores(model, self.lang))

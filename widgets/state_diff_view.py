@@ -10,12 +10,10 @@ depend on colour.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from studio.i18n import Catalog, Lang, tr
 from studio.views.state_diff import KIND_LABELS, StateDiff, field_label
+from widgets.text_pane import TextPane
 
 MESSAGES: Catalog = {
     "none": ("本章尚无状态补丁", "No state patch for this chapter yet"),
@@ -106,19 +104,10 @@ def render_state_diff(diff: StateDiff | None, lang: Lang = "zh") -> Text:
     return out
 
 
-class StateDiffView(VerticalScroll, can_focus=True):
+class StateDiffView(TextPane, can_focus=True):
     """Shows one chapter's `StateDiff`: `show_diff(diff)`; `show_error(message)` for an unreadable changelog."""
 
-    DEFAULT_CSS = """
-    StateDiffView {
-        height: 1fr;
-        padding: 0 1;
-        scrollbar-size-vertical: 1;
-    }
-    StateDiffView > #diff-body {
-        width: 1fr;
-    }
-    """
+    BODY_ID = "diff-body"
 
     def __init__(
         self,
@@ -129,14 +118,12 @@ class StateDiffView(VerticalScroll, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self.lang: Lang = lang
+        super().__init__(lang=lang, name=name, id=id, classes=classes)
         self._diff = diff
         self._shown = diff is not None
 
-    def compose(self) -> ComposeResult:
-        body = render_state_diff(self._diff, self.lang) if self._shown else Text(tr(MESSAGES, "select", self.lang))
-        yield Static(body, id="diff-body")
+    def initial_body(self) -> Text:
+        return render_state_diff(self._diff, self.lang) if self._shown else Text(tr(MESSAGES, "select", self.lang))
 
     @property
     def diff(self) -> StateDiff | None:
@@ -146,15 +133,11 @@ class StateDiffView(VerticalScroll, can_focus=True):
         """Show `diff` (None: the chapter has no patch yet) from the top."""
         self._diff = diff
         self._shown = True
-        self.query_one("#diff-body", Static).update(render_state_diff(diff, self.lang))
-        self.scroll_home(animate=False)
+        self.show_body(render_state_diff(diff, self.lang))
 
     def show_error(self, message: str) -> None:
         self._diff = None
-        self.query_one("#diff-body", Static).update(
-            Text(tr(MESSAGES, "error", self.lang, error=message), style="red")
-        )
-        self.scroll_home(animate=False)
+        self.show_body(Text(tr(MESSAGES, "error", self.lang, error=message), style="red"))
 
 
 __all__ = ["StateDiffView", "render_state_diff"]
