@@ -84,6 +84,7 @@ MESSAGES: Catalog = {
     "no_chapter": ("（未选择章节）", "(no chapter selected)"),
     "planned": ("第{n}章还没有写。按 c 写下一章。", "Chapter {n} is not written yet. Press c to write the next chapter."),
     "committed": ("第{n}章已提交（{words}字，评分 {overall}）", "Chapter {n} committed ({words} chars, score {overall})"),
+    "stage_retry": ("{stage} 阶段出错，正在第 {attempt} 次重试", "stage {stage} failed; retry {attempt}"),
     "run_done": ("完成：提交了 {n} 章", "Done: {n} chapter(s) committed"),
     "run_paused": ("已暂停：{message}", "Paused: {message}"),
     "run_stopped": ("已停止；本章进度已保存，可继续", "Stopped; the chapter's progress is saved and can be resumed"),
@@ -599,6 +600,21 @@ class MainScreen(Screen[None]):
         self.app.push_screen(ConfirmDialog(tr(MESSAGES, "confirm_quit", self.lang), self.lang), answered)
 
     # ------------------------------------------------------------------ pipeline events
+
+    @on(PipelineRunner.StageRetrying)
+    def _stage_retrying(self, message: PipelineRunner.StageRetrying) -> None:
+        message.stop()
+        self.stage_retrying(message.stage, message.attempt, message.error)
+
+    def stage_retrying(self, stage: str, attempt: int, error: str) -> None:
+        """A stage failed and is retried (seed 003 10.3): a streaming stage starts its text over, so the
+        failed attempt's partial text does not stay in front of the new one."""
+        log_line(self.project.root, f"retry {attempt}: stage {stage}: {error}")
+        self.notify(tr(MESSAGES, "stage_retry", self.lang, stage=stage, attempt=attempt), severity="warning")
+        if stage in STREAM_STAGES and self.draft_stage is not None:
+            self.draft_text = ""
+            if self.inflight is not None and self.selected == self.inflight and self.chapter_view.is_streaming:
+                self.chapter_view.begin_stream(self._chapter_title(self.inflight))
 
     @on(PipelineRunner.PipelineEvent)
     def _pipeline_event(self, message: PipelineRunner.PipelineEvent) -> None:

@@ -73,6 +73,17 @@ class PipelineRunner(Widget):
         cancelled: bool = False
         error: str | None = None
 
+    @dataclass
+    class StageRetrying(Message):
+        """A stage failed and is being retried; posted in order with the events, after the failed attempt's."""
+
+        stage: str
+        attempt: int
+        error: str
+
+    def retrying(self, stage: str, attempt: int, error: Exception) -> None:
+        self.post_message(self.StageRetrying(stage, attempt, str(error)))
+
     def __init__(
         self,
         project_root: Path,

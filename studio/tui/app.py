@@ -220,7 +220,13 @@ class NovelStudioApp(App[None]):
     def make_agents(self) -> ModelAgents:
         """The agents for one run, on a freshly opened project."""
         project = Project.open(self.project_root, lang=self.lang)
-        return ModelAgents(project, self.settings or Settings(), self.provider)
+
+        def retried(stage: str, attempt: int, error: Exception) -> None:
+            screen = self.main_screen
+            if screen is not None:
+                screen.runner.retrying(stage, attempt, error)
+
+        return ModelAgents(project, self.settings or Settings(), self.provider, on_retry=retried)
 
     # ------------------------------------------------------------------ start
 
