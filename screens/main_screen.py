@@ -116,6 +116,9 @@ MESSAGES: Catalog = {
     "k_undo": ("撤销上一章", "Undo last chapter"),
     "k_edit": ("用编辑器打开", "Open in $EDITOR"),
     "k_search": ("搜索", "Search"),
+    "k_mark_reviewed": ("标记本章已复查", "Mark this chapter reviewed"),
+    "marked_reviewed": ("第{n}章已标记为已复查", "Chapter {n} marked reviewed"),
+    "not_marked": ("第{n}章没有“需复查”标记", "Chapter {n} has no “needs review” mark"),
     "k_export": ("导出", "Export"),
 }
 
@@ -150,6 +153,7 @@ class MainScreen(Screen[None]):
         Binding("u", "undo", "撤销上一章", id="undo"),
         Binding("e", "edit_chapter", "用编辑器打开", id="edit"),
         Binding("slash", "search", "搜索", id="search", key_display="/"),
+        Binding("m", "mark_reviewed", "标记已复查", show=False, id="mark_reviewed"),
         Binding("tab", "cycle_pane(1)", "下一个窗格", show=False, id="next_pane"),
         Binding("shift+tab", "cycle_pane(-1)", "上一个窗格", show=False, id="prev_pane"),
         Binding("1", "focus_pane(0)", "大纲窗格", show=False, id="pane_1"),
@@ -171,6 +175,7 @@ class MainScreen(Screen[None]):
         "undo": "k_undo",
         "edit": "k_edit",
         "search": "k_search",
+        "mark_reviewed": "k_mark_reviewed",
         "export": "k_export",
         "next_pane": "k_next_pane",
         "prev_pane": "k_prev_pane",
@@ -550,6 +555,20 @@ class MainScreen(Screen[None]):
         `WatchBridge.chapter_edited` (mark, refresh, offer the rebuild, queue it while a run holds the lock)."""
         message.stop()
         self.watch_bridge.chapter_edited(message.chapter, source=getattr(message, "source", "watcher"))
+
+    def action_mark_reviewed(self) -> None:
+        """The author checked a chapter that a hand edit may have contradicted: drop its "needs review" mark."""
+        from studio.models.review_marks import clear_review_mark
+        from studio.paths import ProjectPaths
+
+        n = self.selected
+        if n is None:
+            return
+        if clear_review_mark(ProjectPaths(self.project.root), n):
+            self.watch_bridge.reload_marks()
+            self.notify(tr(MESSAGES, "marked_reviewed", self.lang, n=n))
+        else:
+            self.notify(tr(MESSAGES, "not_marked", self.lang, n=n))
 
     def action_search(self) -> None:
         from screens.search_screen import SearchScreen

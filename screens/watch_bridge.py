@@ -471,6 +471,10 @@ class WatchBridge(Widget):
 
     # ------------------------------------------------------------------ marks
 
+    def reload_marks(self) -> None:
+        """Re-read the review marks file and redraw the outline marks (after the author cleared one)."""
+        self._load_marks()
+
     def _load_marks(self, refresh: bool = True) -> None:
         try:
             self.review = load_review_marks(ProjectPaths(self.root))

@@ -138,6 +138,7 @@ _ACTIONS: dict[str, str] = {
     "undo": "undo",
     "edit": "edit_chapter",
     "search": "search",
+    "mark_reviewed": "mark_reviewed",
     "export": "export",
     "pane_1": "focus_pane(0)",
     "pane_2": "focus_pane(1)",
