@@ -79,16 +79,20 @@ def append_line(path: Path, line: str) -> None:
         os.fsync(fh.fileno())
 
 
-def read_text(path: Path) -> str:
-    """Read a UTF-8 text file; a file that is not UTF-8 is reported, never guessed."""
-    path = Path(path)
-    data = path.read_bytes()
+def decode_text(data: bytes, path: Path | str) -> str:
+    """UTF-8 text of `data` (a BOM dropped); not UTF-8 is a FormatError naming the line, never a guess."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise FormatError([Problem(path, f"not UTF-8 (byte {exc.start})", line=line)]) from None
     return text.removeprefix("\ufeff")
+
+
+def read_text(path: Path) -> str:
+    """Read a UTF-8 text file; a file that is not UTF-8 is reported, never guessed."""
+    path = Path(path)
+    return decode_text(path.read_bytes(), path)
 
 
 def parse_json(text: str, path: Path | str) -> Any:

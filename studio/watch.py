@@ -21,6 +21,7 @@ Reading and validating happen in a worker thread, so the event loop (the UI) nev
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 import os
 import re
@@ -33,7 +34,7 @@ from typing import Any, ClassVar
 
 from studio import own_writes
 from studio.errors import FormatError, Problem, UnsafeIdError
-from studio.fileio import parse_json
+from studio.fileio import decode_text, parse_json
 from studio.ids import is_slug, parse_chapter_id, parse_volume_id
 from studio.paths import SETTINGS_FILE
 
@@ -222,54 +223,31 @@ _TOP_LEVEL: dict[str, ChangeKind] = {
 
 
 def decode(data: bytes, path: Path | str) -> str:
-    """UTF-8 text of `data` (BOM dropped); not UTF-8 -> FormatError with the line (like fileio.read_text)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise FormatError([Problem(path, f"not UTF-8 (byte {exc.start})", line=line)]) from None
-    return text.removeprefix("\ufeff")
+    """UTF-8 text of `data` (BOM dropped); not UTF-8 -> FormatError with the line (as fileio.read_text)."""
+    return decode_text(data, path)
+
+
+# The FileModel of each JSON kind, as "module:Class" (imported lazily: the watcher starts before they are needed).
+_JSON_MODELS: dict[Kind, str] = {
+    Kind.STYLE_PROFILE: "studio.models.style_profile:StyleProfile",
+    Kind.BLACKLIST: "studio.models.blacklist:AiBlacklist",
+    Kind.STYLE_DRIFT: "studio.models.style_drift:StyleDrift",
+    Kind.WORLD_RULES: "studio.models.world_rules:WorldRules",
+    Kind.CHARACTER: "studio.models.character:CharacterFile",
+    Kind.STORYLINES: "studio.models.storylines:Storylines",
+    Kind.STORYLINE_SPEC: "studio.models.storyline_spec:StorylineSpec",
+    Kind.SCHEDULE: "studio.models.schedule:StorylineSchedule",
+    Kind.CONTRACT: "studio.models.contract:ChapterContract",
+}
 
 
 def _json_model(kind: Kind) -> Any:
-    """The FileModel class of a JSON kind (imported lazily: the watcher starts before they are needed)."""
-    if kind is Kind.STYLE_PROFILE:
-        from studio.models.style_profile import StyleProfile
-
-        return StyleProfile
-    if kind is Kind.BLACKLIST:
-        from studio.models.blacklist import AiBlacklist
-
-        return AiBlacklist
-    if kind is Kind.STYLE_DRIFT:
-        from studio.models.style_drift import StyleDrift
-
-        return StyleDrift
-    if kind is Kind.WORLD_RULES:
-        from studio.models.world_rules import WorldRules
-
-        return WorldRules
-    if kind is Kind.CHARACTER:
-        from studio.models.character import CharacterFile
-
-        return CharacterFile
-    if kind is Kind.STORYLINES:
-        from studio.models.storylines import Storylines
-
-        return Storylines
-    if kind is Kind.STORYLINE_SPEC:
-        from studio.models.storyline_spec import StorylineSpec
-
-        return StorylineSpec
-    if kind is Kind.SCHEDULE:
-        from studio.models.schedule import StorylineSchedule
-
-        return StorylineSchedule
-    if kind is Kind.CONTRACT:
-        from studio.models.contract import ChapterContract
-
-        return ChapterContract
-    return None
+    """The FileModel class of a JSON kind, or None for kinds that are not JSON files."""
+    target = _JSON_MODELS.get(kind)
+    if target is None:
+        return None
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 _TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
