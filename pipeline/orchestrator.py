@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -686,16 +686,7 @@ class Orchestrator:
             decision = GateDecision(GateAction.PAUSE_HARD, decision.overall, decision.reason)
         question = self._gate_question(n, evaluation, decision)
         if pending.recommended and pending.recommended in [o.key for o in question.options]:
-            question = Question(
-                kind=question.kind,
-                chapter=question.chapter,
-                title_zh=question.title_zh,
-                title_en=question.title_en,
-                facts=question.facts,
-                options=question.options,
-                recommended=pending.recommended,
-                data=question.data,
-            )
+            question = replace(question, recommended=pending.recommended)
         await self._answer_gate(n, question)
 
     async def _answer_gate(self, n: int, question: Question) -> None:
