@@ -11,14 +11,15 @@ Decisions where the seeds are silent or disagree:
 - `scores` must hold exactly the eight dimensions of 6.6.5: a missing one is an error at `$.scores.<name>`,
   an unknown one is refused (it would be silently ignored by the weighted mean). Scores are numbers in 1..5.
 - `overall`, `weight` and `recommendation` are the judge's words, recorded but not trusted: the gate uses
-  `weighted_overall()` with `DIMENSION_WEIGHTS`, and `violations()` derived from the checks.
+  `weighted_overall()` with `DIMENSION_WEIGHTS`, and `violations()` derived from the checks. A dimension
+  without `weight` gets its seed weight, so every evaluation file states the weights it was judged by.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
@@ -131,6 +132,15 @@ class Scores(BaseModel):
     style_naturalness: DimensionScore
     emotional_impact: DimensionScore
     storyline_coherence: DimensionScore
+
+    @model_validator(mode="after")
+    def _seed_weights(self) -> Self:
+        # Item 19 of issue 11: a judge that leaves weights out must not produce `"weight": null` files.
+        for name, weight in DIMENSION_WEIGHTS.items():
+            entry: DimensionScore = getattr(self, name)
+            if entry.weight is None:
+                entry.weight = weight
+        return self
 
     def as_dict(self) -> dict[str, DimensionScore]:
         return {name: getattr(self, name) for name in DIMENSION_WEIGHTS}
