@@ -44,7 +44,7 @@ from studio.models.contract import ChapterContract
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.schedule import StorylineSchedule
 from studio.models.settings import Settings
-from studio.models.state import CurrentState
+from studio.models.state import CurrentState, is_foreshadow_id
 from studio.outline import OutlineChapter, VolumeOutline, parse_outline, render_outline
 from studio.project import Project
 from studio.wordcount import strip_markdown, word_count
@@ -394,7 +394,7 @@ def _trimmed_state(state: CurrentState, mention_text: str) -> dict[str, Any]:
     return out
 
 
-_FS_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_FS_ID = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")  # slugs and the plugin's F-001
 _FS_VERBS: tuple[tuple[str, str], ...] = (("回收", "resolved"), ("推进", "advanced"), ("埋", "planted"))
 _FS_MARK = re.compile(r"^\s*[（(]\s*(planted|advanced|resolved)\s*[)）]")
 _CONTRACT_ACTIONS = {"plant": "planted", "advance": "advanced", "resolve": "resolved"}
@@ -427,10 +427,10 @@ def foreshadowing_tasks(info: ChapterInfo, ledger: ForeshadowingLedger) -> list[
         pairs += [(f, a, "outline") for f, a in _outline_foreshadowing(info.chapter.foreshadowing, known)]
     if info.contract is not None:
         for obj in info.contract.objectives:
-            if obj.target and obj.action and is_slug(obj.target):
+            if obj.target and obj.action and is_foreshadow_id(obj.target):
                 pairs.append((obj.target, _CONTRACT_ACTIONS.get(obj.action, obj.action), "contract"))
         for fid, action in info.contract.postconditions.foreshadowing_updates.items():
-            if is_slug(fid):
+            if is_foreshadow_id(fid):
                 pairs.append((fid, action, "contract"))
     overdue = sorted(
         overdue_items(ledger, info.number), key=lambda i: (i.target_resolve_range or (0, 0))[1]
@@ -609,7 +609,7 @@ def _writer_variables(
         "chapter_min_chars": str(settings.writing.chapter_min_chars),
         "chapter_max_chars": str(settings.writing.chapter_max_chars),
         "style_profile": _style_profile(project),
-        "style_directives": _lines(project.style_profile.writing_directives),
+        "style_directives": _lines(project.style_profile.directive_lines()),
         "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
         "world_rules": _world_rules(project, info),
         "volume_outline": _volume_outline(info.outline),

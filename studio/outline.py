@@ -16,7 +16,10 @@ Format (seed 000 section 5.3: every chapter has Storyline/POV/Location/Conflict/
     其余自由文字是本章备注 (notes)。
 
 Keys are case-insensitive, `:` or `：` both work, and the Chinese aliases 故事线/视角/地点/冲突/弧线/伏笔/状态变更
-are accepted. An unknown `- Key: value` line with an ASCII key goes to `extra`; any other non-blank line
+are accepted. A key may be set in bold or code (`- **Storyline**: main-arc`, `- **POV:** shen-zhao`, the
+reference plugin DankerMu/novel-writer-plugin writes the first): the emphasis is not part of the key.
+The plugin's outline (`## 第 V 卷大纲`, then `### 第 N 章: 名` blocks with nine such lines, its extra keys
+`TransitionHint` and `Phase` kept in `extra`) is read this way; its `<!-- [NOTE] ... -->` lines are notes. An unknown `- Key: value` line with an ASCII key goes to `extra`; any other non-blank line
 (including `- 沈照心想：……`) is a note.
 `parse_outline` reports every problem at once (file and line numbers) as one FormatError;
 `render_outline` writes the canonical form, and `parse_outline(render_outline(x)) == x`.
@@ -38,6 +41,7 @@ _CHAPTER_HEADING = re.compile(
 _TITLE_HEADING = re.compile(r"^#[ \t]*(?!#)(.*?)[ \t#]*$")
 _FIELD = re.compile(r"^[ \t]*[-*+][ \t]*([^:：\n]{1,24}?)[ \t]*[:：][ \t]*(.*?)[ \t]*$")
 _EXTRA_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_ \-]*$")
+_EMPHASIS = "*_`"
 
 # canonical field name -> the key written by render_outline
 FIELD_KEYS: dict[str, str] = {
@@ -252,10 +256,14 @@ def parse_outline(text: str, path: Path | str = "outline.md") -> VolumeOutline:
         if not stripped:
             continue
         m = None if in_fence else _FIELD.match(line)
-        key = m.group(1).strip() if m else ""
+        raw_key = m.group(1).strip() if m else ""
+        key = raw_key.strip(_EMPHASIS).strip()
         name = _field_name(key) or (key if _EXTRA_KEY.match(key) else None)
         if m and name is not None:
             value = m.group(2)
+            if raw_key.startswith(("**", "__")) and not raw_key.endswith(raw_key[:2]):
+                value = value.removeprefix(raw_key[:2]).strip()  # `- **Key:** value`: the bold closes after ':'
+
             if name in field_lines:
                 problems.append(
                     Problem(

@@ -30,7 +30,7 @@ from studio.ids import is_slug
 from studio.models.base import json_path
 from studio.models.changelog import ChangelogEntry, ChangelogKind, OpWarning
 from studio.models.patch import FORESHADOW_ACTIONS, OP_NAMES, StateOp, StatePatch
-from studio.models.state import CharacterState, CurrentState
+from studio.models.state import CharacterState, CurrentState, is_foreshadow_id
 from studio.paths import ProjectPaths
 
 TOP_LEVEL = ("characters", "items", "locations", "factions", "world_state", "active_foreshadowing")
@@ -110,8 +110,8 @@ def _check_entry(entry: Any) -> str | None:
     if not _is_json(entry):
         return "ops entry holds a value that is not plain JSON (NaN, infinity or invalid text)"
     if op == "foreshadow":
-        if not is_slug(path):
-            return f"foreshadow path {path!r} must be one foreshadowing id (a slug, no dots)"
+        if not is_foreshadow_id(path):
+            return f"foreshadow path {path!r} must be one foreshadowing id (e.g. F-001 or a slug, no dots)"
         if entry.get("value") not in FORESHADOW_ACTIONS:
             return f"foreshadow value {entry.get('value')!r} must be one of {', '.join(FORESHADOW_ACTIONS)}"
         return None

@@ -92,7 +92,7 @@ def test_save_stamps_time_and_round_trips(tmp_path: Path) -> None:
     ("data", "json_path"),
     [
         ({"last_completed_chapter": -1}, "$.last_completed_chapter"),
-        ({"current_volume": 0}, "$.current_volume"),
+        ({"current_volume": -1}, "$.current_volume"),
         ({"orchestrator_state": "SLEEPING"}, "$.orchestrator_state"),
         ({"pipeline_stage": "polishing"}, "$.pipeline_stage"),
         ({"inflight_chapter": "seven"}, "$.inflight_chapter"),

@@ -133,7 +133,7 @@ CORRUPT: list[tuple[type[FileModel], str, Any, str]] = [
         _set(("dormant_storylines", 0), "Faction Internal"),
         "$.dormant_storylines[0]",
     ),
-    (StorylineSchedule, "storyline-schedule.json", _delete(("volume",)), "$.volume"),
+    (StorylineSchedule, "storyline-schedule.json", _set(("volume",), 0), "$.volume"),
     (
         WorldRules,
         "rules.json",

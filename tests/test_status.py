@@ -194,7 +194,7 @@ def test_no_project_exits_1_without_traceback(tmp_path: Path, capsys: pytest.Cap
 
 def test_corrupt_file_exits_1_listing_problems(project60: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project60 / "storylines" / "storylines.json").write_text("[", encoding="utf-8")
-    (project60 / ".checkpoint.json").write_text('{"current_volume": 0}', encoding="utf-8")
+    (project60 / ".checkpoint.json").write_text('{"current_volume": -1}', encoding="utf-8")
     assert _main(["status", "--project", str(project60), "--lang", "en"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err

@@ -29,6 +29,7 @@ from pipeline.refine_edits import find_occurrences
 from pipeline.tokens import estimate_tokens
 from studio.ids import is_slug
 from studio.models.evaluation import DIMENSION_WEIGHTS
+from studio.models.state import is_foreshadow_id
 
 OFFLINE_MODEL = "offline"
 HINTS_DELIMITER = "===STATE_HINTS==="
@@ -253,7 +254,7 @@ def summarizer_reply(ctx: dict[str, Any]) -> dict[str, Any]:
         ops.append({"op": "set", "path": f"characters.{pov_id}.emotional_state", "value": _MOODS[chapter % len(_MOODS)]})
         ops.append({"op": "add", "path": f"characters.{pov_id}.inventory", "value": _ITEMS[chapter % len(_ITEMS)]})
     for task in ctx.get("foreshadowing", []):
-        if task.get("action") in ("planted", "advanced", "resolved") and is_slug(str(task.get("id"))):
+        if task.get("action") in ("planted", "advanced", "resolved") and is_foreshadow_id(str(task.get("id"))):
             ops.append(
                 {"op": "foreshadow", "path": task["id"], "value": task["action"], "detail": f"第{chapter}章正文中的体现"}
             )

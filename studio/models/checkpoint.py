@@ -1,4 +1,13 @@
-"""`.checkpoint.json` (seed 001 section 9.2): where the run stands, so a cold start can resume it."""
+"""`.checkpoint.json` (seed 001 section 9.2): where the run stands, so a cold start can resume it.
+
+Accepted input variants (the reference plugin, DankerMu/novel-writer-plugin, writes them):
+- `current_volume: 0` during its quick start (the golden three chapters, before volume planning). Those
+  chapters live in `volumes/vol-01/`, so 0 is read as volume 1 (and written back as 1).
+- `pipeline_stage` names of the plugin's own loop: `refining` (the refiner was running: a draft exists)
+  and `summarized` (the Summarizer finished) read as `drafted`. A stage is only a lower bound of progress;
+  the cold start decides from the staging files what is really done (studio/recovery.py).
+- its extra fields (`schema_version`, `quick_start_step`, `eval_backend`, ...) are kept on rewrite.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +15,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from studio.fileio import atomic_write_json
 from studio.models.base import FileModel
@@ -35,6 +44,13 @@ class PipelineStage(StrEnum):
     REVISING = "revising"
     COMMITTED = "committed"
 
+
+# Stage names other tools write, mapped to the stage of ours that is a safe lower bound of their progress.
+STAGE_ALIASES: dict[str, PipelineStage] = {
+    "refining": PipelineStage.DRAFTED,
+    "summarized": PipelineStage.DRAFTED,
+    "summarizing": PipelineStage.DRAFTED,
+}
 
 RevisionKind = Literal["revision", "polish", "rewrite"]
 
@@ -74,6 +90,16 @@ class Checkpoint(FileModel):
     pending_actions: list[PendingAction] = Field(default_factory=list)
     last_checkpoint_time: str | None = None
     skipped_ops_chapters: list[int] = Field(default_factory=list)  # seed 003 10.6: >= 3 -> suggest rebuild
+
+    @field_validator("current_volume", mode="before")
+    @classmethod
+    def _quick_start_volume(cls, value: Any) -> Any:
+        return 1 if value == 0 and not isinstance(value, bool) else value
+
+    @field_validator("pipeline_stage", mode="before")
+    @classmethod
+    def _stage_alias(cls, value: Any) -> Any:
+        return STAGE_ALIASES.get(value, value) if isinstance(value, str) else value
 
     @property
     def next_chapter(self) -> int:

@@ -13,6 +13,15 @@ Decisions where the seeds are silent or disagree:
 - `overall`, `weight` and `recommendation` are the judge's words, recorded but not trusted: the gate uses
   `weighted_overall()` with `DIMENSION_WEIGHTS`, and `violations()` derived from the checks. A dimension
   without `weight` gets its seed weight, so every evaluation file states the weights it was judged by.
+
+Accepted input variants (the reference plugin, DankerMu/novel-writer-plugin, writes them):
+- the envelope `{"chapter": N, "eval_used": {...the verdict...}, "metadata": {...}, "content_eval": {...}}`:
+  the verdict's fields are read at the top level, `metadata` / `content_eval` and the rest are kept as
+  extra fields; the file is written back flat (`chapter`, the verdict's fields, then the extras).
+- a check named by `rule_id`, `contract_id`, `objective_id`, `gate_id` or `check_id` instead of `id` (read
+  as `id`, written back as `id`). Its `platform_hard_gates` list is kept as an extra field.
+- recommendations `pause_for_user` / `pause` (read as `review`) and `pause_for_user_force_rewrite` /
+  `force_rewrite` (read as `rewrite`).
 """
 
 from __future__ import annotations
@@ -45,6 +54,13 @@ _STATUS_ALIASES: Final[dict[str, str]] = {
     "na": "not_applicable",
 }
 _LAYERS: Final = ("l1_checks", "l2_checks", "l3_checks", "ls_checks")
+_ID_KEYS: Final = ("rule_id", "contract_id", "objective_id", "gate_id", "check_id")
+_RECOMMENDATION_ALIASES: Final[dict[str, str]] = {
+    "pause_for_user": "review",
+    "pause": "review",
+    "pause_for_user_force_rewrite": "rewrite",
+    "force_rewrite": "rewrite",
+}
 
 
 class _Object(BaseModel):
@@ -57,6 +73,16 @@ class ContractCheck(_Object):
     confidence: Literal["high", "medium", "low"] = "high"
     detail: str = ""
     evidence: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_id(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "id" not in data:
+            key = next((k for k in _ID_KEYS if isinstance(data.get(k), str)), None)
+            if key is not None:
+                data = dict(data)
+                data["id"] = data.pop(key)
+        return data
 
     @field_validator("status", mode="before")
     @classmethod
@@ -179,6 +205,23 @@ class Evaluation(FileModel):
     issues: list[str] = Field(default_factory=list)
     strengths: list[str] = Field(default_factory=list)
     force_passed: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _envelope(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("eval_used"), dict) and "scores" not in data:
+            rest = {k: v for k, v in data.items() if k != "eval_used"}
+            verdict = {k: v for k, v in data["eval_used"].items() if k not in rest}
+            return {"chapter": rest.pop("chapter", verdict.pop("chapter", None)), **verdict, **rest}
+        return data
+
+    @field_validator("recommendation", mode="before")
+    @classmethod
+    def _recommendation_alias(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().lower()
+            return _RECOMMENDATION_ALIASES.get(value, value)
+        return value
 
     def computed_overall(self) -> float:
         return weighted_overall(self.scores)

@@ -1,4 +1,9 @@
-"""`foreshadowing/global.json` and `volumes/vol-NN/foreshadowing.json` (seed 001 section 9.2)."""
+"""`foreshadowing/global.json` and `volumes/vol-NN/foreshadowing.json` (seed 001 section 9.2).
+
+A foreshadowing id (`ForeshadowId`) is either a slug (`ancient_prophecy`, the seed's examples) or the
+reference plugin's numbered ids (`F-001`): ASCII letters of either case, digits, single `-`/`_` between
+them (`is_foreshadow_id`, in studio/models/state.py). It is never a file name, but it is an ops path, so nothing else (dots, slashes, spaces) is accepted.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 
 from studio.models.base import FileModel
-from studio.models.state import Slug
+from studio.models.state import ForeshadowId, Slug
 
 ForeshadowScope = Literal["short", "medium", "long"]
 ForeshadowStatus = Literal["planted", "advanced", "resolved"]
@@ -22,7 +27,7 @@ class ForeshadowingHistoryEntry(FileModel):
 class ForeshadowingItem(FileModel):
     """One thread. `scope` is None only for an item created from an op of an id nobody planted."""
 
-    id: Slug
+    id: ForeshadowId
     description: str = ""
     scope: ForeshadowScope | None = None
     status: ForeshadowStatus = "planted"

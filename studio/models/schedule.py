@@ -3,13 +3,18 @@
 Every storyline reference is a slug (`StorylineId`). `interleaving_pattern` is a rhythm hint for the planner,
 not an exact layout, so its fields are all optional and unknown ones are kept. Whether the referenced
 storylines exist, and the seed's "at most 4 active lines" limit, are reported by `problems()`.
+
+Accepted input variants (the reference plugin, DankerMu/novel-writer-plugin, writes them):
+- `volume` may be missing: the file's folder (`vol-NN`) says which volume it is.
+- a convergence event may give `target_chapter_range` instead of `chapter_range` (and an `event` text,
+  kept as an extra field). It is read as `chapter_range` and written back under that name.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from studio.models.base import FileModel
 from studio.models.storylines import StorylineId, Storylines
@@ -41,6 +46,14 @@ class ConvergenceEvent(_Object):
     trigger: str = ""
     aftermath: str = ""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _target_range(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "chapter_range" not in data and "target_chapter_range" in data:
+            data = dict(data)
+            data["chapter_range"] = data.pop("target_chapter_range")
+        return data
+
     @field_validator("chapter_range")
     @classmethod
     def _ordered(cls, value: tuple[int, int]) -> tuple[int, int]:
@@ -56,7 +69,7 @@ class ConvergenceEvent(_Object):
 
 
 class StorylineSchedule(FileModel):
-    volume: int = Field(ge=1)
+    volume: int | None = Field(default=None, ge=1)  # None: the plugin's files leave it to the folder name
     volume_theme: str = ""
     active_storylines: list[ScheduledStoryline] = Field(default_factory=list)
     interleaving_pattern: InterleavingPattern = Field(default_factory=InterleavingPattern)

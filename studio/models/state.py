@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, SerializerFunctionWrapHandler, model_serializer
@@ -12,6 +13,26 @@ from studio.models.base import FileModel
 
 Slug = Annotated[str, AfterValidator(check_slug)]
 """A str that must be a safe entity slug; the error lands on the offending key or value's JSON path."""
+
+_FORESHADOW_ID = re.compile(r"^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$")
+
+
+def is_foreshadow_id(text: str) -> bool:
+    """A slug (`ancient_prophecy`) or a numbered id of the reference plugin (`F-001`): ASCII letters of
+    either case, digits, and single `-`/`_` between them. No dots or slashes: it is one ops path segment."""
+    return isinstance(text, str) and bool(_FORESHADOW_ID.match(text))
+
+
+def _check_foreshadow_id(value: str) -> str:
+    if not is_foreshadow_id(value):
+        raise ValueError(
+            f"foreshadowing id {value!r} must be letters, digits and single hyphens (e.g. F-001 or ancient-prophecy)"
+        )
+    return value
+
+
+ForeshadowId = Annotated[str, AfterValidator(_check_foreshadow_id)]
+"""A foreshadowing id: a slug or the plugin's `F-001` (see `is_foreshadow_id`)."""
 
 
 
@@ -58,7 +79,7 @@ class CurrentState(FileModel):
     locations: dict[Slug, dict[str, Any]] = Field(default_factory=dict)
     factions: dict[Slug, dict[str, Any]] = Field(default_factory=dict)
     world_state: dict[str, Any] = Field(default_factory=dict)
-    active_foreshadowing: list[Slug] = Field(default_factory=list)
+    active_foreshadowing: list[ForeshadowId] = Field(default_factory=list)
 
     def is_empty(self) -> bool:
         """True when nothing but the versions differs from the default state."""
