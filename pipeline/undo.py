@@ -105,7 +105,7 @@ def _rewind_state(paths: ProjectPaths, n: int) -> None:
     entries = load_changelog(paths.changelog, repair_tail=True)
     # The chapter's *last* line: after a rebuild, chapter n was re-derived by a later `rebuild` line, and the
     # rebuild lines of earlier chapters in that group must stay.
-    cut = max((i for i, e in enumerate(entries) if e.kind != "init" and e.chapter == n), default=None)
+    cut = max((i for i, e in enumerate(entries) if e.kind not in ("init", "foreign") and e.chapter == n), default=None)
     if cut is not None:
         raw = [line for line in read_text(paths.changelog).split("\n") if line.strip()]
         atomic_write_text(paths.changelog, "".join(line + "\n" for line in raw[:cut]))

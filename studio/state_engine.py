@@ -295,8 +295,10 @@ def load_changelog(path: Path, *, repair_tail: bool = False) -> list[ChangelogEn
             raise FormatError(
                 [Problem(path, e["msg"], json_path=json_path(tuple(e["loc"])), line=lineno) for e in exc.errors()]
             ) from None
-        if entries[-1].kind == "init" and len(entries) > 1:
-            raise FormatError([Problem(path, "an init entry may only be the first line", line=lineno)])
+        if entries[-1].kind == "init" and len(entries) > 1 and entries[-2].kind != "foreign":
+            raise FormatError(
+                [Problem(path, "an init entry may only be the first line or follow another tool's lines", line=lineno)]
+            )
     return entries
 
 
@@ -366,6 +368,12 @@ def _apply_entry(state: CurrentState, entry: ChangelogEntry, source: str, index:
     return new_state.model_copy(update={"state_version": entry.state_version, "last_updated_chapter": entry.chapter})
 
 
+_FOREIGN_NO_BASE = (
+    "the log starts with lines written by another tool (no state versions) and no snapshot follows them, "
+    "so the state cannot be rebuilt from it; current-state.json is the only record of that state"
+)
+
+
 def replay(
     entries: Sequence[ChangelogEntry], upto_version: int | None = None, *, source: str = "state/changelog.jsonl"
 ) -> CurrentState:
@@ -376,7 +384,14 @@ def replay(
     without gaps. Replaying the whole log gives exactly `current-state.json` (same `to_data()`).
     """
     state = CurrentState()
+    foreign = False  # another tool's lines (history only, see models/changelog.py) not yet followed by an init
     for index, entry in enumerate(entries):
+        if entry.kind == "foreign":
+            foreign = True
+            continue
+        if foreign and entry.kind != "init":
+            raise FormatError([Problem(source, _FOREIGN_NO_BASE, json_path=f"$[{index}]")])
+        foreign = False
         if entry.kind != "init":
             if entry.base_state_version != state.state_version:
                 raise FormatError(
@@ -392,6 +407,8 @@ def replay(
             if upto_version is not None and state.state_version >= upto_version:
                 break
         state = _apply_entry(state, entry, source, index)
+    if foreign:
+        raise FormatError([Problem(source, _FOREIGN_NO_BASE)])
     if upto_version is not None and state.state_version != upto_version:
         raise StateVersionMismatch(
             f"{source} has no state version {upto_version} (it covers versions "
@@ -409,7 +426,7 @@ def load_state(paths: ProjectPaths) -> CurrentState:
 
 
 def _check_in_step(paths: ProjectPaths, state: CurrentState, last_entry: ChangelogEntry | None) -> None:
-    if last_entry is None:
+    if last_entry is None or last_entry.kind == "foreign":
         return
     last = last_entry.state_version
     if last == state.state_version:
@@ -445,7 +462,7 @@ def merge_patch(paths: ProjectPaths, patch: StatePatch, *, kind: ChangelogKind =
             f"patch for chapter {patch.chapter} was made against state version {patch.base_state_version}, "
             f"but {paths.current_state} is at version {state.state_version}; regenerate the patch"
         )
-    if last_entry is None and (state.state_version != 0 or not state.is_empty()):
+    if (last_entry is None or last_entry.kind == "foreign") and (state.state_version != 0 or not state.is_empty()):
         # The log starts on a non-empty state: record it so replay can start from it.
         _append_entry(paths.changelog, _init_entry(state))
     new_state, applied, warnings = apply_patch(state, patch)

@@ -10,16 +10,20 @@ from pathlib import Path
 import pytest
 
 from pipeline.replies import JudgeReply
+from studio.cli.main import main
 from studio.errors import FormatError
 from studio.models.blacklist import AiBlacklist
+from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, PipelineStage
 from studio.models.evaluation import DIMENSION_WEIGHTS, Evaluation
 from studio.models.foreshadowing import ForeshadowingLedger
+from studio.models.patch import StatePatch
+from studio.models.state import CurrentState
 from studio.models.style_profile import StyleProfile
 from studio.outline import parse_outline
 from studio.paths import ProjectPaths
 from studio.recovery import RecoveryKind, decide_recovery
-from studio.state_engine import validate_ops
+from studio.state_engine import load_changelog, merge_patch, replay, validate_ops
 
 # ------------------------------------------------------------------------------- the accepted variants
 
@@ -106,6 +110,40 @@ def test_evaluation_check_names_and_recommendation_aliases() -> None:
     assert [c.id for c in evaluation.high_confidence_violations()] == ["LS-001"]
 
 
+# --------------------------------------------------------------------------------- changelog without versions
+
+PLUGIN_LOG = (
+    '{"chapter":1,"base_state_version":0,"storyline_id":"main-arc","ops":[{"op":"foreshadow","path":"F-001",'
+    '"value":"planted","detail":"灯芯被剪"}]}\n'
+    '{"chapter":1,"op":"canon_upgrade","target":"W-002","from":"planned","to":"established"}\n'
+)
+
+
+def test_foreign_changelog_lines_are_history_kept_byte_for_byte(tmp_path: Path) -> None:
+    line = {"chapter": 1, "op": "canon_upgrade", "target": "W-002", "from": "planned", "to": "established"}
+    entry = ChangelogEntry.parse_data(line)
+    assert entry.kind == "foreign" and entry.to_data() == line
+    with pytest.raises(FormatError):  # our own kind without a version is still broken
+        ChangelogEntry.parse_data({"kind": "patch", "chapter": 1, "base_state_version": 0})
+
+    paths = ProjectPaths(tmp_path)
+    paths.changelog.parent.mkdir(parents=True)
+    paths.changelog.write_text(PLUGIN_LOG, encoding="utf-8")
+    state = CurrentState(state_version=1, last_updated_chapter=1, active_foreshadowing=["F-001"])
+    state.save(paths.current_state)
+    with pytest.raises(FormatError) as err:
+        replay(load_changelog(paths.changelog))  # nothing to rebuild the plugin's state from: say so
+    assert "another tool" in str(err.value)
+
+    patch = StatePatch(chapter=2, base_state_version=1, storyline_id="main-arc",
+                       ops=[{"op": "foreshadow", "path": "F-001", "value": "advanced"}])
+    entry = merge_patch(paths, patch)
+    assert (entry.base_state_version, entry.state_version, len(entry.ops)) == (1, 2, 1)
+    assert paths.changelog.read_text(encoding="utf-8").startswith(PLUGIN_LOG)
+    assert [e.kind for e in load_changelog(paths.changelog)] == ["foreign", "foreign", "init", "patch"]
+    assert replay(load_changelog(paths.changelog)).to_data() == CurrentState.load(paths.current_state).to_data()
+
+
 # ------------------------------------------------------------------------------------------------ item 19
 
 
@@ -121,3 +159,20 @@ def test_judge_reply_without_weights_writes_the_seed_weights() -> None:
         {"chapter": 1, "scores": {name: {"score": 4, "weight": 0.5} for name in DIMENSION_WEIGHTS}}
     )
     assert judged.scores.pacing.weight == 0.5  # the judge's own words are recorded, not replaced
+
+
+def test_commit_after_a_foreign_line_in_our_own_log(sample: Path) -> None:
+    """A line the plugin appended to a log novel-studio started: the next commit completes (today it fails
+    half way, chapter moved, checkpoint behind) and the log still replays to the state."""
+    paths = ProjectPaths(sample)
+    foreign = '{"chapter":2,"op":"canon_upgrade","target":"W-001","from":"planned","to":"established"}\n'
+    with open(paths.changelog, "a", encoding="utf-8") as fh:
+        fh.write(foreign)
+    last = Checkpoint.load(paths.checkpoint).last_completed_chapter
+    assert main(["continue", "--offline", "--project", str(sample), "--yes"]) == 0
+    cp = Checkpoint.load(paths.checkpoint)
+    assert cp.last_completed_chapter == last + 1 and cp.inflight_chapter is None
+    entries = load_changelog(paths.changelog)
+    assert [e.kind for e in entries[-3:]] == ["foreign", "init", "patch"]
+    assert foreign in paths.changelog.read_text(encoding="utf-8")
+    assert replay(entries).to_data() == CurrentState.load(paths.current_state).to_data()

@@ -1,16 +1,25 @@
-"""One line of `state/changelog.jsonl`: what a merge did, with enough to replay it exactly."""
+"""One line of `state/changelog.jsonl`: what a merge did, with enough to replay it exactly.
+
+Accepted input variant: lines written by another tool (the reference plugin, DankerMu/novel-writer-plugin,
+appends its state deltas and its `canon_upgrade` records without `state_version` or `kind`). Such a line
+is read as `kind="foreign"`: history that is kept byte for byte (`foreign` holds the line as written, and
+it is written back exactly so) but never replayed, because it does not say which state version it made.
+`current-state.json` is the truth for the state those lines built; the next merge logs an `init` snapshot
+of it, so the versioned log that follows can be replayed. A line with our `kind` but no `state_version`
+is still an error (it is ours, and broken).
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from studio.models.base import FileModel
 from studio.models.patch import StateOp
 from studio.models.state import Slug
 
-ChangelogKind = Literal["init", "patch", "rebuild"]
+ChangelogKind = Literal["init", "patch", "rebuild", "foreign"]
 
 
 class OpWarning(FileModel):
@@ -39,10 +48,39 @@ class ChangelogEntry(FileModel):
     warnings: list[OpWarning] = Field(default_factory=list)
     recorded_at: str = ""
     snapshot: dict[str, Any] | None = None
+    foreign: dict[str, Any] | None = None  # kind "foreign": the line exactly as the other tool wrote it
+
+    @model_validator(mode="before")
+    @classmethod
+    def _foreign_line(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "state_version" in data or "kind" in data:
+            return data
+        chapter = data.get("chapter")
+        valid_chapter = isinstance(chapter, int) and not isinstance(chapter, bool) and chapter >= 0
+        # versions 0: not meaningful for a foreign line, which replay and the step check skip
+        return {
+            "kind": "foreign",
+            "state_version": 0,
+            "base_state_version": 0,
+            "chapter": chapter if valid_chapter else 0,
+            "foreign": data,
+        }
+
+    @model_serializer(mode="wrap")
+    def _foreign_as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        if self.kind == "foreign" and self.foreign is not None:
+            return dict(self.foreign)
+        data: dict[str, Any] = handler(self)
+        if data.get("foreign") is None:
+            data.pop("foreign", None)
+        return data
 
     @model_validator(mode="after")
     def _versions_agree(self) -> Self:
-        if self.kind == "init":
+        if self.kind == "foreign":
+            if self.foreign is None:
+                raise ValueError("a foreign entry keeps the line it was read from in `foreign`")
+        elif self.kind == "init":
             if self.snapshot is None:
                 raise ValueError("an init entry needs a snapshot of the starting state")
             if self.state_version != self.base_state_version:
