@@ -4,6 +4,12 @@
 foreshadowing ledger, storylines, world rules, active characters, style files, the current volume's outline,
 schedule and chapter contracts) and reports every problem at once. It reads no chapter text: opening a
 project of 500 chapters costs the same as opening one of 5. Everything else is read lazily, on request.
+
+Projects made by the reference plugin (DankerMu/novel-writer-plugin) open too: each model accepts the
+plugin's shapes (see their docstrings), chapter contracts may be Markdown (`chapter-NNN.md`, read by
+studio/contract_markdown.py; a `.json` contract of the same chapter wins), and `notices()` lists what
+was read with a caveat (changelog lines without state versions, blacklist words listed only in a
+category, the plugin's quick-start checkpoint) so the author sees it instead of it being dropped.
 """
 
 from __future__ import annotations
@@ -15,13 +21,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from studio.config import read_toml
+from studio.contract_markdown import load_contract_markdown
 from studio.errors import FormatError, Problem, ProjectNotFoundError, UnsafeIdError
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, env_lang, tr
 from studio.ids import is_slug
 from studio.models.blacklist import AiBlacklist
 from studio.models.character import CharacterFile
-from studio.models.checkpoint import Checkpoint
+from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.contract import ChapterContract
 from studio.models.evaluation import Evaluation
 from studio.models.foreshadowing import ForeshadowingLedger
@@ -35,6 +42,7 @@ from studio.models.style_profile import StyleProfile
 from studio.models.world_rules import WorldRules
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import SETTINGS_FILE, ProjectPaths, numbered_files
+from studio.state_engine import load_changelog
 
 MESSAGES: Catalog = {
     "not_found": (
@@ -48,6 +56,22 @@ MESSAGES: Catalog = {
         "{dir} does not exist or is not a folder. Run `novel-studio init {dir}` to create a project.",
     ),
     "unreadable": ("无法读取：{error}", "cannot read: {error}"),
+    "foreign_lines": (
+        "第 {first}–{last} 行（共 {n} 行）由其他工具写入，没有 state_version：作为历史保留，不参与状态重放；"
+        "当前状态以 current-state.json 为准，撤销无法回到这些章节之前",
+        "lines {first}-{last} ({n} lines) were written by another tool without state_version: kept as history, "
+        "never replayed; current-state.json is the state they built, and undo cannot go back before them",
+    ),
+    "changelog_unreadable": ("无法检查状态日志：{error}", "cannot check the state log: {error}"),
+    "category_only": (
+        "“{word}”只列在分类里，不在 words 中：不会被执行（需要时请加入 words）",
+        "{word!r} is listed in a category but not in words: it is not enforced (add it to words if meant)",
+    ),
+    "quick_start": (
+        "检查点来自参考插件的快速起步（步骤 {step}）：novel-studio 按第 1 卷大纲继续写作，插件的其余起步步骤不会执行",
+        "the checkpoint is in the reference plugin's quick start (step {step}): novel-studio goes on writing "
+        "volume 1's outline; the plugin's remaining quick-start steps are not run",
+    ),
 }
 
 # Any one of these marks a folder as a novel project. A project written by another tool in the seed
@@ -58,6 +82,7 @@ _EVAL_NAME = re.compile(r"^(chapter-\d{3,})-eval\.json$")
 _LOG_NAME = re.compile(r"^(chapter-\d{3,})-log\.json$")
 _CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
 _CONTRACT_NAME = re.compile(r"^(chapter-\d{3,})\.json$")
+_CONTRACT_MD_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
 _BOOK_TITLE = re.compile(r"《([^》]+)》")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
@@ -246,8 +271,8 @@ class Project:
             schedule_path = paths.schedule(volume)
             schedule = c.run(lambda: _load_schedule(schedule_path), None, schedule_path)
             contract_dir = paths.volume_dir(volume) / "chapter-contracts"
-            for n, path in sorted(numbered_files(contract_dir, _CONTRACT_NAME).items()):
-                contract = c.run(partial(ChapterContract.load, path), None, path)
+            for n, path in sorted(_contract_files(contract_dir).items()):
+                contract = c.run(partial(_load_contract, path, n), None, path)
                 if contract is not None:
                     contracts[n] = contract
 
@@ -354,7 +379,25 @@ class Project:
         if vol < 1:
             return None
         path = self.paths.contract(vol, n)
-        return ChapterContract.load(path) if path.is_file() else None
+        if not path.is_file():
+            path = path.with_suffix(".md")
+        return _load_contract(path, n) if path.is_file() else None
+
+    def notices(self, *, lang: Lang | None = None) -> list[Problem]:
+        """What was read with a caveat, each naming its file (and line): nothing here stops the project from
+        opening or writing, but the author should know. Reads the changelog (not at open: cold start stays fast)."""
+        lang = lang or _lang()
+        out: list[Problem] = []
+        cp = self.checkpoint
+        step = getattr(cp, "quick_start_step", None)
+        if cp.orchestrator_state == OrchestratorState.QUICK_START and step is not None:
+            out.append(Problem(self.paths.checkpoint, tr(MESSAGES, "quick_start", lang, step=step), json_path="$.quick_start_step"))
+        out += _foreign_changelog_notices(self.paths.changelog, lang)
+        listed = set(self.ai_blacklist.listed_words())
+        for where, word in _category_words(getattr(self.ai_blacklist, "categories", None)):
+            if word not in listed:
+                out.append(Problem(self.paths.ai_blacklist, tr(MESSAGES, "category_only", lang, word=word), json_path=where))
+        return out
 
     # ------------------------------------------------------------------ full check
 
@@ -364,6 +407,57 @@ class Project:
         With `include_text`, every chapter and summary is also checked to be UTF-8 (reads all text).
         """
         return validate_project(self.root, include_text=include_text)
+
+
+def _contract_files(folder: Path) -> dict[int, Path]:
+    """Chapter contracts by chapter: `chapter-NNN.json`, else the plugin's Markdown `chapter-NNN.md`."""
+    return {**numbered_files(folder, _CONTRACT_MD_NAME), **numbered_files(folder, _CONTRACT_NAME)}
+
+
+def _load_contract(path: Path, chapter: int) -> ChapterContract:
+    if path.suffix == ".md":
+        return load_contract_markdown(path, chapter)
+    return ChapterContract.load(path)
+
+
+def _foreign_changelog_notices(path: Path, lang: Lang) -> list[Problem]:
+    """One notice per run of consecutive changelog lines written by another tool."""
+    try:
+        entries = load_changelog(path)
+    except FormatError:
+        return []  # a broken log is reported by the state checks, not as a caveat
+    except OSError as exc:
+        return [Problem(path, tr(MESSAGES, "changelog_unreadable", lang, error=exc.strerror or exc))]
+    if not any(e.kind == "foreign" for e in entries):
+        return []
+    # load_changelog skips blank lines; map entries back to their line numbers
+    numbers = [n for n, line in enumerate(read_text(path).split("\n"), start=1) if line.strip()]
+    runs: list[list[int]] = []
+    for index, entry in enumerate(entries):
+        if entry.kind != "foreign":
+            continue
+        lineno = numbers[index]
+        if runs and runs[-1][-1] == numbers[index - 1] and entries[index - 1].kind == "foreign":
+            runs[-1].append(lineno)
+        else:
+            runs.append([lineno])
+    return [
+        Problem(path, tr(MESSAGES, "foreign_lines", lang, first=run[0], last=run[-1], n=len(run)), line=run[0])
+        for run in runs
+    ]
+
+
+def _category_words(categories: object) -> list[tuple[str, str]]:
+    """(JSON path, word) of every word in the plugin blacklist's `categories` (lists, or objects with `words`)."""
+    out: list[tuple[str, str]] = []
+    if not isinstance(categories, dict):
+        return out
+    for name, value in categories.items():
+        words = value.get("words") if isinstance(value, dict) else value
+        suffix = ".words" if isinstance(value, dict) else ""
+        if isinstance(words, list):
+            out += [(f"$.categories.{name}{suffix}[{i}]", w) for i, w in enumerate(words) if isinstance(w, str)]
+    return out
 
 
 def _volume_of(checkpoint: Checkpoint) -> int:

@@ -55,6 +55,7 @@ MESSAGES: Catalog = {
     "skipped": ("警告：{n} 章有被跳过的状态操作，建议重建状态", "Warning: {n} chapters had skipped state ops; consider a rebuild"),
     "pending": ("待作者决定：{n} 项", "Waiting for the author: {n} item(s)"),
     "bad_files": ("无法读取的文件 {n} 个：", "{n} unreadable file(s):"),
+    "notices": ("须知 {n} 条（已读取，但请留意）：", "{n} notice(s) (read, but note):"),
 }
 
 
@@ -133,6 +134,7 @@ class StatusReport(BaseModel):
     skipped_ops_warnings: int = 0
     pending_actions: int = 0
     problems: list[str] = Field(default_factory=list)  # unreadable evaluation/log files, etc.
+    notices: list[str] = Field(default_factory=list)  # read with a caveat: Project.notices()
 
 
 # ---------------------------------------------------------------------------------------------- caches
@@ -372,7 +374,9 @@ def _storylines(project: Project) -> list[StorylineSummary]:
     return out
 
 
-def build_status(project: Project, *, lock_status: LockStatus | None = None) -> StatusReport:
+def build_status(
+    project: Project, *, lock_status: LockStatus | None = None, lang: Lang | None = None
+) -> StatusReport:
     """Everything `status` shows, from the project's files (reads no chapter text whose count is cached)."""
     cp = project.checkpoint
     problems: list[str] = []
@@ -435,6 +439,7 @@ def build_status(project: Project, *, lock_status: LockStatus | None = None) -> 
         skipped_ops_warnings=len(getattr(cp, "skipped_ops_chapters", []) or []),
         pending_actions=len(getattr(cp, "pending_actions", []) or []),
         problems=problems,
+        notices=[str(p) for p in project.notices(lang=lang)],
     )
 
 
@@ -558,6 +563,9 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
         lines.extend(f"  {p}" for p in report.problems[:10])
         if len(report.problems) > 10:
             lines.append(f"  … +{len(report.problems) - 10}")
+    if report.notices:
+        lines.append(tr(MESSAGES, "notices", lang, n=len(report.notices)))
+        lines.extend(f"  {p}" for p in report.notices)
     return "\n".join(lines)
 
 

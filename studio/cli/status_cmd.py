@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     root = project_root(args)
     lang = resolve_lang(args, root)
     project = Project.open(root, lang=lang)
-    report = build_status(project)
+    report = build_status(project, lang=lang)
     if getattr(args, "json", False):
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:

@@ -4,6 +4,11 @@ Only `chapter` is required: the seed shows contracts with just the storyline par
 pre/postconditions. `storyline_id` is a slug. An objective without `required` counts as required, because
 acceptance criteria cite objectives by id. Character states are keyed as the author wrote them (display
 name or id); their values are kept as free objects.
+
+Accepted input variant: the reference plugin (DankerMu/novel-writer-plugin) writes contracts as Markdown
+(`chapter-NNN.md`, its `templates/chapter-contract.md`). studio/contract_markdown.py reads one into this
+model (storyline, world rules, foreshadowing updates, acceptance criteria, an event objective) and keeps
+every section's text in the extra field `sections`; those files are read only, never rewritten.
 """
 
 from __future__ import annotations
