@@ -18,7 +18,7 @@ Format (seed 000 section 5.3: every chapter has Storyline/POV/Location/Conflict/
 Keys are case-insensitive, `:` or `：` both work, and the Chinese aliases 故事线/视角/地点/冲突/弧线/伏笔/状态变更
 are accepted. A key may be set in bold or code (`- **Storyline**: main-arc`, `- **POV:** shen-zhao`, the
 reference plugin DankerMu/novel-writer-plugin writes the first): the emphasis is not part of the key.
-The plugin's outline (`## 第 V 卷大纲`, then `### 第 N 章: 名` blocks with nine such lines, its extra keys
+The plugin's outline (`## 第 V 卷大纲`, read as the title, then `### 第 N 章: 名` blocks with nine such lines, its extra keys
 `TransitionHint` and `Phase` kept in `extra`) is read this way; its `<!-- [NOTE] ... -->` lines are notes. An unknown `- Key: value` line with an ASCII key goes to `extra`; any other non-blank line
 (including `- 沈照心想：……`) is a note.
 `parse_outline` reports every problem at once (file and line numbers) as one FormatError;
@@ -39,6 +39,7 @@ _CHAPTER_HEADING = re.compile(
     r"^#{2,4}[ \t]*第[ \t]*([0-9０-９]+|[零〇一二两三四五六七八九十百千万]+)[ \t]*章(?:[ \t:：．.、-]*(.*?))?[ \t#]*$"
 )
 _TITLE_HEADING = re.compile(r"^#[ \t]*(?!#)(.*?)[ \t#]*$")
+_VOLUME_HEADING = re.compile(r"^##[ \t]*(第[ \t]*[0-9０-９零〇一二两三四五六七八九十百千万]+[ \t]*卷.*?)[ \t#]*$")  # the plugin
 _FIELD = re.compile(r"^[ \t]*[-*+][ \t]*([^:：\n]{1,24}?)[ \t]*[:：][ \t]*(.*?)[ \t]*$")
 _EXTRA_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_ \-]*$")
 _EMPHASIS = "*_`"
@@ -247,7 +248,7 @@ def parse_outline(text: str, path: Path | str = "outline.md") -> VolumeOutline:
             continue
         if current is None:
             if not title and not in_fence:
-                m = _TITLE_HEADING.match(stripped)
+                m = _TITLE_HEADING.match(stripped) or _VOLUME_HEADING.match(stripped)
                 if m and not _has_text(header):
                     title = m.group(1)
                     continue

@@ -86,7 +86,9 @@ def test_blacklist_whitelist_variants() -> None:
 
 def test_outline_keys_in_bold_or_code() -> None:
     text = "## 第 1 卷大纲\n\n### 第 1 章: 灯\n- **Storyline**: main-arc\n- **POV:** shen-zhao\n- `Location`: 渡口\n- **Phase**: 期待\n"
-    chapter = parse_outline(text).chapters[0]
+    outline = parse_outline(text)
+    assert outline.title == "第 1 卷大纲" and outline.synopsis == ""
+    chapter = outline.chapters[0]
     assert (chapter.title, chapter.storyline, chapter.pov, chapter.location) == ("灯", "main-arc", "shen-zhao", "渡口")
     assert chapter.extra == {"Phase": "期待"} and chapter.notes == []
     with pytest.raises(FormatError) as err:
