@@ -189,6 +189,9 @@ class ModelAgents:
             chapter=chapter,
             title=str(bundle.data.get("title") or ""),
             on_text=on_text,
+            min_chars=self.settings.writing.chapter_min_chars,
+            max_chars=self.settings.writing.chapter_max_chars,
+            lang=self.settings.ui.lang,
         )
 
     async def summarize(self, chapter: int, text: str, hints: str) -> SummarizerOutput:

@@ -213,6 +213,25 @@ class ProviderTimeoutError(ProviderError):
     retryable = True
 
 
+class UnfinishedReplyError(ProviderError):
+    """The reply ended without the model having finished (`stop_reason: pause_turn`): never used as it is."""
+
+    kind = "unfinished"
+    retryable = True
+
+    def __init__(self, message: str, *, partial_text: str = "", request_id: str | None = None) -> None:
+        super().__init__(message, request_id=request_id)
+        self.partial_text = partial_text
+
+
+class UnexpectedReplyError(ProviderError):
+    """The server answered in a shape the protocol does not allow (a body that is neither the stream that
+    was asked for nor a readable Messages API reply). Retried: a misbehaving proxy is often transient."""
+
+    kind = "unexpected_reply"
+    retryable = True
+
+
 class TruncatedReplyError(ProviderError):
     """The reply hit max_tokens. Not retried blindly: the caller decides (more tokens, shorter input)."""
 
