@@ -150,7 +150,8 @@ def plain_reply_from_json(raw: bytes, *, where: str, request_id: str | None) -> 
             f"{snippet!r}", request_id=request_id,
         ) from None
     if isinstance(data, dict) and data.get("type") == "error":
-        error = data.get("error") if isinstance(data.get("error"), dict) else {}
+        found_error = data.get("error")
+        error: Mapping[str, Any] = found_error if isinstance(found_error, dict) else {}
         error_type = str(error.get("type") or "")
         detail = str(error.get("message") or "")
         if looks_like_moderation(error_type, detail):
@@ -167,7 +168,8 @@ def plain_reply_from_json(raw: bytes, *, where: str, request_id: str | None) -> 
     text = "".join(
         str(block.get("text") or "") for block in content if isinstance(block, dict) and block.get("type") == "text"
     )
-    raw_usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    found_usage = data.get("usage")
+    raw_usage: Mapping[str, Any] = found_usage if isinstance(found_usage, dict) else {}
     usage = Usage(
         input_tokens=_count(raw_usage, "input_tokens"),
         output_tokens=_count(raw_usage, "output_tokens"),
