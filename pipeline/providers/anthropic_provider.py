@@ -188,6 +188,25 @@ def _is_event_stream(response: httpx2.Response) -> bool:
 # --------------------------------------------------------------------------------------------- errors
 
 
+MAX_RETRY_AFTER_S = 600.0  # a longer retry-after is capped: the author would rather be asked
+
+
+def retry_after_s(exc: anthropic.APIStatusError) -> float | None:
+    """The wait a 429/529 asked for (`retry-after-ms`, else `retry-after` in seconds), capped; None if absent."""
+    headers = exc.response.headers
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            value = float(raw) * scale
+        except ValueError:
+            continue
+        if value >= 0:
+            return min(value, MAX_RETRY_AFTER_S)
+    return None
+
+
 def classify_status_error(exc: anthropic.APIStatusError, *, env_var: str, secret: str | None,
                           partial_text: str = "", retries: int = 0) -> ProviderError:
     """Map an SDK status error onto the provider errors. A status of 200 is an `event: error` mid-stream."""
@@ -209,10 +228,10 @@ def classify_status_error(exc: anthropic.APIStatusError, *, env_var: str, secret
         return AuthError(env_var, detail, status_code=status, request_id=rid)
     if status == 429:
         return RateLimitedError(f"Rate limited by the API (HTTP 429){after}: {detail}",
-                                status_code=status, request_id=rid)
+                                status_code=status, request_id=rid, retry_after_s=retry_after_s(exc))
     if status == 529 or error_type == "overloaded_error":
         return OverloadedError(f"The API is overloaded (HTTP {status}){after}: {detail}",
-                               status_code=status, request_id=rid)
+                               status_code=status, request_id=rid, retry_after_s=retry_after_s(exc))
     if status == 408:
         return ProviderTimeoutError(f"The API timed out the request (HTTP 408){after}: {detail}",
                                     status_code=status, request_id=rid)

@@ -71,6 +71,9 @@ class ModelRequest:
     prompt_version: str | None = None
     context: dict[str, Any] = field(default_factory=dict)
     timeout_s: float | None = None
+    # Bookkeeping only, never sent: the pipeline stage and chapter of the call, for the spend ledger.
+    stage: str | None = None
+    chapter: int | None = None
 
 
 @dataclass(frozen=True)
@@ -141,11 +144,13 @@ class ProviderError(StudioError):
         status_code: int | None = None,
         request_id: str | None = None,
         retryable: bool | None = None,
+        retry_after_s: float | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.status_code = status_code
         self.request_id = request_id
+        self.retry_after_s = retry_after_s  # the server's retry-after, when it sent one
         if retryable is not None:
             self.retryable = retryable
 

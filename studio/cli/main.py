@@ -49,7 +49,6 @@ MESSAGES: Catalog = {
         "出错了（{kind}: {message}）。加 --debug 重新运行可查看详细信息",
         "Something went wrong ({kind}: {message}). Rerun with --debug for details",
     ),
-    "opt_offline": ("使用离线模型（不联网，不花钱）", "use the offline provider (no network, no cost)"),
     "no_project_here": (
         "当前文件夹不是小说项目。用 --project DIR 打开项目，novel-studio init DIR 新建，"
         "或 novel-studio demo 打开示例小说。",
@@ -72,8 +71,7 @@ def _load_command(name: str) -> object | None:
 def build_parser(lang: Lang) -> argparse.ArgumentParser:
     set_help_lang(lang)
     parser = argparse.ArgumentParser(prog="novel-studio", description=tr(MESSAGES, "description", lang))
-    add_common_arguments(parser, top_level=True)
-    parser.add_argument("--offline", action="store_true", help=tr(MESSAGES, "opt_offline", lang))
+    add_common_arguments(parser, top_level=True)  # --offline included: one flag, before or after the command
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", title=tr(MESSAGES, "commands", lang)
     )
