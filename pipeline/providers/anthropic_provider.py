@@ -43,9 +43,11 @@ from pipeline.providers.base import (
     TruncatedReplyError,
     UnexpectedReplyError,
     UnfinishedReplyError,
+    UnusableApiKeyError,
     Usage,
     looks_like_moderation,
 )
+from pipeline.providers.redact import key_problem, redact, redact_url
 
 TRUNCATION_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
 # The turn is not over: the server paused it and expects it to be continued.
@@ -105,9 +107,7 @@ def build_params(request: ModelRequest, *, supports_json_schema: bool = True) ->
 
 
 def _redact(text: str, secret: str | None) -> str:
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return text
+    return redact(text, secret)
 
 
 def usage_from_sdk(usage: Any) -> Usage:
@@ -290,6 +290,9 @@ class AnthropicProvider:
         key = (self.config.env.get(self.config.api_key_env) or "").strip()
         if not key:
             raise MissingApiKeyError(self.config.api_key_env)
+        problem = key_problem(key)
+        if problem is not None:  # httpx would echo the header value in its error
+            raise UnusableApiKeyError(self.config.api_key_env, problem)
         return key
 
     def client(self) -> anthropic.AsyncAnthropic:
@@ -329,7 +332,7 @@ class AnthropicProvider:
         ttft_ms: int | None = None
         parts: list[str] = []
         request_id: str | None = None
-        where = cfg.base_url or "the Anthropic API"
+        where = redact_url(cfg.base_url) or "the Anthropic API"
         try:
             async with client.messages.stream(**params, timeout=timeout) as stream:
                 request_id = stream.request_id

@@ -166,6 +166,16 @@ class MissingApiKeyError(ProviderError):
         )
 
 
+class UnusableApiKeyError(ProviderError):
+    """The key is set but cannot be sent (a line break or space pasted with it). Never echoes the key."""
+
+    kind = "unusable_api_key"
+
+    def __init__(self, env_var: str, problem: str) -> None:
+        self.env_var = env_var
+        super().__init__(f"The API key in {env_var} cannot be used: {problem} (e.g. `export {env_var}=...`).")
+
+
 class AuthError(ProviderError):
     kind = "auth"
 

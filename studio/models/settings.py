@@ -32,6 +32,23 @@ AGENTS: tuple[str, ...] = (
 )
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+API_KEY_IN_ENV_NAME = (
+    "holds what looks like an API key itself; it must be the NAME of the environment variable that holds the "
+    "key (like ANTHROPIC_API_KEY). The value is not shown here: remove it, and if it is a real key, treat it "
+    "as exposed and replace it at the vendor"
+)
+
+
+def looks_like_api_key(value: str) -> bool:
+    """Whether a value given as a variable name reads like a key (`sk-...`, or a long mixed token)."""
+    text = value.strip()
+    if not text:
+        return False
+    if text.startswith(("sk-", "sk_", "key-", "Bearer ")):
+        return True
+    if re.fullmatch(r"[A-Z_][A-Z0-9_]*", text):
+        return False  # ANTHROPIC_API_KEY, DEEPSEEK_API_KEY ...
+    return len(text) >= 20 and any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
 
 
 # ----------------------------------------------------------------------------------------------- presets
@@ -131,6 +148,8 @@ class ProviderSettings(_Table):
     @field_validator("api_key_env")
     @classmethod
     def _env_name(cls, value: str) -> str:
+        if looks_like_api_key(value):
+            raise ValueError(API_KEY_IN_ENV_NAME)
         if not _ENV_NAME.match(value):
             raise ValueError(
                 "must be the NAME of an environment variable (like ANTHROPIC_API_KEY), never the key itself"
