@@ -375,6 +375,19 @@ def log_data(rng: random.Random, chapter: int, chars: int) -> dict[str, Any]:
     }
 
 
+def spend_lines(log: dict[str, Any]) -> list[str]:
+    """The spend-ledger lines (`studio.models.spend.SpendEntry`) of a chapter log's calls."""
+    return [
+        json.dumps(
+            {"at": log["started_at"], "stage": st["name"], "chapter": log["chapter"], "model": st["model"],
+             "input_tokens": st["input_tokens"], "output_tokens": st["output_tokens"], "cost_usd": st["cost_usd"],
+             "ok": True},
+            ensure_ascii=False,
+        ) + "\n"
+        for st in log["stages"]
+    ]
+
+
 def state_ops(rng: random.Random, chapter: int, fs_ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
     line = storyline_of(chapter)
     who = pov_of(line)
@@ -471,14 +484,19 @@ def generate_project(root: Path, chapters: int, *, chars_per_chapter: int = 3000
         _write(vdir / "outline.md", outline_text(vol, first, last, fs_by_chapter))
         _write_json(vdir / "storyline-schedule.json", schedule_data(vol, first, last))
 
+    ledger_lines: list[str] = []
     for c in range(1, chapters + 1):
         cid = chapter_id(c)
         text = chapter_text(rng, c, chars_per_chapter)
         _write(root / "chapters" / f"{cid}.md", text)
         _write(root / "summaries" / f"{cid}-summary.md", f"第{c}章：{CONFLICTS[c % len(CONFLICTS)]}，{pov_of(storyline_of(c))}来到{LOCATIONS[c % len(LOCATIONS)]}。\n")
         _write_json(root / "evaluations" / f"{cid}-eval.json", evaluation_data(rng, c))
-        _write_json(root / "logs" / f"{cid}-log.json", log_data(rng, c, chars_per_chapter))
+        log = log_data(rng, c, chars_per_chapter)
+        _write_json(root / "logs" / f"{cid}-log.json", log)
+        ledger_lines.extend(spend_lines(log))
 
+    if ledger_lines:
+        _write(root / "logs" / "spend.jsonl", "".join(ledger_lines))
     _build_state(root, chapters, seed, fs_by_chapter)
     _write_json(root / "foreshadowing" / "global.json", ledger_from_plan(plan, chapters))
     _write_json(

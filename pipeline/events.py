@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from pipeline.providers.base import Usage
 
@@ -69,6 +70,20 @@ class StageError:
 
 
 @dataclass(frozen=True)
+class RetryWaiting:
+    """A model call failed in a way worth retrying; the stage waits `wait_s` seconds before attempt
+    `attempt + 1` (e.g. 66 s when a 429 says so). Told before the wait, so the author is never left
+    looking at a silent terminal."""
+
+    chapter: int | None
+    stage: str
+    attempt: int
+    wait_s: float
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Notice:
     """Something the author should see that does not stop the run (dropped ops, offline output ...)."""
 
@@ -77,4 +92,24 @@ class Notice:
     level: str = "warning"
 
 
-Event = StageStarted | TextDelta | StageFinished | GateDecided | ChapterCommitted | Paused | StageError | Notice
+Event = (
+    StageStarted | TextDelta | StageFinished | GateDecided | ChapterCommitted | Paused | StageError | Notice
+    | RetryWaiting
+)
+
+_EVENT_NAMES: dict[type, str] = {
+    StageStarted: "stage_started",
+    TextDelta: "text_delta",
+    StageFinished: "stage_finished",
+    GateDecided: "gate_decided",
+    ChapterCommitted: "chapter_committed",
+    Paused: "paused",
+    StageError: "stage_error",
+    Notice: "notice",
+    RetryWaiting: "retry_waiting",
+}
+
+
+def event_data(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict of an event: `{"event": "stage_error", ...its fields}` (for `--json` output)."""
+    return {"event": _EVENT_NAMES[type(event)], **asdict(event)}

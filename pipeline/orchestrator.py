@@ -78,6 +78,7 @@ from studio.models.storyline_spec import StorylineSpec
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import ProjectPaths
 from studio.recovery import REFINE, SUMMARY, RecoveryKind, decide_recovery
+from studio.spend_ledger import read_spend
 from studio.state_engine import load_state
 from studio.wordcount import word_count
 
@@ -254,6 +255,7 @@ class Orchestrator:
         self._result = RunResult()
         self._note: str | None = None
         self._note_used = False
+        self._ledger_mark = 0  # ledger lines before this run (see `_take_ledger_totals`)
 
     # ================================================================== run
 
@@ -263,6 +265,7 @@ class Orchestrator:
         """Write up to `chapters` chapters (a resumed chapter counts as one). Holds the lock throughout."""
         self._result = result = RunResult()
         self._note = note
+        self._ledger_mark = len(read_spend(self.paths.spend_ledger)[0])
         owned = await self._acquire_lock()
         if not owned and self.lock is not None and not self.lock.held:
             return result
@@ -279,6 +282,7 @@ class Orchestrator:
         finally:
             if owned and self.lock is not None:
                 self.lock.release()
+            self._take_ledger_totals()
         return result
 
     async def _run(self, chapters: int, max_cost_usd: float | None) -> None:
@@ -910,6 +914,7 @@ class Orchestrator:
         if limit is None:
             return True
         estimate = estimate_chapter_cost(self.paths, self.settings, offline=self.offline)
+        self._take_ledger_totals()
         spent = self._result.cost_usd
         if spent + estimate.per_chapter_usd <= limit:
             return True
@@ -953,6 +958,19 @@ class Orchestrator:
                 result.cache_write_tokens += usage.cache_creation_input_tokens or 0
             if call.cost_usd is not None:
                 result.cost_usd = round(result.cost_usd + call.cost_usd, 6)
+
+    def _take_ledger_totals(self) -> None:
+        """This run's spend from the ledger: every call booked since the run began, failed stages and
+        repair rounds included. Agents that book nothing (test fakes) keep the totals `_account` made."""
+        entries = read_spend(self.paths.spend_ledger)[0][self._ledger_mark :]
+        result = self._result
+        cost = round(sum(e.cost_usd or 0.0 for e in entries), 6)
+        if entries and cost >= result.cost_usd:
+            result.cost_usd = cost
+            result.input_tokens = sum(e.input_tokens or 0 for e in entries)
+            result.output_tokens = sum(e.output_tokens or 0 for e in entries)
+            result.cache_read_tokens = sum(e.cache_read_tokens or 0 for e in entries)
+            result.cache_write_tokens = sum(e.cache_write_tokens or 0 for e in entries)
 
     def _notice(self, chapter: int | None, message: str, level: str = "warning") -> None:
         self.emit(Notice(chapter, message, level))

@@ -66,11 +66,15 @@ class RefineEdit(BaseModel):
 
 
 class RefineReply(BaseModel):
-    """The whole StyleRefiner reply: ``{"edits": [...]}``."""
+    """The whole StyleRefiner reply: ``{"edits": [...]}``.
+
+    ``edits`` is required: a reply without it is some other JSON (a chapter, a judge reply), not "no edits";
+    the repair loop sends it back. No edits is ``{"edits": []}``.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
-    edits: list[RefineEdit] = Field(default_factory=list)
+    edits: list[RefineEdit]
 
 
 class EditDecision(BaseModel):

@@ -66,6 +66,43 @@ def extract_json(text: str) -> Any:
     if not stripped:
         raise JsonExtractError("回复为空，没有 JSON 对象")
     try:
+        return _extract(stripped)
+    except RecursionError:
+        # The stdlib parser recurses per nesting level; a pathologically deep reply goes to repair.
+        raise JsonExtractError(f"JSON 嵌套过深（超过 {MAX_JSON_DEPTH} 层），请按要求的结构输出") from None
+
+
+MAX_JSON_DEPTH = 64  # far beyond any reply schema; deeper nesting is rejected before parsing
+_OPENERS = frozenset("[{")
+_CLOSERS = frozenset("]}")
+
+
+def json_depth(text: str) -> int:
+    """The deepest bracket nesting of `text`, outside JSON strings (a cheap, non-recursive scan)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in _OPENERS:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in _CLOSERS:
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def _extract(stripped: str) -> Any:
+    if json_depth(stripped) > MAX_JSON_DEPTH:
+        raise RecursionError
+    try:
         return json.loads(stripped)
     except json.JSONDecodeError:
         pass

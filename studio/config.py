@@ -6,7 +6,7 @@ the rest from the user's file. Environment variables (all optional, an empty val
 | variable | setting |
 |---|---|
 | NOVEL_STUDIO_LANG | ui.lang (`zh` / `en`, locale forms like `en_US.UTF-8` accepted) |
-| NOVEL_STUDIO_PROVIDER | provider.preset (anthropic, deepseek, moonshot, zhipu, qwen, local, offline) |
+| NOVEL_STUDIO_PROVIDER | provider.preset (a key of `studio.models.settings.PRESETS`, e.g. deepseek, offline) |
 | NOVEL_STUDIO_BASE_URL | provider.base_url |
 | NOVEL_STUDIO_API_KEY_ENV | provider.api_key_env (the *name* of the variable holding the key) |
 | NOVEL_STUDIO_PROXY | provider.proxy |
@@ -35,7 +35,7 @@ from pydantic import ValidationError
 from studio.errors import FormatError, Problem
 from studio.fileio import read_text
 from studio.i18n import DEFAULT_LANG, Catalog, env_lang, normalize_lang, tr
-from studio.models.settings import AGENTS, PRESETS, Settings
+from studio.models.settings import AGENTS, PRESETS, Settings, looks_like_api_key
 from studio.paths import SETTINGS_FILE
 
 APP_NAME = "novel-studio"
@@ -239,7 +239,8 @@ def load_settings(
         for err in exc.errors():
             reason = err["msg"]
             got = err.get("input")
-            if isinstance(got, str | int | float | bool):
+            secret = isinstance(got, str) and (looks_like_api_key(got) or "\n" in got)
+            if isinstance(got, str | int | float | bool) and not secret:  # a pasted key is never echoed
                 reason += f" (got {got!r})"
             loc = tuple(err["loc"])
             problems.append(Problem(_source_for(loc, sources), reason, json_path=".".join(map(str, loc))))

@@ -105,6 +105,11 @@ class ProjectPaths:
     def log(self, n: int) -> Path:
         return self.root / "logs" / f"{chapter_id(n)}-log.json"
 
+    @property
+    def spend_ledger(self) -> Path:
+        """Append-only JSONL of every model call and its cost (`studio.models.spend.SpendEntry`)."""
+        return self.root / "logs" / "spend.jsonl"
+
     # state
     @property
     def current_state(self) -> Path:

@@ -21,6 +21,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.lock import LockStatus, ProjectLock
 from studio.project import Project
 from studio.recovery import RecoveryKind, decide_recovery
+from studio.spend_ledger import spend_totals
 
 CACHE_DIR = Path(".novel-studio") / "cache"
 WORDCOUNT_CACHE = CACHE_DIR / "wordcount.json"
@@ -51,7 +52,7 @@ MESSAGES: Catalog = {
     "lock_held": ("锁：被 {holder} 持有（自 {since}）", "Lock: held by {holder} (since {since})"),
     "lock_stale": ("锁：残留（{holder}，进程已不在）", "Lock: stale ({holder}, process gone)"),
     "cost": ("成本：${cost:.2f} · 输入 {inp} tokens · 输出 {out} tokens", "Cost: ${cost:.2f} · {inp} input tokens · {out} output tokens"),
-    "cost_unknown": ("（{n}章未记录成本）", " ({n} chapters without cost)"),
+    "cost_unknown": ("（{n} 次调用的模型没有价格，未计入）", " ({n} calls of models without a price, not counted)"),
     "skipped": ("警告：{n} 章有被跳过的状态操作，建议重建状态", "Warning: {n} chapters had skipped state ops; consider a rebuild"),
     "pending": ("待作者决定：{n} 项", "Waiting for the author: {n} item(s)"),
     "bad_files": ("无法读取的文件 {n} 个：", "{n} unreadable file(s):"),
@@ -393,7 +394,8 @@ def build_status(
 
     total, _ = total_word_count(project, problems)
     average, evaluated, recent = _scores(project, problems)
-    cost, tokens_in, tokens_out, unknown_cost = _costs(project, problems)
+    book = spend_totals(project.paths.spend_ledger)  # the spend ledger: every call ever paid; undo never lowers it
+    cost, tokens_in, tokens_out, unknown_cost = book.cost_usd, book.tokens_in, book.tokens_out, book.unpriced_calls
 
     ledger = project.foreshadowing
     unresolved = [item for item in ledger.foreshadowing if item.status != "resolved"]

@@ -48,6 +48,7 @@ class Reply:
     cut_connection_after_chunks: int | None = None
     first_byte_delay_s: float = 0.0
     model: str | None = None  # default: echo the requested model
+    json_for_stream: bool = False  # answer a streaming request with a plain JSON message (litellm's proxy does)
 
     @classmethod
     def error(cls, status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> Reply:
@@ -138,10 +139,11 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if reply.status != 200:
                 self._send_json(reply.status, reply.json_body or {}, reply.headers)
-            elif body.get("stream"):
+            elif body.get("stream") and not reply.json_for_stream:
                 self._stream(reply, body)
             else:
-                self._send_json(200, self._message(reply, body, reply.text, reply.stop_reason), reply.headers)
+                payload = reply.json_body or self._message(reply, body, reply.text, reply.stop_reason)
+                self._send_json(200, payload, reply.headers)
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             api._note_disconnect()
             self.close_connection = True

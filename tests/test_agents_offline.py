@@ -215,7 +215,7 @@ async def test_stage_retry_and_missing_delimiter(project: Project) -> None:
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    provider = Scripted(OverloadedError("busy"), "正文没有标题，也没有提示。")
+    provider = Scripted(OverloadedError("busy"), "正文没有标题，也没有提示。" + "雾" * 1000)
     agents = ModelAgents(project, Settings(), provider, stage_retry_wait_s=0.5, sleep=sleep)
     out = await agents.write(3, note=None, revision=None, on_text=None)
     assert waits == [0.5] and len(provider.requests) == 2

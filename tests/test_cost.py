@@ -54,6 +54,6 @@ def test_presets() -> None:
     assert PRESETS["anthropic"].base_url is None
     assert preset_base_url("deepseek") == "https://api.deepseek.com/anthropic"
     assert preset_base_url("local") == "http://localhost:11434"
-    assert set(PRESETS) == {"anthropic", "deepseek", "moonshot", "zhipu", "qwen", "minimax", "local"}
+    assert set(PRESETS) == {"anthropic", "deepseek", "moonshot", "zhipu", "qwen", "minimax", "local", "offline"}
     with pytest.raises(KeyError, match="known"):
         preset_base_url("nope")

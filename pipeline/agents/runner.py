@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from pipeline.agents.judge import combine_evaluations, run_judge
@@ -41,7 +42,7 @@ from pipeline.context import (
 )
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
-from pipeline.providers.cost import Price, cost_usd, price_for, price_table
+from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
 from pipeline.refine_edits import RefineReply
 from pipeline.replies import JudgeReply, SummarizerReply, schema_for
@@ -76,14 +77,6 @@ def request_text(request: ModelRequest) -> str:
     return "\n\n".join(parts)
 
 
-def _prices(settings: Settings) -> dict[str, Price]:
-    overrides = {
-        model: {k: v for k, v in price.model_dump().items() if v is not None}
-        for model, price in settings.prices.items()
-    }
-    return price_table(overrides)
-
-
 class ModelAgents:
     """The four agents of the writing loop, driven by `provider` (and `secondary_provider` for judge 2)."""
 
@@ -109,7 +102,7 @@ class ModelAgents:
         )
         self.sleep = sleep
         self.on_retry = on_retry
-        self.prices = _prices(settings)
+        self.prices = settings_prices(settings)
         self._cross_references: dict[int, list[str]] = {}
 
     # ------------------------------------------------------------------ plumbing
@@ -123,8 +116,9 @@ class ModelAgents:
                     self.on_retry(stage, attempt, error)
 
             started = time.monotonic()
+            sent = replace(request, stage=stage)  # the spend ledger books the call under its stage
             result = await run_with_stage_retry(
-                lambda: provider.run(request, on_text),
+                lambda: provider.run(sent, on_text),
                 retries=self.settings.provider.stage_retries,
                 wait_s=self.stage_retry_wait_s,
                 sleep=self.sleep,
@@ -155,8 +149,9 @@ class ModelAgents:
         *,
         schema_model: type[Any] | None = None,
         context: dict[str, Any] | None = None,
+        chapter: int | None = None,
     ) -> ModelRequest:
-        return request_from_bundle(
+        request = request_from_bundle(
             bundle,
             agent=agent,
             model=self.settings.model_for(agent),
@@ -164,6 +159,7 @@ class ModelAgents:
             json_schema=schema_for(schema_model) if schema_model is not None else None,
             context=context,
         )
+        return replace(request, chapter=chapter)
 
     # ------------------------------------------------------------------ the Agents protocol
 
@@ -181,7 +177,7 @@ class ModelAgents:
         else:
             bundle = reviser_context(self.project, self.settings, chapter, revision, note=note, registry=self.registry)
             agent, stage = "revision", "revise"
-        request = self._request(bundle, agent, context={"stage": stage})
+        request = self._request(bundle, agent, context={"stage": stage}, chapter=chapter)
         return await run_writer(
             self._invoker(self.provider),
             request,
@@ -189,11 +185,14 @@ class ModelAgents:
             chapter=chapter,
             title=str(bundle.data.get("title") or ""),
             on_text=on_text,
+            min_chars=self.settings.writing.chapter_min_chars,
+            max_chars=self.settings.writing.chapter_max_chars,
+            lang=self.settings.ui.lang,
         )
 
     async def summarize(self, chapter: int, text: str, hints: str) -> SummarizerOutput:
         bundle = summarizer_context(self.project, self.settings, chapter, text, hints, registry=self.registry)
-        request = self._request(bundle, "summarizer", schema_model=SummarizerReply)
+        request = self._request(bundle, "summarizer", schema_model=SummarizerReply, chapter=chapter)
         state = CurrentState.load_or_default(self.project.paths.current_state)
         output = await run_summarizer(
             self.provider,
@@ -212,7 +211,7 @@ class ModelAgents:
         bundle = refiner_context(
             self.project, self.settings, chapter, text, cap_ratio=cap, polish=polish, registry=self.registry
         )
-        request = self._request(bundle, "style_refiner", schema_model=RefineReply)
+        request = self._request(bundle, "style_refiner", schema_model=RefineReply, chapter=chapter)
         return await run_refiner(
             self.provider,
             request,
@@ -236,7 +235,7 @@ class ModelAgents:
         )
         primary = run_judge(
             self.provider,
-            self._request(bundle, "quality_judge", schema_model=JudgeReply),
+            self._request(bundle, "quality_judge", schema_model=JudgeReply, chapter=chapter),
             chapter=chapter,
             registry=self.registry,
             invoke=self._invoker(self.provider),
@@ -246,7 +245,7 @@ class ModelAgents:
             return await primary
         secondary = run_judge(
             self.secondary_provider,
-            self._request(bundle, "judge_secondary", schema_model=JudgeReply),
+            self._request(bundle, "judge_secondary", schema_model=JudgeReply, chapter=chapter),
             chapter=chapter,
             registry=self.registry,
             invoke=self._invoker(self.secondary_provider),

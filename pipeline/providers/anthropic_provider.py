@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import json
 import os
 import time
 from collections.abc import Mapping
@@ -40,11 +41,17 @@ from pipeline.providers.base import (
     StreamInterruptedError,
     TextCallback,
     TruncatedReplyError,
+    UnexpectedReplyError,
+    UnfinishedReplyError,
+    UnusableApiKeyError,
     Usage,
     looks_like_moderation,
 )
+from pipeline.providers.redact import key_problem, redact, redact_url
 
 TRUNCATION_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+# The turn is not over: the server paused it and expects it to be continued.
+UNFINISHED_STOP_REASONS = frozenset({"pause_turn"})
 
 
 @dataclass(frozen=True)
@@ -100,9 +107,7 @@ def build_params(request: ModelRequest, *, supports_json_schema: bool = True) ->
 
 
 def _redact(text: str, secret: str | None) -> str:
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
-    return text
+    return redact(text, secret)
 
 
 def usage_from_sdk(usage: Any) -> Usage:
@@ -118,7 +123,88 @@ def usage_from_sdk(usage: Any) -> Usage:
     )
 
 
+@dataclass(frozen=True)
+class PlainReply:
+    """A whole Messages API reply read from a plain JSON body (what some proxies send to a stream request)."""
+
+    text: str
+    stop_reason: str | None
+    usage: Usage
+    model: str | None
+
+
+def _count(data: Mapping[str, Any], name: str) -> int | None:
+    value = data.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def plain_reply_from_json(raw: bytes, *, where: str, request_id: str | None) -> PlainReply:
+    """Read a non-streamed reply body. An error object or anything that is not a message is a
+    classified ProviderError, never an assertion deep inside the SDK's stream reader."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        snippet = raw[:200].decode("utf-8", "replace")
+        raise UnexpectedReplyError(
+            f"{where} answered the streaming request with a body that is neither an event stream nor JSON: "
+            f"{snippet!r}", request_id=request_id,
+        ) from None
+    if isinstance(data, dict) and data.get("type") == "error":
+        found_error = data.get("error")
+        error: Mapping[str, Any] = found_error if isinstance(found_error, dict) else {}
+        error_type = str(error.get("type") or "")
+        detail = str(error.get("message") or "")
+        if looks_like_moderation(error_type, detail):
+            raise ContentModerationError(f"The reply was blocked by content moderation: {detail}",
+                                         status_code=200, request_id=request_id)
+        raise UnexpectedReplyError(f"{where} answered with an error ({error_type or 'unknown'}): {detail}",
+                                   status_code=200, request_id=request_id)
+    content = data.get("content") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("type", "message") != "message" or not isinstance(content, list):
+        raise UnexpectedReplyError(
+            f"{where} answered the streaming request with JSON that is not a Messages API reply.",
+            request_id=request_id,
+        )
+    text = "".join(
+        str(block.get("text") or "") for block in content if isinstance(block, dict) and block.get("type") == "text"
+    )
+    found_usage = data.get("usage")
+    raw_usage: Mapping[str, Any] = found_usage if isinstance(found_usage, dict) else {}
+    usage = Usage(
+        input_tokens=_count(raw_usage, "input_tokens"),
+        output_tokens=_count(raw_usage, "output_tokens"),
+        cache_creation_input_tokens=_count(raw_usage, "cache_creation_input_tokens"),
+        cache_read_input_tokens=_count(raw_usage, "cache_read_input_tokens"),
+    )
+    stop = data.get("stop_reason")
+    model = data.get("model")
+    return PlainReply(text, stop if isinstance(stop, str) else None, usage, model if isinstance(model, str) else None)
+
+
+def _is_event_stream(response: httpx2.Response) -> bool:
+    return "text/event-stream" in response.headers.get("content-type", "").lower()
+
+
 # --------------------------------------------------------------------------------------------- errors
+
+
+MAX_RETRY_AFTER_S = 600.0  # a longer retry-after is capped: the author would rather be asked
+
+
+def retry_after_s(exc: anthropic.APIStatusError) -> float | None:
+    """The wait a 429/529 asked for (`retry-after-ms`, else `retry-after` in seconds), capped; None if absent."""
+    headers = exc.response.headers
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            value = float(raw) * scale
+        except ValueError:
+            continue
+        if value >= 0:
+            return min(value, MAX_RETRY_AFTER_S)
+    return None
 
 
 def classify_status_error(exc: anthropic.APIStatusError, *, env_var: str, secret: str | None,
@@ -142,10 +228,10 @@ def classify_status_error(exc: anthropic.APIStatusError, *, env_var: str, secret
         return AuthError(env_var, detail, status_code=status, request_id=rid)
     if status == 429:
         return RateLimitedError(f"Rate limited by the API (HTTP 429){after}: {detail}",
-                                status_code=status, request_id=rid)
+                                status_code=status, request_id=rid, retry_after_s=retry_after_s(exc))
     if status == 529 or error_type == "overloaded_error":
         return OverloadedError(f"The API is overloaded (HTTP {status}){after}: {detail}",
-                               status_code=status, request_id=rid)
+                               status_code=status, request_id=rid, retry_after_s=retry_after_s(exc))
     if status == 408:
         return ProviderTimeoutError(f"The API timed out the request (HTTP 408){after}: {detail}",
                                     status_code=status, request_id=rid)
@@ -170,6 +256,11 @@ def check_stop_reason(text: str, stop_reason: str | None, usage: Usage, request_
         raise TruncatedReplyError(
             f"The reply was cut off at the output token limit (stop reason {stop_reason}).",
             partial_text=text, usage=usage, request_id=request_id,
+        )
+    if stop_reason in UNFINISHED_STOP_REASONS:
+        raise UnfinishedReplyError(
+            f"The model paused before finishing its reply (stop reason {stop_reason}).",
+            partial_text=text, request_id=request_id,
         )
     if stop_reason == "refusal":
         raise RefusalError("The model declined to answer this request.", partial_text=text, request_id=request_id)
@@ -199,6 +290,9 @@ class AnthropicProvider:
         key = (self.config.env.get(self.config.api_key_env) or "").strip()
         if not key:
             raise MissingApiKeyError(self.config.api_key_env)
+        problem = key_problem(key)
+        if problem is not None:  # httpx would echo the header value in its error
+            raise UnusableApiKeyError(self.config.api_key_env, problem)
         return key
 
     def client(self) -> anthropic.AsyncAnthropic:
@@ -238,10 +332,21 @@ class AnthropicProvider:
         ttft_ms: int | None = None
         parts: list[str] = []
         request_id: str | None = None
-        where = cfg.base_url or "the Anthropic API"
+        where = redact_url(cfg.base_url) or "the Anthropic API"
         try:
             async with client.messages.stream(**params, timeout=timeout) as stream:
                 request_id = stream.request_id
+                if not _is_event_stream(stream.response):
+                    # A proxy (litellm) may answer a streaming request with one JSON reply.
+                    plain = plain_reply_from_json(await stream.response.aread(), where=where,
+                                                  request_id=request_id)
+                    ttft_ms = int((time.monotonic() - started) * 1000)
+                    if plain.text and on_text is not None:
+                        maybe = on_text(plain.text)
+                        if inspect.isawaitable(maybe):
+                            await maybe
+                    return self._finish(request, plain.text, plain.stop_reason, plain.usage,
+                                        plain.model, started, ttft_ms, request_id)
                 async for delta in stream.text_stream:
                     if ttft_ms is None:
                         ttft_ms = int((time.monotonic() - started) * 1000)
@@ -268,13 +373,18 @@ class AnthropicProvider:
                                          partial_text="".join(parts), request_id=request_id) from exc
 
         text = "".join(block.text for block in message.content if block.type == "text")
-        usage = usage_from_sdk(message.usage)
-        check_stop_reason(text, message.stop_reason, usage, request_id)
+        return self._finish(request, text, message.stop_reason, usage_from_sdk(message.usage), message.model,
+                            started, ttft_ms, request_id)
+
+    @staticmethod
+    def _finish(request: ModelRequest, text: str, stop_reason: str | None, usage: Usage, model: str | None,
+                started: float, ttft_ms: int | None, request_id: str | None) -> ModelResult:
+        check_stop_reason(text, stop_reason, usage, request_id)
         return ModelResult(
             text=text,
-            stop_reason=message.stop_reason,
+            stop_reason=stop_reason,
             usage=usage,
-            model=message.model or request.model,
+            model=model or request.model,
             duration_ms=int((time.monotonic() - started) * 1000),
             ttft_ms=ttft_ms,
             request_id=request_id,

@@ -71,6 +71,9 @@ class ModelRequest:
     prompt_version: str | None = None
     context: dict[str, Any] = field(default_factory=dict)
     timeout_s: float | None = None
+    # Bookkeeping only, never sent: the pipeline stage and chapter of the call, for the spend ledger.
+    stage: str | None = None
+    chapter: int | None = None
 
 
 @dataclass(frozen=True)
@@ -141,11 +144,13 @@ class ProviderError(StudioError):
         status_code: int | None = None,
         request_id: str | None = None,
         retryable: bool | None = None,
+        retry_after_s: float | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.status_code = status_code
         self.request_id = request_id
+        self.retry_after_s = retry_after_s  # the server's retry-after, when it sent one
         if retryable is not None:
             self.retryable = retryable
 
@@ -159,6 +164,16 @@ class MissingApiKeyError(ProviderError):
             f"No API key found: the environment variable {env_var} is not set. "
             f"Set it before starting, e.g. `export {env_var}=...`."
         )
+
+
+class UnusableApiKeyError(ProviderError):
+    """The key is set but cannot be sent (a line break or space pasted with it). Never echoes the key."""
+
+    kind = "unusable_api_key"
+
+    def __init__(self, env_var: str, problem: str) -> None:
+        self.env_var = env_var
+        super().__init__(f"The API key in {env_var} cannot be used: {problem} (e.g. `export {env_var}=...`).")
 
 
 class AuthError(ProviderError):
@@ -210,6 +225,25 @@ class StreamInterruptedError(ProviderError):
 
 class ProviderTimeoutError(ProviderError):
     kind = "timeout"
+    retryable = True
+
+
+class UnfinishedReplyError(ProviderError):
+    """The reply ended without the model having finished (`stop_reason: pause_turn`): never used as it is."""
+
+    kind = "unfinished"
+    retryable = True
+
+    def __init__(self, message: str, *, partial_text: str = "", request_id: str | None = None) -> None:
+        super().__init__(message, request_id=request_id)
+        self.partial_text = partial_text
+
+
+class UnexpectedReplyError(ProviderError):
+    """The server answered in a shape the protocol does not allow (a body that is neither the stream that
+    was asked for nor a readable Messages API reply). Retried: a misbehaving proxy is often transient."""
+
+    kind = "unexpected_reply"
     retryable = True
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.providers.base import Usage
+from studio.models.settings import Settings
 
 CACHE_WRITE_FACTOR = 1.25  # 5-minute cache writes cost 1.25x input
 CACHE_READ_FACTOR = 0.1
@@ -51,6 +52,15 @@ def price_table(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> dic
     for model, data in (overrides or {}).items():
         table[model] = Price.from_dict(data)
     return table
+
+
+def settings_prices(settings: Settings) -> dict[str, Price]:
+    """The price table of the effective settings (`[prices]` over the defaults)."""
+    overrides = {
+        model: {k: v for k, v in price.model_dump().items() if v is not None}
+        for model, price in settings.prices.items()
+    }
+    return price_table(overrides)
 
 
 def price_for(model: str, table: Mapping[str, Price] | None = None) -> Price | None:

@@ -1,28 +1,18 @@
-"""Anthropic-compatible endpoints the author can pick by name (base URL, note)."""
+"""Anthropic-compatible endpoints the author can pick by name: a view of the one preset registry.
+
+The registry itself is `studio.models.settings.PRESETS` (the settings validate `provider.preset` against it);
+this module only re-exports it with the lookups the provider code uses.
+"""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from studio.models.settings import PRESETS, Preset
 
-
-class Preset(NamedTuple):
-    base_url: str | None  # None: the SDK default (https://api.anthropic.com)
-    note: str
-
-
-PRESETS: dict[str, Preset] = {
-    "anthropic": Preset(None, "Anthropic API; key in ANTHROPIC_API_KEY"),
-    "deepseek": Preset("https://api.deepseek.com/anthropic", "DeepSeek, Anthropic-compatible endpoint"),
-    "moonshot": Preset("https://api.moonshot.ai/anthropic", "Moonshot (Kimi), Anthropic-compatible endpoint"),
-    "zhipu": Preset("https://open.bigmodel.cn/api/anthropic", "Zhipu (GLM), Anthropic-compatible endpoint"),
-    "qwen": Preset("https://dashscope-intl.aliyuncs.com/apps/anthropic", "Alibaba Qwen (DashScope international)"),
-    "minimax": Preset("https://api.minimax.io/anthropic", "MiniMax, Anthropic-compatible endpoint"),
-    "local": Preset("http://localhost:11434", "Local Ollama (llama.cpp server and vLLM also serve /v1/messages)"),
-}
+__all__ = ["PRESETS", "Preset", "preset_base_url"]
 
 
 def preset_base_url(name: str) -> str | None:
-    """The base URL of a preset; KeyError names the known presets."""
+    """The base URL of a preset (None: the SDK default); KeyError names the known presets."""
     try:
         return PRESETS[name].base_url
     except KeyError:

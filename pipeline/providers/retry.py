@@ -3,7 +3,8 @@
 The SDK already retries HTTP 408/409/429/5xx and connection errors inside one call; this layer covers what
 it cannot: a stream that broke off after it started, a stalled stream, an empty reply, and a rate limit or
 overload that outlasted the SDK's own retries. Anything else propagates at once, and so does cancellation,
-including during the wait.
+including during the wait. The wait is `wait_s`, or longer when the server asked for more (`retry-after`):
+`stage_wait_s` says how long, so whoever is told of a retry can say what it waits for.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ T = TypeVar("T")
 
 DEFAULT_STAGE_RETRIES = 2
 DEFAULT_STAGE_WAIT_S = 30.0
+
+
+def stage_wait_s(error: ProviderError, wait_s: float) -> float:
+    """How long the stage waits after `error`: `wait_s`, or the server's `retry-after` when longer."""
+    return max(wait_s, error.retry_after_s or 0.0)
 
 
 async def run_with_stage_retry(
@@ -43,4 +49,4 @@ async def run_with_stage_retry(
             attempt += 1
             if on_retry is not None:
                 on_retry(attempt, error)
-            await sleep(wait_s)
+            await sleep(stage_wait_s(error, wait_s))

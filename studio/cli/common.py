@@ -35,6 +35,7 @@ MESSAGES: Catalog = {
     "opt_lang": ("界面语言：zh 或 en", "interface language: zh or en"),
     "opt_debug": ("出错时显示完整的调用栈", "show full tracebacks on errors"),
     "opt_json": ("以 JSON 输出结果（供脚本使用）", "print the result as JSON (for scripts)"),
+    "opt_offline": ("使用离线模型（不联网，不花钱）", "use the offline provider (no network, no cost)"),
     "not_project": (
         "{path} 不是 novel-studio 项目（没有 novel-studio.toml 或 .checkpoint.json）；"
         "用 novel-studio init {path} 新建，或用 --project 指定项目文件夹",
@@ -50,7 +51,7 @@ MESSAGES: Catalog = {
     "bad_choice": ("请输入以下之一：{choices}", "please answer one of: {choices}"),
 }
 
-_COMMON_FLAGS = ("--project", "--lang", "--debug", "--json")
+_COMMON_FLAGS = ("--project", "--lang", "--debug", "--json", "--offline")
 _help_lang: Lang = DEFAULT_LANG
 
 
@@ -65,10 +66,11 @@ def help_lang() -> Lang:
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
-    """Add --project, --lang, --debug, --json (any of them the parser lacks).
+    """Add --project, --lang, --debug, --json, --offline (any of them the parser lacks).
 
     On subcommands the defaults are SUPPRESS so a flag given before the subcommand is not reset by the
-    subparser (`novel-studio --lang en status` and `novel-studio status --lang en` both work).
+    subparser (`novel-studio --lang en status` and `novel-studio status --lang en` both work, and
+    `novel-studio --offline continue` stays offline).
     """
     lang = _help_lang
     present = set(parser._option_string_actions)  # noqa: SLF001 - argparse offers no public way to ask
@@ -89,6 +91,10 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, top_level: bool = F
     if "--json" not in present:
         parser.add_argument(
             "--json", action="store_true", default=flag_default, help=tr(MESSAGES, "opt_json", lang)
+        )
+    if "--offline" not in present:
+        parser.add_argument(
+            "--offline", action="store_true", default=flag_default, help=tr(MESSAGES, "opt_offline", lang)
         )
 
 

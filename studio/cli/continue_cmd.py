@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -29,8 +30,21 @@ from pipeline.agents.protocol import (
 )
 from pipeline.decisions import Option, Question, QuestionKind
 from pipeline.estimate import estimate_chapter_cost
-from pipeline.events import ChapterCommitted, Event, Notice, Paused, StageError
+from pipeline.events import (
+    ChapterCommitted,
+    Event,
+    Notice,
+    Paused,
+    RetryWaiting,
+    StageError,
+    StageStarted,
+    TextDelta,
+    event_data,
+)
 from pipeline.orchestrator import ChapterReport, Orchestrator, RunResult
+from pipeline.providers.base import Provider, ProviderError
+from pipeline.providers.factory import build_provider, is_offline
+from pipeline.providers.retry import stage_wait_s
 from studio.cli.common import (
     ExitCode,
     PausedForAuthor,
@@ -55,7 +69,6 @@ AGENTS_FACTORY: AgentsFactory | None = None
 MESSAGES: Catalog = {
     "help": ("续写 N 章（默认 1 章）", "write the next N chapters (default 1)"),
     "opt_n": ("要写的章数（被中断的章节算一章）", "how many chapters (a resumed chapter counts as one)"),
-    "opt_offline": ("使用离线演示模型（不联网、不花钱）", "use the offline demo model (no network, no cost)"),
     "opt_yes": ("不提问，全部采用推荐选项（低分按 --on-low-score）", "ask nothing: take the recommended answers (low scores follow --on-low-score)"),
     "opt_low": ("低分章节的处理：pause 暂停 / accept 接受 / revise 修订", "low-score chapters: pause / accept / revise"),
     "opt_note": ("本章要求（必须发生的事、基调、篇幅）", "a note for the chapter (what must happen, tone, length)"),
@@ -91,6 +104,19 @@ MESSAGES: Catalog = {
     "notice": ("提示：{message}", "Note: {message}"),
     "brief": ("质量简报：", "Quality brief:"),
     "interrupted": ("已中断；锁已释放，本章可继续", "Interrupted; the lock is released and the chapter can be resumed"),
+    "retry_wait": (
+        "{stage} 第 {attempt} 次重试前等待 {wait:.0f} 秒（{message}）",
+        "{stage}: waiting {wait:.0f} s before retry {attempt} ({message})",
+    ),
+    "stale_lock": (
+        "项目锁的持有进程已经不在了（上次运行被中断），需要确认后才能接管，但当前不是交互终端。"
+        "确认没有其他程序在写这部小说后，运行 novel-studio continue --yes --project {project} 接管并继续，"
+        "或在终端里运行 novel-studio continue 按提示接管",
+        "The project lock's holder is gone (an earlier run was interrupted); taking it over needs a "
+        "confirmation and stdin is not a terminal. Once sure nothing else is writing this novel, run "
+        "`novel-studio continue --yes --project {project}` to take it over and continue, or run "
+        "`novel-studio continue` in a terminal and answer the prompt",
+    ),
 }
 
 
@@ -100,7 +126,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "continue", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang)
     )
     parser.add_argument("chapters", nargs="?", type=int, default=1, metavar="N", help=tr(MESSAGES, "opt_n", lang))
-    parser.add_argument("--offline", action="store_true", help=tr(MESSAGES, "opt_offline", lang))
     parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
     parser.add_argument("--on-low-score", choices=LOW_SCORE_POLICIES, default=None, help=tr(MESSAGES, "opt_low", lang))
     parser.add_argument("--note", default=None, metavar="TEXT", help=tr(MESSAGES, "opt_note", lang))
@@ -112,14 +137,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 # --------------------------------------------------------------------------------------------- agents
 
 
+RetryHook = Callable[[str, int, ProviderError], None]
+
+
 class FreshProjectAgents:
     """The real agents, rebuilt on a freshly opened project for every chapter (the state, summaries and
     memories change with each commit; a `Project` is a snapshot)."""
 
-    def __init__(self, root: Path, settings: Settings, provider: Any) -> None:
+    def __init__(self, root: Path, settings: Settings, provider: Provider, on_retry: RetryHook | None = None) -> None:
         self.root = root
         self.settings = settings
         self.provider = provider
+        self.on_retry = on_retry
         self._chapter: int | None = None
         self._agents: Any = None
 
@@ -128,7 +157,7 @@ class FreshProjectAgents:
             from pipeline.agents.runner import ModelAgents
             from studio.project import Project
 
-            self._agents = ModelAgents(Project.open(self.root), self.settings, self.provider)
+            self._agents = ModelAgents(Project.open(self.root), self.settings, self.provider, on_retry=self.on_retry)
             self._chapter = chapter
         return self._agents
 
@@ -152,26 +181,11 @@ class FreshProjectAgents:
         return result
 
 
-def default_agents(root: Path, settings: Settings, offline: bool) -> Agents:
-    if offline:
-        from pipeline.providers.offline import OfflineProvider
-
-        provider: Any = OfflineProvider()
-    else:
-        from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
-
-        p = settings.provider
-        provider = AnthropicProvider(
-            ProviderConfig(
-                base_url=p.base_url,
-                api_key_env=p.api_key_env,
-                timeout_s=p.timeout_s,
-                max_retries=p.max_retries,
-                proxy=p.proxy,
-                name=p.preset,
-            )
-        )
-    return FreshProjectAgents(root, settings, provider)
+def default_agents(
+    root: Path, settings: Settings, offline: bool, on_retry: RetryHook | None = None
+) -> Agents:
+    """The real agents on the provider `pipeline.providers.factory` builds (booking every call)."""
+    return FreshProjectAgents(root, settings, build_provider(settings, root, offline=offline), on_retry)
 
 
 def _has_real_chapters(paths: ProjectPaths) -> bool:
@@ -207,20 +221,69 @@ def chapter_line(report: ChapterReport, lang: Lang) -> str:
 
 
 class EventPrinter:
-    def __init__(self, lang: Lang, out: Callable[[str], None] = print) -> None:
+    """Prints the orchestrator's events: readable lines, or with `json_lines` one JSON object per line.
+
+    A stage error ends the run with exit 1, so it is printed as an error (never as "paused"); the
+    error-retry pause that follows it carries the same message plus how to go on, and is printed once.
+    """
+
+    def __init__(self, lang: Lang, out: Callable[[str], None] = print, *, json_lines: bool = False) -> None:
         self.lang = lang
         self.out = out
+        self.json_lines = json_lines
         self.result: RunResult | None = None
 
     def __call__(self, event: Event) -> None:
+        if self.json_lines:
+            if not isinstance(event, TextDelta):
+                self.out(json.dumps(event_data(event), ensure_ascii=False, default=str))
+            return
         if isinstance(event, ChapterCommitted):
             return  # printed from the run result, with the gate history
         if isinstance(event, Paused):
-            self.out(tr(MESSAGES, "paused", self.lang, message=event.message))
+            key = "error" if event.kind == "error_retry" else "paused"
+            self.out(tr(MESSAGES, key, self.lang, message=event.message))
         elif isinstance(event, StageError):
-            self.out(tr(MESSAGES, "error", self.lang, message=f"{event.stage}: {event.message}"))
+            return  # the error-retry pause right after it says the same, with the way out
+        elif isinstance(event, RetryWaiting):
+            self.out(tr(MESSAGES, "retry_wait", self.lang, stage=event.stage, attempt=event.attempt,
+                        wait=event.wait_s, message=event.message))
         elif isinstance(event, Notice):
             self.out(tr(MESSAGES, "notice", self.lang, message=event.message))
+
+
+def result_data(result: RunResult, lang: Lang) -> dict[str, Any]:
+    """The run's report as JSON data (`continue --json`)."""
+    return {
+        "event": "result",
+        "exit_code": result.exit_code,
+        "committed": list(result.committed),
+        "chapters": [
+            {
+                "chapter": r.chapter,
+                "word_count": r.word_count,
+                "scores": list(r.scores),
+                "actions": list(r.actions),
+                "revisions": r.revisions,
+                "force_passed": r.force_passed,
+                "cost_usd": r.cost_usd,
+            }
+            for r in result.reports
+        ],
+        "paused": result.paused,
+        "pause_kind": result.pause_kind,
+        "paused_chapter": result.paused_chapter,
+        "stopped_at_volume_end": result.stopped_at_volume_end,
+        "stopped_by_cost": result.stopped_by_cost,
+        "stopped_by_author": result.stopped_by_author,
+        "lock_cancelled": result.lock_cancelled,
+        "error": result.error,
+        "brief": list(result.brief.lines(lang)) if result.brief is not None else None,
+        "input_tokens": result.input_tokens + result.cache_read_tokens + result.cache_write_tokens,
+        "output_tokens": result.output_tokens,
+        "cost_usd": result.cost_usd,
+        "messages": list(result.messages),
+    }
 
 
 def _print_result(result: RunResult, lang: Lang) -> None:
@@ -266,26 +329,41 @@ def _ask_offline(lang: Lang, env: str) -> bool:
     return asyncio.run(answer()) == "offline"
 
 
+class _Output:
+    """Where `continue` prints: text lines, or JSON lines with `--json` (stdout stays parseable)."""
+
+    def __init__(self, json_lines: bool) -> None:
+        self.json_lines = json_lines
+
+    def say(self, event: str, text: str, *, err: bool = False, **data: Any) -> None:
+        if self.json_lines:
+            print(json.dumps({"event": event, "message": text, **data}, ensure_ascii=False, default=str))
+        else:
+            print(text, file=sys.stderr if err else sys.stdout)
+
+
 def run(args: argparse.Namespace) -> int:
     root = require_project(args)
     lang = resolve_lang(args, root)
     settings = load_settings(root)
     paths = ProjectPaths(root)
     chapters = max(0, int(args.chapters))
-    offline = bool(args.offline) or settings.provider.preset == "offline"
+    offline = is_offline(settings, bool(getattr(args, "offline", False)))
+    json_lines = bool(getattr(args, "json", False))
+    out = _Output(json_lines)
 
     if not offline and AGENTS_FACTORY is None and settings.api_key(os.environ) is None:
         env = settings.provider.api_key_env
-        if is_interactive() and not args.yes and _ask_offline(lang, env):
+        if is_interactive() and not args.yes and not json_lines and _ask_offline(lang, env):
             offline = True
         else:
-            print(tr(MESSAGES, "no_key", lang, env=env), file=sys.stderr)
+            out.say("error", tr(MESSAGES, "no_key", lang, env=env), err=True, kind="missing_api_key")
             return int(ExitCode.ERROR)
 
     if offline:
-        print(tr(MESSAGES, "offline", lang))
+        out.say("notice", tr(MESSAGES, "offline", lang), offline=True)
         if _has_real_chapters(paths):
-            print(tr(MESSAGES, "offline_real", lang))
+            out.say("notice", tr(MESSAGES, "offline_real", lang))
 
     estimate = estimate_chapter_cost(paths, settings, offline=offline)
     source = {
@@ -293,25 +371,45 @@ def run(args: argparse.Namespace) -> int:
         "default": tr(MESSAGES, "src_default", lang),
         "offline": tr(MESSAGES, "src_offline", lang),
     }[estimate.source]
-    print(
-        tr(MESSAGES, "estimate", lang, n=chapters, total=estimate.for_chapters(chapters),
-           per=estimate.per_chapter_usd, source=source)
-    )
+    planned = estimate.chapters_for(chapters)
+    total = estimate.for_chapters(chapters)
+    out.say("estimate", tr(MESSAGES, "estimate", lang, n=planned, total=total, per=estimate.per_chapter_usd,
+                           source=source),
+            chapters=planned, total_usd=total, per_chapter_usd=estimate.per_chapter_usd, source=estimate.source)
 
-    factory = AGENTS_FACTORY or default_agents
-    agents = factory(root, settings, offline)
+    printer = EventPrinter(lang, json_lines=json_lines)
+    current: dict[str, int | None] = {"chapter": None}
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, StageStarted):
+            current["chapter"] = event.chapter
+        printer(event)
+
+    def on_retry(stage: str, attempt: int, error: ProviderError) -> None:
+        on_event(RetryWaiting(current["chapter"], stage, attempt,
+                              stage_wait_s(error, settings.provider.stage_retry_wait_s), error.kind, error.message))
+
+    if AGENTS_FACTORY is not None:
+        agents = AGENTS_FACTORY(root, settings, offline)
+    else:
+        agents = default_agents(root, settings, offline, on_retry)
     decider = cli_decider(lang, yes=bool(args.yes), on_low_score=args.on_low_score)
     orchestrator = Orchestrator(
-        root, agents, decider=decider, emit=EventPrinter(lang), settings=settings, lang=lang, offline=offline
+        root, agents, decider=decider, emit=on_event, settings=settings, lang=lang, offline=offline
     )
     try:
         with termination_handlers():
             result = asyncio.run(orchestrator.run(chapters, note=args.note, max_cost_usd=args.max_cost))
     except KeyboardInterrupt:
-        print("\n" + tr(MESSAGES, "interrupted", lang), file=sys.stderr)
+        out.say("interrupted", tr(MESSAGES, "interrupted", lang), err=True)
         return int(ExitCode.INTERRUPTED)
-    except PausedForAuthor:
+    except PausedForAuthor as exc:
+        out.say("paused", tr(MESSAGES, "paused", lang, message=str(exc)), err=True)
         return int(ExitCode.PAUSED)
-    _print_result(result, lang)
+    if result.paused and result.pause_kind == QuestionKind.STALE_LOCK.value:
+        out.say("paused", tr(MESSAGES, "stale_lock", lang, project=root), err=True, pause_kind=result.pause_kind)
+    if json_lines:
+        print(json.dumps(result_data(result, lang), ensure_ascii=False, default=str))
+    else:
+        _print_result(result, lang)
     return result.exit_code
-

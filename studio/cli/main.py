@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import json
 import os
 import sys
 import traceback
@@ -44,12 +45,16 @@ MESSAGES: Catalog = {
         "The disk is full: writing {path} failed ({message}). Files already written are intact; free some "
         "space and run the command again to continue",
     ),
+    "disk_full_in": (
+        "磁盘空间不足，写入项目文件夹 {path} 中的文件失败（{message}）。已写好的文件都完好无损；腾出空间后重新运行即可继续",
+        "The disk is full: writing a file in the project folder {path} failed ({message}). Files already "
+        "written are intact; free some space and run the command again to continue",
+    ),
     "os_error": ("文件操作失败：{path}（{message}）", "A file operation failed: {path} ({message})"),
     "crash": (
         "出错了（{kind}: {message}）。加 --debug 重新运行可查看详细信息",
         "Something went wrong ({kind}: {message}). Rerun with --debug for details",
     ),
-    "opt_offline": ("使用离线模型（不联网，不花钱）", "use the offline provider (no network, no cost)"),
     "no_project_here": (
         "当前文件夹不是小说项目。用 --project DIR 打开项目，novel-studio init DIR 新建，"
         "或 novel-studio demo 打开示例小说。",
@@ -72,8 +77,7 @@ def _load_command(name: str) -> object | None:
 def build_parser(lang: Lang) -> argparse.ArgumentParser:
     set_help_lang(lang)
     parser = argparse.ArgumentParser(prog="novel-studio", description=tr(MESSAGES, "description", lang))
-    add_common_arguments(parser, top_level=True)
-    parser.add_argument("--offline", action="store_true", help=tr(MESSAGES, "opt_offline", lang))
+    add_common_arguments(parser, top_level=True)  # --offline included: one flag, before or after the command
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", title=tr(MESSAGES, "commands", lang)
     )
@@ -116,13 +120,34 @@ def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = Fals
     return int(ExitCode.OK) if app.open_error is None else int(ExitCode.ERROR)
 
 
-def _report_error(exc: StudioError, lang: Lang) -> None:
+def _error_text(exc: StudioError, lang: Lang) -> str:
     if isinstance(exc, FormatError) and len(exc.problems) > 1:
         lines = [tr(MESSAGES, "error", lang, message=tr(MESSAGES, "problems", lang, n=len(exc.problems)))]
         lines.extend(f"  - {p}" for p in exc.problems)
-        print("\n".join(lines), file=sys.stderr)
+        return "\n".join(lines)
+    return tr(MESSAGES, "error", lang, message=str(exc))
+
+
+def _report(text: str, *, as_json: bool, exit_code: int, kind: str, problems: list[str] | None = None) -> int:
+    """Print an error: on stderr, or with --json as `{"error": ...}` on stdout (scripts read one stream)."""
+    if as_json:
+        data: dict[str, object] = {"error": text, "kind": kind, "exit_code": exit_code}
+        if problems:
+            data["problems"] = problems
+        print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        print(tr(MESSAGES, "error", lang, message=str(exc)), file=sys.stderr)
+        print(text, file=sys.stderr)
+    return exit_code
+
+
+def _os_error_path(exc: OSError, args: argparse.Namespace | None) -> tuple[str, bool]:
+    """The file an OSError names, else (a write to an open file names none) the project folder; and
+    whether it is the file itself."""
+    for name in (exc.filename, exc.filename2):
+        if name:
+            return os.fsdecode(name), True
+    root = getattr(args, "project", None) if args is not None else None
+    return str(Path(root).expanduser() if root else Path.cwd()), False
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = pre_scan_lang(argv)
     debug = "--debug" in argv
+    as_json = "--json" in argv
+    args: argparse.Namespace | None = None
     try:
         parser = build_parser(lang)
         try:
@@ -138,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = exc.code
             return code if isinstance(code, int) else (0 if code is None else int(ExitCode.USAGE))
         debug = bool(args.debug)
+        as_json = bool(getattr(args, "json", False))
         lang = resolve_lang(args)
         args.lang = lang
         func = getattr(args, "func", None)
@@ -147,13 +175,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         if debug:
             traceback.print_exc()
+        if as_json:
+            return _report(tr(MESSAGES, "interrupted", lang), as_json=True, exit_code=int(ExitCode.INTERRUPTED),
+                           kind="interrupted")
         print("\n" + tr(MESSAGES, "interrupted", lang), file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     except StudioError as exc:
         if debug:
             traceback.print_exc()
-        _report_error(exc, lang)
-        return int(exc.exit_code)
+        problems = [str(p) for p in exc.problems] if isinstance(exc, FormatError) else None
+        return _report(_error_text(exc, lang), as_json=as_json, exit_code=int(exc.exit_code),
+                       kind=str(getattr(exc, "kind", type(exc).__name__)), problems=problems)
     except BrokenPipeError:
         # `novel-studio status | head`: the reader went away; that is not an error worth a message.
         _silence_stdout()
@@ -161,14 +193,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         if debug:
             traceback.print_exc()
-        key = "disk_full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "os_error"
-        print(tr(MESSAGES, key, lang, path=exc.filename or "", message=exc.strerror or exc), file=sys.stderr)
-        return int(ExitCode.ERROR)
+        path, named = _os_error_path(exc, args)
+        key = "os_error"
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            key = "disk_full" if named else "disk_full_in"
+        text = tr(MESSAGES, key, lang, path=path, message=exc.strerror or exc)
+        return _report(text, as_json=as_json, exit_code=int(ExitCode.ERROR), kind=key)
     except Exception as exc:
         if debug:
             traceback.print_exc()
-        print(tr(MESSAGES, "crash", lang, kind=type(exc).__name__, message=exc), file=sys.stderr)
-        return int(ExitCode.ERROR)
+        text = tr(MESSAGES, "crash", lang, kind=type(exc).__name__, message=exc)
+        return _report(text, as_json=as_json, exit_code=int(ExitCode.ERROR), kind="crash")
 
 
 def _silence_stdout() -> None:

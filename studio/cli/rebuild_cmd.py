@@ -43,7 +43,6 @@ MESSAGES: Catalog = {
         "chapters to review",
     ),
     "opt_n": ("要重建的章节号", "the chapter to rebuild"),
-    "opt_offline": ("使用离线演示模型（不联网、不花钱）", "use the offline demo model (no network, no cost)"),
     "opt_rejudge": ("同时重新评分本章", "also judge the chapter again"),
     "opt_yes": ("不确认，直接重建", "do not ask for confirmation"),
     "confirm": (
@@ -78,7 +77,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     lang = help_lang()
     parser = subparsers.add_parser("rebuild", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang))
     parser.add_argument("chapter", type=int, metavar="N", help=tr(MESSAGES, "opt_n", lang))
-    parser.add_argument("--offline", action="store_true", help=tr(MESSAGES, "opt_offline", lang))
     parser.add_argument("--rejudge", action="store_true", help=tr(MESSAGES, "opt_rejudge", lang))
     parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
     add_common_arguments(parser)

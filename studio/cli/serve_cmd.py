@@ -22,7 +22,6 @@ MESSAGES: Catalog = {
         "在浏览器中打开工作室（需要可选依赖 textual-serve）",
         "open the studio in a browser (needs the optional textual-serve)",
     ),
-    "opt_offline": ("使用离线模型（不联网，不花钱）", "use the offline provider (no network, no cost)"),
     "opt_port": ("端口（默认 8000）", "port (default 8000)"),
     "opt_host": (
         "监听地址（默认 127.0.0.1，只允许本机访问）",
@@ -46,11 +45,7 @@ DEFAULT_PORT = 8000
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lang = help_lang()
     parser = subparsers.add_parser("serve", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang))
-    add_common_arguments(parser)
-    # SUPPRESS: `novel-studio --offline serve` (the top-level flag) is not reset by the subparser.
-    parser.add_argument(
-        "--offline", action="store_true", default=argparse.SUPPRESS, help=tr(MESSAGES, "opt_offline", lang)
-    )
+    add_common_arguments(parser)  # --offline is a common flag (before or after `serve`)
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=tr(MESSAGES, "opt_port", lang))
     parser.add_argument("--host", default=DEFAULT_HOST, help=tr(MESSAGES, "opt_host", lang))
     parser.set_defaults(func=run)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -31,9 +31,92 @@ AGENTS: tuple[str, ...] = (
     "judge_secondary",
 )
 
-PresetName = Literal["anthropic", "deepseek", "moonshot", "zhipu", "qwen", "local", "offline"]
-
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+API_KEY_IN_ENV_NAME = (
+    "holds what looks like an API key itself; it must be the NAME of the environment variable that holds the "
+    "key (like ANTHROPIC_API_KEY). The value is not shown here: remove it, and if it is a real key, treat it "
+    "as exposed and replace it at the vendor"
+)
+
+
+def looks_like_api_key(value: str) -> bool:
+    """Whether a value given as a variable name reads like a key (`sk-...`, or a long mixed token)."""
+    text = value.strip()
+    if not text:
+        return False
+    if text.startswith(("sk-", "sk_", "key-", "Bearer ")):
+        return True
+    if re.fullmatch(r"[A-Z_][A-Z0-9_]*", text):
+        return False  # ANTHROPIC_API_KEY, DEEPSEEK_API_KEY ...
+    return len(text) >= 20 and any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
+
+
+# ----------------------------------------------------------------------------------------------- presets
+# The one registry of provider presets: the settings validate `provider.preset` against it, `studio.config`
+# layers its values under the files, and `pipeline.providers.factory` builds the provider from it.
+
+
+class Preset(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    base_url: str | None
+    api_key_env: str
+    models: dict[str, str] = Field(default_factory=dict)  # agent -> model; empty: keep the defaults
+    note: str = ""
+    offline: bool = False  # no network at all: the offline provider
+
+
+def _all(model: str) -> dict[str, str]:
+    return dict.fromkeys(AGENTS, model)
+
+
+PRESETS: dict[str, Preset] = {
+    "anthropic": Preset(name="anthropic", base_url=None, api_key_env="ANTHROPIC_API_KEY"),
+    "deepseek": Preset(
+        name="deepseek",
+        base_url="https://api.deepseek.com/anthropic",
+        api_key_env="DEEPSEEK_API_KEY",
+        models=_all("deepseek-chat"),
+    ),
+    "moonshot": Preset(
+        name="moonshot",
+        base_url="https://api.moonshot.ai/anthropic",
+        api_key_env="MOONSHOT_API_KEY",
+        note="set [models] to the vendor's model ids",
+    ),
+    "zhipu": Preset(
+        name="zhipu",
+        base_url="https://open.bigmodel.cn/api/anthropic",
+        api_key_env="ZHIPU_API_KEY",
+        note="set [models] to the vendor's model ids",
+    ),
+    "qwen": Preset(
+        name="qwen",
+        base_url="https://dashscope-intl.aliyuncs.com/apps/anthropic",
+        api_key_env="DASHSCOPE_API_KEY",
+        note="set [models] to the vendor's model ids",
+    ),
+    "minimax": Preset(
+        name="minimax",
+        base_url="https://api.minimax.io/anthropic",
+        api_key_env="MINIMAX_API_KEY",
+        note="set [models] to the vendor's model ids",
+    ),
+    "local": Preset(
+        name="local",
+        base_url="http://localhost:11434",
+        api_key_env="LOCAL_API_KEY",
+        note="Ollama, llama.cpp server or vLLM serving /v1/messages; set [models] to the local model names",
+    ),
+    "offline": Preset(
+        name="offline",
+        base_url=None,
+        api_key_env="ANTHROPIC_API_KEY",
+        note="no network: canned replies, for the demo and tests",
+        offline=True,
+    ),
+}
 
 
 class _Table(BaseModel):
@@ -46,7 +129,7 @@ class UiSettings(_Table):
 
 
 class ProviderSettings(_Table):
-    preset: PresetName = "anthropic"
+    preset: str = "anthropic"  # a key of PRESETS
     base_url: str | None = None  # None: the preset's URL (the SDK default for anthropic)
     api_key_env: str = "ANTHROPIC_API_KEY"
     proxy: str | None = None
@@ -55,9 +138,18 @@ class ProviderSettings(_Table):
     stage_retries: int = Field(default=2, ge=0)
     stage_retry_wait_s: float = Field(default=30.0, ge=0)
 
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, value: str) -> str:
+        if value not in PRESETS:
+            raise ValueError(f"unknown provider preset; known: {', '.join(PRESETS)}")
+        return value
+
     @field_validator("api_key_env")
     @classmethod
     def _env_name(cls, value: str) -> str:
+        if looks_like_api_key(value):
+            raise ValueError(API_KEY_IN_ENV_NAME)
         if not _ENV_NAME.match(value):
             raise ValueError(
                 "must be the NAME of an environment variable (like ANTHROPIC_API_KEY), never the key itself"
@@ -184,58 +276,3 @@ class Settings(_Table):
 # Both files share one shape; the names exist for readers of the contracts table.
 ProjectSettings = Settings
 UserSettings = Settings
-
-
-class Preset(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    base_url: str | None
-    api_key_env: str
-    models: dict[str, str] = Field(default_factory=dict)  # agent -> model; empty: keep the defaults
-    note: str = ""
-
-
-def _all(model: str) -> dict[str, str]:
-    return dict.fromkeys(AGENTS, model)
-
-
-PRESETS: dict[str, Preset] = {
-    "anthropic": Preset(name="anthropic", base_url=None, api_key_env="ANTHROPIC_API_KEY"),
-    "deepseek": Preset(
-        name="deepseek",
-        base_url="https://api.deepseek.com/anthropic",
-        api_key_env="DEEPSEEK_API_KEY",
-        models=_all("deepseek-chat"),
-    ),
-    "moonshot": Preset(
-        name="moonshot",
-        base_url="https://api.moonshot.ai/anthropic",
-        api_key_env="MOONSHOT_API_KEY",
-        note="set [models] to the vendor's model ids",
-    ),
-    "zhipu": Preset(
-        name="zhipu",
-        base_url="https://open.bigmodel.cn/api/anthropic",
-        api_key_env="ZHIPU_API_KEY",
-        note="set [models] to the vendor's model ids",
-    ),
-    "qwen": Preset(
-        name="qwen",
-        base_url="https://dashscope-intl.aliyuncs.com/apps/anthropic",
-        api_key_env="DASHSCOPE_API_KEY",
-        note="set [models] to the vendor's model ids",
-    ),
-    "local": Preset(
-        name="local",
-        base_url="http://localhost:11434",
-        api_key_env="LOCAL_API_KEY",
-        note="Ollama, llama.cpp server or vLLM serving /v1/messages; set [models] to the local model names",
-    ),
-    "offline": Preset(
-        name="offline",
-        base_url=None,
-        api_key_env="ANTHROPIC_API_KEY",
-        note="no network: canned replies, for the demo and tests",
-    ),
-}

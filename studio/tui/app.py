@@ -24,7 +24,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from pipeline.agents.runner import ModelAgents
-from pipeline.providers.offline import OfflineProvider
 from screens.main_screen import MainScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
@@ -191,23 +190,10 @@ class NovelStudioApp(App[None]):
             settings = self.settings or Settings()
             if self.provider_factory is not None:
                 self._provider = self.provider_factory(settings)
-            elif self.offline:
-                self._provider = OfflineProvider()
             else:
-                from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
-                from pipeline.providers.presets import preset_base_url
+                from pipeline.providers.factory import build_provider
 
-                p = settings.provider
-                self._provider = AnthropicProvider(
-                    ProviderConfig(
-                        base_url=p.base_url or preset_base_url(p.preset),
-                        api_key_env=p.api_key_env,
-                        timeout_s=p.timeout_s,
-                        max_retries=p.max_retries,
-                        proxy=p.proxy,
-                        name=p.preset,
-                    )
-                )
+                self._provider = build_provider(settings, self.project_root, offline=self.offline)
             if getattr(self._provider, "offline", False):
                 self.offline = True
         return self._provider

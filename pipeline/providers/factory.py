@@ -1,0 +1,62 @@
+"""The one place a provider is built from the settings: for the studio, `continue`, `rebuild` and any caller.
+
+`build_provider(settings, project_root, offline=...)`:
+- offline when asked (`--offline`) or when the preset is an offline one (`[provider] preset = "offline"`);
+- else the Anthropic(-compatible) provider: base URL from the settings, else from the preset;
+- always wrapped in `LedgerProvider`, so every call is booked in the project's spend ledger.
+`is_offline(settings, offline)` answers the first question alone (the CLI asks it before building).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from pipeline.providers.base import Provider
+from pipeline.providers.cost import settings_prices
+from pipeline.providers.ledger import LedgerProvider
+from pipeline.providers.presets import PRESETS
+from studio.models.settings import Settings
+from studio.paths import ProjectPaths
+
+
+def is_offline(settings: Settings, offline: bool = False) -> bool:
+    """Whether calls go to the offline provider: asked for, or the preset is offline."""
+    preset = PRESETS.get(settings.provider.preset)
+    return offline or (preset is not None and preset.offline)
+
+
+def base_provider(settings: Settings, *, offline: bool = False, env: Mapping[str, str] | None = None) -> Provider:
+    """The provider without the ledger (tests and tools that must not book anything)."""
+    if is_offline(settings, offline):
+        from pipeline.providers.offline import OfflineProvider
+
+        return OfflineProvider()
+    from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
+
+    p = settings.provider
+    preset = PRESETS.get(p.preset)
+    return AnthropicProvider(
+        ProviderConfig(
+            base_url=p.base_url or (preset.base_url if preset is not None else None),
+            api_key_env=p.api_key_env,
+            timeout_s=p.timeout_s,
+            max_retries=p.max_retries,
+            proxy=p.proxy,
+            env=os.environ if env is None else env,
+            name=p.preset,
+        )
+    )
+
+
+def build_provider(
+    settings: Settings,
+    project_root: Path,
+    *,
+    offline: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> LedgerProvider:
+    """The provider for a project: offline or real per `is_offline`, booking every call in its ledger."""
+    inner = base_provider(settings, offline=offline, env=env)
+    return LedgerProvider(inner, ProjectPaths(Path(project_root)).spend_ledger, settings_prices(settings))
