@@ -17,7 +17,8 @@ from studio.models.base import FileModel
 
 class StyleProfile(FileModel):
     avg_sentence_length: float | None = Field(default=None, gt=0)  # characters per sentence
-    dialogue_ratio: float | None = Field(default=None, ge=0)  # dialogue / narration
+    # 字数 inside quotes / 字数 of the body, 0..1: the one definition, studio.checks.metrics.dialogue_ratio
+    dialogue_ratio: float | None = Field(default=None, ge=0, le=1)
     rhetoric_preferences: list[str] = Field(default_factory=list)
     forbidden_words: list[str] = Field(default_factory=list)
     character_speech_patterns: dict[str, Any] = Field(
