@@ -97,7 +97,7 @@ def sentences(paras: Paragraphs) -> list[tuple[int, str]]:
 
 
 def _opening(sentence: str) -> str:
-    core = sentence.lstrip("“「『\"”」』 \u3000")
+    core = sentence.lstrip('“「『"”」』 \u3000')
     return core[:2] if len(core) >= 2 else ""
 
 
@@ -127,9 +127,7 @@ def repeated_phrases(text: str, exclude: Iterable[str] = ()) -> list[tuple[str, 
                 seen.add(gram)
                 counts[gram] += 1
     excluded = [e for e in exclude if e]
-    out = [
-        (g, n) for g, n in counts.items() if n >= PHRASE_MIN and not any(e in g for e in excluded)
-    ]
+    out = [(g, n) for g, n in counts.items() if n >= PHRASE_MIN and not any(e in g for e in excluded)]
     out.sort(key=lambda item: (-item[1], item[0]))
     return out
 
@@ -141,7 +139,7 @@ def triple_parallels(paras: Paragraphs) -> list[tuple[int, str]]:
         pos = 0
         run_open, run_len, run_pos = "", 0, 0
         for clause in _CLAUSE_SPLIT.split(para.text):
-            core = clause.strip().lstrip("“「『\"")
+            core = clause.strip().lstrip('“「『"')
             op = core[:2] if len(core) >= 3 else ""
             if op and op == run_open:
                 run_len += 1
@@ -167,7 +165,9 @@ class BlacklistStats:
         return self.narration + self.dialogue
 
 
-def blacklist_stats(text: str, matcher: Matcher, spans: Sequence[tuple[int, int]], body_spans: Sequence[tuple[int, int]]) -> BlacklistStats:
+def blacklist_stats(
+    text: str, matcher: Matcher, spans: Sequence[tuple[int, int]], body_spans: Sequence[tuple[int, int]]
+) -> BlacklistStats:
     """Blacklist hits in the body (`body_spans`: paragraph spans), narration and dialogue apart."""
     stats = BlacklistStats()
     for m in matcher.find(text):
