@@ -12,8 +12,7 @@ which is also what `novel-studio check --json` prints:
   `offset` (0-based inside that paragraph) point at its first occurrence; `count` is how many occurrences the
   finding stands for; `chapter` is None for book-wide findings.
 - `context` is up to 8 characters either side of the first occurrence, within its paragraph; an "ignore here"
-  waiver matches on it,
-  so a waiver survives paragraphs being added before it.
+  waiver matches on it, so a waiver survives paragraphs being added before it.
 """
 
 from __future__ import annotations
