@@ -150,6 +150,7 @@ def lookalikes(ch: str) -> frozenset[str]:
 
 def is_word(text: str) -> bool:
     """Whether jieba's bundled dictionary lists `text` as a word."""
+    jieba.dt.check_initialized()  # get_FREQ alone answers None until the dictionary is loaded
     return bool(jieba.get_FREQ(text))
 
 

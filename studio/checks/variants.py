@@ -8,11 +8,18 @@ the surname or the last character gives the usual short forms, 婉儿, 慕容, s
 A variant hit in the text is reported only when all of these hold (precision matters as much as recall):
 
 1. the variant is not itself a registered name (two real entities differing by one character are never typos
-   of each other) and does not overlap a registered name's occurrence;
-2. it is not a word of jieba's dictionary (小鱼 is not a typo of 小雨) and no dictionary word straddles its
-   edges (林峰 inside 树林峰顶);
-3. it is much rarer than the name over the checked chapters: name count >= `MIN_NAME_COUNT` and
-   variant count * `RARITY` <= name count. A frequent "variant" is an unregistered name, not a typo.
+   of each other); names and variants go through one matcher, so a registered name longer than the variant
+   wins the overlap (苏婉儿 is not 苏婉 + 儿) and a variant longer than a name inside it wins (夙婉儿 over 婉儿);
+2. no dictionary word straddles its edges (林峰 inside 树林峰顶); a variant that is itself a word of jieba's
+   dictionary (小鱼, 枫林) counts only where it stands as a person's name: right before a speech or action word
+   (`NAME_FOLLOWERS`: 道, 说, 笑, 沉默, ...), as a vocative (“枫林，...), or between a left and a right
+   character that the name itself was seen between in the checked chapters — "大片枫林，" is not a typo;
+3. it is much rarer than the name over the checked chapters: name count >= `MIN_NAME_COUNT`, variant count *
+   `RARITY` <= name count and variant count <= `typo_cap(name count)` (`MAX_TYPO_COUNT`, or one in
+   `TYPO_SHARE` uses of the name in a long book). A frequent "variant" (an unregistered minor character
+   called 林凤) is a new name, not a typo.
+
+Swaps that give an address form (陈老 -> 老陈, 小X, 阿X) are not variants.
 
 One finding per variant and chapter: first place, count in the chapter, the name as suggestion.
 """
@@ -30,8 +37,39 @@ from studio.checks.registry import CheckContext
 from studio.i18n import Catalog, tr
 from studio.models.findings import Finding
 
+VARIANT = "name-variant"
 MIN_NAME_COUNT = 3
 RARITY = 5
+MAX_TYPO_COUNT = 5
+TYPO_SHARE = 50
+ADDRESS_PREFIXES = ("老", "小", "阿")
+NAME_FOLLOWERS = (
+    "道",
+    "说",
+    "笑",
+    "问",
+    "答",
+    "低声",
+    "沉声",
+    "冷声",
+    "轻声",
+    "点了点头",
+    "点头",
+    "摇头",
+    "握",
+    "记得",
+    "沉默",
+    "迟疑",
+    "叹",
+    "皱眉",
+    "站",
+    "转身",
+    "抬头",
+    "心中",
+    "眼中",
+    "一愣",
+    "怔",
+)
 
 MESSAGES: Catalog = {
     "homophone": ("同音", "homophone"),
@@ -43,6 +81,11 @@ MESSAGES: Catalog = {
         "'{text}' looks like a typo of '{name}' ({how}; '{name}' {name_count} times, '{text}' {count} times)",
     ),
 }
+
+
+def typo_cap(name_count: int) -> int:
+    """How often a variant may occur and still be a typo of a name used `name_count` times."""
+    return max(MAX_TYPO_COUNT, name_count // TYPO_SHARE)
 
 
 @dataclass(frozen=True)
@@ -69,7 +112,8 @@ def variants_of(name: str, entity: NameEntity) -> list[Variant]:
     for i in range(len(name) - 1):
         if name[i] != name[i + 1]:
             text = name[:i] + name[i + 1] + name[i] + name[i + 2 :]
-            out.setdefault(text, Variant(text, name, "swap"))
+            if not text.startswith(ADDRESS_PREFIXES):
+                out.setdefault(text, Variant(text, name, "swap"))
     if len(name) >= 3:
         for i in range(1, len(name) - 1):
             text = name[:i] + name[i + 1 :]
@@ -88,16 +132,27 @@ class VariantIndex:
                 if len(name) < MIN_NAME_LEN or registry.owner(name) is not entity:
                     continue
                 for v in variants_of(name, entity):
-                    if registry.is_known(v.text) or chinese.is_word(v.text):
+                    if registry.is_known(v.text):
                         continue
                     self.variants.setdefault(v.text, []).append(v)
-        self.matcher = Matcher(
-            Entry(text, "phrase", "limited", "name-variant", text) for text in self.variants
-        )
+        self.words = frozenset(text for text in self.variants if chinese.is_word(text))
+        names = [
+            Entry(name, "phrase", "limited", "name", owner.key)
+            for name in registry.names()
+            if (owner := registry.owner(name)) is not None
+        ]
+        variants = (Entry(text, "phrase", "limited", VARIANT, text) for text in self.variants)
+        self.matcher = Matcher([*names, *variants])
+
+    def name_position(self, text: str, start: int, end: int) -> bool:
+        """Whether text[start:end] stands where a person's name stands (see rule 2)."""
+        if text.startswith(NAME_FOLLOWERS, end):
+            return True
+        return start > 0 and text[start - 1] in "“「" and text[end : end + 1] in "，,！？"
 
 
-def _overlaps(m: Match, spans: list[tuple[int, int]]) -> bool:
-    return any(a < m.end and m.start < b for a, b in spans)
+def _around(text: str, start: int, end: int) -> tuple[str, str]:
+    return text[start - 1 : start] if start else "", text[end : end + 1]
 
 
 class NameVariantCheck:
@@ -108,24 +163,34 @@ class NameVariantCheck:
         if not registry.names():
             return []
         index = VariantIndex(registry)
-        names = registry.matcher()
         name_counts: Counter[str] = Counter()
+        contexts: dict[str, set[tuple[str, str]]] = {}  # name -> (left, right) characters seen around it
+        candidates: list[tuple[int, list[Match]]] = []
+        for ci, chapter in enumerate(ctx.chapters):
+            text = chapter.text
+            found: list[Match] = []
+            for m in index.matcher.find(text):
+                if m.entry.category != VARIANT:
+                    name = text[m.start : m.end]
+                    name_counts[name] += 1
+                    contexts.setdefault(name, set()).add(_around(text, m.start, m.end))
+                elif not chinese.crosses_word(text, m.start, m.end):
+                    found.append(m)
+            if found:
+                candidates.append((ci, found))
         hits: list[tuple[int, list[Match]]] = []  # (chapter index, variant hits)
         variant_counts: Counter[str] = Counter()
-        for ci, chapter in enumerate(ctx.chapters):
-            name_matches = names.find(chapter.text)
-            for m in name_matches:
-                name_counts[chapter.text[m.start : m.end]] += 1
-            if not index.matcher:
-                continue
-            found = index.matcher.find(chapter.text)
-            if not found:
-                continue
-            name_spans = [(m.start, m.end) for m in name_matches]
+        for ci, found in candidates:
+            text = ctx.chapters[ci].text
             kept = [
                 m
                 for m in found
-                if not _overlaps(m, name_spans) and not chinese.crosses_word(chapter.text, m.start, m.end)
+                if m.entry.ref not in index.words
+                or index.name_position(text, m.start, m.end)
+                or any(
+                    _around(text, m.start, m.end) in contexts.get(v.name, ())
+                    for v in index.variants[m.entry.ref]
+                )
             ]
             for m in kept:
                 variant_counts[m.entry.ref] += 1
@@ -141,7 +206,7 @@ class NameVariantCheck:
                 best = max(index.variants[text], key=lambda v: name_counts[v.name])
                 name_count = name_counts[best.name]
                 count = variant_counts[text]
-                if name_count < MIN_NAME_COUNT or count * RARITY > name_count:
+                if name_count < MIN_NAME_COUNT or count * RARITY > name_count or count > typo_cap(name_count):
                     continue
                 how = tr(MESSAGES, best.how, ctx.lang)
                 findings.append(
