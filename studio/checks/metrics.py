@@ -18,7 +18,7 @@ Definitions (every count is over the chapter *body*: headings excluded, 字数 p
 - **repeated_openings**: sentences whose first two characters (quotes skipped) open at least 3 of 5 consecutive
   sentences; counted once per sentence that completes such a window.
 - **repeated_phrases**: 5-character Han runs that occur 3 times or more in the chapter (names excluded by the
-  caller), most frequent first.
+  caller; one character repeated, 哈哈哈哈哈, is not a phrase), most frequent first.
 - **length**: 字数 against the target range `[min_chars, max_chars]`: "short", "ok" or "long".
 """
 
@@ -37,7 +37,6 @@ from studio.wordcount import word_count
 
 OPEN_TO_CLOSE = {"“": "”", "「": "」", "『": "』", '"': '"'}
 CLOSING = frozenset("”」』")
-_WS = re.compile(r"\s+")
 _SENTENCE = re.compile(r"[^。！？!?…]*(?:[。！？!?]+|…+|$)[”」』\"]*")
 _NOT_BUT = re.compile(r"不是[^。！？!?\n，,]{1,20}[，,]\s*而是")
 _CLAUSE_SPLIT = re.compile(r"[，；、,;]")
@@ -50,38 +49,46 @@ OPENING_MIN = 3
 LengthStatus = Literal["short", "ok", "long", "unknown"]
 
 
+_WS = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]+")
+
+
 def _chars(text: str) -> int:
     """字数 of a plain fragment (no Markdown in it): non-whitespace characters."""
-    return len(_WS.sub("", text))
+    return len(_WS.sub("", text)) if _WS.search(text) else len(text)
+
+
+_QUOTED = re.compile(r'“([^”\n]*)(?:”|$)|「([^」\n]*)(?:」|$)|『([^』\n]*)(?:』|$)|"([^"\n]*)(?:"|$)')
 
 
 def dialogue_spans(paras: Paragraphs) -> list[tuple[int, int]]:
     """Chapter-text spans (inside the quote marks) of dialogue, sorted, quotes matched within a paragraph."""
     spans: list[tuple[int, int]] = []
     for para in paras:
-        closing: str | None = None
-        opened = 0
-        for i, ch in enumerate(para.text):
-            if closing is None:
-                if ch in OPEN_TO_CLOSE:
-                    closing = OPEN_TO_CLOSE[ch]
-                    opened = i + 1
-            elif ch == closing:
-                if i > opened:
-                    spans.append((para.start + opened, para.start + i))
-                closing = None
-        if closing is not None and len(para.text) > opened:
-            spans.append((para.start + opened, para.end))
+        text = para.text
+        if not any(q in text for q in OPEN_TO_CLOSE):
+            continue
+        for m in _QUOTED.finditer(text):
+            group = m.lastindex or 1
+            start, end = m.span(group)
+            if end > start:
+                spans.append((para.start + start, para.start + end))
     return spans
 
 
-def dialogue_ratio(text: str, paras: Paragraphs | None = None) -> float:
-    """字数 inside quotes / 字数 of the body (0..1); see the module rules."""
+def dialogue_ratio(
+    text: str,
+    paras: Paragraphs | None = None,
+    *,
+    spans: Sequence[tuple[int, int]] | None = None,
+    chars: int | None = None,
+) -> float:
+    """字数 inside quotes / 字数 of the body (0..1); see the module rules. `spans` and `chars` may be passed
+    when the caller has them already."""
     paras = paras or Paragraphs(text)
-    total = word_count(text)
+    total = word_count(text) if chars is None else chars
     if not total:
         return 0.0
-    inside = sum(_chars(text[a:b]) for a, b in dialogue_spans(paras))
+    inside = sum(_chars(text[a:b]) for a, b in (dialogue_spans(paras) if spans is None else spans))
     return min(1.0, inside / total)
 
 
@@ -120,14 +127,11 @@ def repeated_phrases(text: str, exclude: Iterable[str] = ()) -> list[tuple[str, 
     `exclude` (the registered names) are not counted."""
     counts: Counter[str] = Counter()
     for run in _HAN_RUN.findall(text):
-        seen: set[str] = set()
-        for i in range(len(run) - PHRASE_LEN + 1):
-            gram = run[i : i + PHRASE_LEN]
-            if gram not in seen:  # a gram repeated inside one run (哈哈哈哈哈哈) counts once per run
-                seen.add(gram)
-                counts[gram] += 1
+        counts.update(run[i : i + PHRASE_LEN] for i in range(len(run) - PHRASE_LEN + 1))
     excluded = [e for e in exclude if e]
-    out = [(g, n) for g, n in counts.items() if n >= PHRASE_MIN and not any(e in g for e in excluded)]
+    frequent = [(g, n) for g, n in counts.items() if n >= PHRASE_MIN]
+    # one character repeated (哈哈哈哈哈) is not a phrase; a registered name is not a tic
+    out = [(g, n) for g, n in frequent if len(set(g)) > 1 and not any(e in g for e in excluded)]
     out.sort(key=lambda item: (-item[1], item[0]))
     return out
 
@@ -272,7 +276,7 @@ def prose_metrics(
     bl = blacklist_stats(text, matcher, spans, body_spans) if matcher else BlacklistStats()
     return ProseMetrics(
         chars=chars,
-        dialogue_ratio=dialogue_ratio(text, paras),
+        dialogue_ratio=dialogue_ratio(text, paras, spans=spans, chars=chars),
         sentence_count=len(sents),
         sentence_mean=mean,
         sentence_spread=spread,

@@ -135,7 +135,7 @@ class VariantIndex:
                     if registry.is_known(v.text):
                         continue
                     self.variants.setdefault(v.text, []).append(v)
-        self.words = frozenset(text for text in self.variants if chinese.is_word(text))
+        self._words: dict[str, bool] = {}
         names = [
             Entry(name, "phrase", "limited", "name", owner.key)
             for name in registry.names()
@@ -143,6 +143,13 @@ class VariantIndex:
         ]
         variants = (Entry(text, "phrase", "limited", VARIANT, text) for text in self.variants)
         self.matcher = Matcher([*names, *variants])
+
+    def is_word(self, variant: str) -> bool:
+        """Asked only for variants the text holds, so a clean book never loads jieba's dictionary."""
+        found = self._words.get(variant)
+        if found is None:
+            found = self._words[variant] = chinese.is_word(variant)
+        return found
 
     def name_position(self, text: str, start: int, end: int) -> bool:
         """Whether text[start:end] stands where a person's name stands (see rule 2)."""
@@ -185,7 +192,7 @@ class NameVariantCheck:
             kept = [
                 m
                 for m in found
-                if m.entry.ref not in index.words
+                if not index.is_word(m.entry.ref)
                 or index.name_position(text, m.start, m.end)
                 or any(
                     _around(text, m.start, m.end) in contexts.get(v.name, ())
