@@ -16,12 +16,29 @@ from __future__ import annotations
 import logging
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 
 import jieba
+import platformdirs
 from pypinyin import Style, pinyin
 from pypinyin.pinyin_dict import pinyin_dict
 
 jieba.setLogLevel(logging.WARNING)
+
+
+def _jieba() -> jieba.Tokenizer:
+    """jieba's tokenizer, its dictionary loaded; the parsed dictionary is cached in novel-studio's user cache
+    (never in the author's folder)."""
+    if not jieba.dt.initialized:
+        cache = Path(platformdirs.user_cache_dir("novel-studio"))
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            jieba.dt.tmp_dir = str(cache)
+        except OSError:
+            pass  # no cache folder: jieba falls back to the system temp folder
+        jieba.dt.check_initialized()
+    return jieba.dt
+
 
 SURNAME_READINGS: dict[str, str] = {
     "曾": "zeng",
@@ -148,10 +165,14 @@ def lookalikes(ch: str) -> frozenset[str]:
     return LOOKALIKES.get(ch, frozenset())
 
 
+def word_freq(text: str) -> int:
+    """The frequency jieba's bundled dictionary gives `text` (0: not listed)."""
+    return int(_jieba().FREQ.get(text) or 0)
+
+
 def is_word(text: str) -> bool:
     """Whether jieba's bundled dictionary lists `text` as a word."""
-    jieba.dt.check_initialized()  # get_FREQ alone answers None until the dictionary is loaded
-    return bool(jieba.get_FREQ(text))
+    return bool(_jieba().FREQ.get(text))  # get_FREQ alone answers None until the dictionary is loaded
 
 
 def crosses_word(text: str, start: int, end: int, window: int = 6) -> bool:
@@ -159,7 +180,7 @@ def crosses_word(text: str, start: int, end: int, window: int = 6) -> bool:
     lo = max(0, start - window)
     hi = min(len(text), end + window)
     pos = lo
-    for token in jieba.cut(text[lo:hi], HMM=False):
+    for token in _jieba().cut(text[lo:hi], HMM=False):
         t_start, t_end = pos, pos + len(token)
         pos = t_end
         if t_start < start < t_end or t_start < end < t_end:

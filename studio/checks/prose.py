@@ -32,7 +32,7 @@ PHRASE_MAX_FINDINGS = 3
 SENSITIVE = frozenset({"platform-sensitive", "平台敏感"})
 
 MESSAGES: Catalog = {
-    "empty": ("空章节：没有正文", "empty chapter: no body text"),
+    "empty": ("没有正文", "no body text"),
     "short": ("本章 {chars} 字，少于目标下限 {min} 字", "{chars} characters, under the target minimum {min}"),
     "long": ("本章 {chars} 字，超过目标上限 {max} 字", "{chars} characters, over the target maximum {max}"),
     "huge": (

@@ -32,7 +32,7 @@ class AllowEntry(BaseModel):
 
     mode: AllowMode
     kind: str = Field(default="*", min_length=1)
-    text: str = Field(min_length=1)
+    text: str = ""  # empty for findings about a whole chapter (length, empty chapter)
     chapter: int | None = Field(default=None, ge=1)
     context: str = ""
     reason: str = ""
