@@ -75,3 +75,19 @@ def test_usage_errors(sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--project", str(sample), "--from", "5", "--to", "2"]) == 2
     assert main(["check", "--project", str(sample), "--from", "zero"]) == 2
     capsys.readouterr()
+
+
+def test_a_range_is_judged_against_the_whole_book(sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _add_chapter(
+        sample, 3, "# 第3章\n\n　　沈昭推开门，屋里没有人。\n"
+    )  # 沈照 appears 53 times in chapters 1-2
+    assert main(["check", "--project", str(sample), "--json", "--from", "3"]) == 0
+    report = ChecksReport.parse_data(json.loads(capsys.readouterr().out))
+    variant = next(f for f in report.findings if f.kind == "name_variant")
+    assert (variant.chapter, variant.text, variant.suggestion, variant.paragraph, variant.offset) == (
+        3,
+        "沈昭",
+        "沈照",
+        1,
+        0,
+    )

@@ -79,3 +79,14 @@ def test_bench_corpus_meets_the_goal() -> None:
     recall, precision, found, injected = bench.score(bench.build_corpus(60, seed=3))
     assert injected >= 40
     assert recall >= 0.95 and precision >= 0.90, (recall, precision, found, injected)
+
+
+def test_rarity_counts_the_rest_of_the_book_when_a_range_is_checked() -> None:
+    cast = {"lin-feng": ("林枫", [])}
+    characters = {slug: CharacterFile(display_name=n, aliases=a) for slug, (n, a) in cast.items()}
+    registry = NameRegistry.from_sources(characters)
+    typo = ChapterText(2, "林讽来了。\n")
+    alone = CheckContext([typo], registry, Matcher([]))
+    assert list(NameVariantCheck().run(alone)) == []  # the name is not established in one chapter
+    with_book = CheckContext([typo], registry, Matcher([]), reference=[ChapterText(1, FILLER * 2)])
+    assert [(f.chapter, f.text) for f in NameVariantCheck().run(with_book)] == [(2, "林讽")]

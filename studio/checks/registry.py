@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Protocol
 
 from studio.checks.matcher import Matcher
@@ -25,14 +26,16 @@ from studio.models.findings import Finding, Severity
 CONTEXT_CHARS = 8
 
 
-@dataclass
 class ChapterText:
-    number: int
-    text: str
-    paras: Paragraphs = field(init=False)
+    """One chapter's number and text; its paragraphs are numbered on first use."""
 
-    def __post_init__(self) -> None:
-        self.paras = Paragraphs(self.text)
+    def __init__(self, number: int, text: str) -> None:
+        self.number = number
+        self.text = text
+
+    @cached_property
+    def paras(self) -> Paragraphs:
+        return Paragraphs(self.text)
 
     def finding(
         self,
@@ -72,12 +75,16 @@ class ChapterText:
 
 @dataclass
 class CheckContext:
+    """What checks see. `chapters` are checked and reported; `reference` chapters (the rest of the book when
+    only a range is checked) are read for book-wide counts only, never reported on."""
+
     chapters: Sequence[ChapterText]
     registry: NameRegistry
     blacklist: Matcher
     min_chars: int | None = None
     max_chars: int | None = None
     lang: Lang = DEFAULT_LANG
+    reference: Sequence[ChapterText] = ()
     _metrics: dict[int, ProseMetrics] = field(default_factory=dict, repr=False)
 
     def metrics(self, chapter: ChapterText) -> ProseMetrics:

@@ -93,17 +93,24 @@ def project_context(
     min_chars: int | None = None,
     max_chars: int | None = None,
     lang: Lang = DEFAULT_LANG,
+    reference: bool = True,
 ) -> tuple[CheckContext, list[Finding]]:
     """The check context of committed chapters `first..last` (inclusive; None: open end) and the findings of
-    chapters that could not be read."""
+    chapters that could not be read. With `reference`, the other chapters are read too, for book-wide counts
+    (how common a name is) but never reported on; an unreadable one of them is skipped silently."""
     chapters: list[ChapterText] = []
+    others: list[ChapterText] = []
     unreadable: list[Finding] = []
     for n in project.committed_chapters():
-        if (first is not None and n < first) or (last is not None and n > last):
+        outside = (first is not None and n < first) or (last is not None and n > last)
+        if outside and not reference:
             continue
         loaded = load_chapter(project.paths.chapter(n), n, lang)
         if isinstance(loaded, Finding):
-            unreadable.append(loaded)
+            if not outside:
+                unreadable.append(loaded)
+        elif outside:
+            others.append(loaded)
         else:
             chapters.append(loaded)
     registry = NameRegistry.from_sources(project.characters, NamesFile.load_or_default(project.paths.names))
@@ -114,6 +121,7 @@ def project_context(
         min_chars=min_chars,
         max_chars=max_chars,
         lang=lang,
+        reference=others,
     )
     return ctx, unreadable
 

@@ -14,7 +14,7 @@ A variant hit in the text is reported only when all of these hold (precision mat
    dictionary (小鱼, 枫林) counts only where it stands as a person's name: right before a speech or action word
    (`NAME_FOLLOWERS`: 道, 说, 笑, 沉默, ...), as a vocative (“枫林，...), or between a left and a right
    character that the name itself was seen between in the checked chapters — "大片枫林，" is not a typo;
-3. it is much rarer than the name over the checked chapters: name count >= `MIN_NAME_COUNT`, variant count *
+3. it is much rarer than the name over the checked chapters and the reference ones (the rest of the book): name count >= `MIN_NAME_COUNT`, variant count *
    `RARITY` <= name count and variant count <= `typo_cap(name count)` (`MAX_TYPO_COUNT`, or one in
    `TYPO_SHARE` uses of the name in a long book). A frequent "variant" (an unregistered minor character
    called 林凤) is a new name, not a typo.
@@ -173,7 +173,8 @@ class NameVariantCheck:
         name_counts: Counter[str] = Counter()
         contexts: dict[str, set[tuple[str, str]]] = {}  # name -> (left, right) characters seen around it
         candidates: list[tuple[int, list[Match]]] = []
-        for ci, chapter in enumerate(ctx.chapters):
+        checked = len(ctx.chapters)
+        for ci, chapter in enumerate([*ctx.chapters, *ctx.reference]):
             text = chapter.text
             found: list[Match] = []
             for m in index.matcher.find(text):
@@ -187,8 +188,9 @@ class NameVariantCheck:
                 candidates.append((ci, found))
         hits: list[tuple[int, list[Match]]] = []  # (chapter index, variant hits)
         variant_counts: Counter[str] = Counter()
+        every = [*ctx.chapters, *ctx.reference]
         for ci, found in candidates:
-            text = ctx.chapters[ci].text
+            text = every[ci].text
             kept = [
                 m
                 for m in found
@@ -201,7 +203,7 @@ class NameVariantCheck:
             ]
             for m in kept:
                 variant_counts[m.entry.ref] += 1
-            if kept:
+            if kept and ci < checked:
                 hits.append((ci, kept))
         findings: list[Finding] = []
         for ci, kept in hits:
