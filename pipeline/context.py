@@ -37,6 +37,8 @@ from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sect
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
 from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
+from studio.checks.matcher import Entry, Matcher
+from studio.checks.metrics import prose_metrics
 from studio.fileio import read_text
 from studio.foreshadow_ledger import overdue_items
 from studio.ids import is_slug
@@ -47,7 +49,6 @@ from studio.models.settings import Settings
 from studio.models.state import CurrentState, is_foreshadow_id
 from studio.outline import OutlineChapter, VolumeOutline, parse_outline, render_outline
 from studio.project import Project
-from studio.wordcount import strip_markdown, word_count
 
 __all__ = [
     "ChapterInfo",
@@ -757,24 +758,9 @@ def refiner_context(
     return _bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
 
 
-_SENTENCE_END = re.compile(r"[。！？!?…]+")
-_DIALOGUE = re.compile(r"[“「『\"]([^”」』\"]*)[”」』\"]")
-
-
 def style_metrics(text: str, blacklist: list[str]) -> dict[str, Any]:
-    """Cheap measured style figures for the judge (seed 000 Layer 4)."""
-    body = strip_markdown(text)
-    chars = word_count(text)
-    hits = {w: body.count(w) for w in blacklist if w and w in body}
-    sentences = [s for s in _SENTENCE_END.split("".join(body.split())) if s]
-    dialogue = sum(len(m) for m in _DIALOGUE.findall(body))
-    return {
-        "chars": chars,
-        "blacklist_hits": dict(sorted(hits.items())),
-        "blacklist_hits_per_1k": round(sum(hits.values()) * 1000 / chars, 2) if chars else 0.0,
-        "avg_sentence_length": round(sum(len(s) for s in sentences) / len(sentences), 1) if sentences else 0.0,
-        "dialogue_ratio": round(dialogue / chars, 2) if chars else 0.0,
-    }
+    """Cheap measured style figures for the judge (seed 000 Layer 4): `studio.checks.metrics` defines them."""
+    return prose_metrics(text, Matcher(Entry.parse(w) for w in blacklist if w)).as_dict()
 
 
 def judge_context(

@@ -56,6 +56,20 @@ class ProjectPaths:
         return self.root / "world" / "rules.json"
 
     @property
+    def names(self) -> Path:
+        """Registered names that are not characters (locations, items, factions) and their aliases."""
+        return self.root / "world" / "names.json"
+
+    @property
+    def check_allow(self) -> Path:
+        """The author's waivers of check findings."""
+        return self.root / "checks-allow.json"
+
+    def checks_log(self, n: int) -> Path:
+        """Per-chapter check results (the seed's chapter log `logs/chapter-NNN-log.json` is left as it is)."""
+        return self.root / "logs" / chapter_id(n) / "checks.json"
+
+    @property
     def characters_active(self) -> Path:
         return self.root / "characters" / "active"
 

@@ -41,6 +41,7 @@ class CharacterContract(BaseModel):
 class CharacterFile(FileModel):
     id: Annotated[str, AfterValidator(_character_id)] | None = None
     display_name: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=list)  # other names the text uses for this character
     contracts: list[CharacterContract] = Field(default_factory=list)
 
     def contracts_in_force(self, chapter: int) -> list[CharacterContract]:

@@ -1,0 +1,11 @@
+"""Checks without a model (issue 8): the shared text tools and the checks built on them.
+
+Domain code only: nothing here imports Textual or `pipeline`. The modules:
+
+- `paragraphs`: the one paragraph numbering (title/heading lines excluded, 1-based) with character offsets.
+- `matcher`: the one dictionary matcher (Aho-Corasick phrases + regex shapes, longest match wins).
+- `metrics`: the one definition of each prose metric (de-AI layer 4).
+- `names`: the name registry (characters, their aliases, the project names file) into one matcher.
+- `findings` / `allow`: what a check reports and how the author waives it.
+- `registry` + the check modules (`variants`, `punctuation`, `prose`): the checks `novel-studio check` runs.
+"""

@@ -1,0 +1,118 @@
+"""The check registry: what every check receives, how it reports, and the list `novel-studio check` runs.
+
+A check is any object with a `kind` (the `Finding.kind` it reports, or a family name) and
+`run(ctx: CheckContext) -> Iterable[Finding]`. It sees every chapter in scope at once (`ctx.chapters`), so
+book-wide checks (name variants count a name over the whole scope) and per-chapter ones share one shape;
+later checks (continuity, leaks, foreshadowing, style drift, structure) add an entry to `default_checks()`.
+
+Checks never raise on bad text: a chapter that cannot be read is reported once by the runner (`unreadable`)
+and is not in `ctx.chapters`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol
+
+from studio.checks.matcher import Matcher
+from studio.checks.metrics import ProseMetrics, prose_metrics
+from studio.checks.names import NameRegistry
+from studio.checks.paragraphs import Paragraphs
+from studio.i18n import DEFAULT_LANG, Lang
+from studio.models.findings import Finding, Severity
+
+CONTEXT_CHARS = 8
+
+
+class ChapterText:
+    """One chapter's number and text; its paragraphs are numbered on first use."""
+
+    def __init__(self, number: int, text: str) -> None:
+        self.number = number
+        self.text = text
+
+    @cached_property
+    def paras(self) -> Paragraphs:
+        return Paragraphs(self.text)
+
+    def finding(
+        self,
+        kind: str,
+        pos: int | None,
+        text: str,
+        *,
+        severity: Severity = "low",
+        suggestion: str | None = None,
+        count: int = 1,
+        message: str = "",
+    ) -> Finding:
+        """A finding of this chapter pointing at chapter-text position `pos` (paragraph, offset, context)."""
+        paragraph = offset = None
+        context = ""
+        if pos is not None:
+            where = self.paras.locate(pos)
+            if where is not None:
+                paragraph, offset = where
+                para = self.paras.items[paragraph - 1]
+                # the context stays inside the paragraph, so text added around it does not change it
+                lo, hi = max(para.start, pos - CONTEXT_CHARS), min(para.end, pos + len(text) + CONTEXT_CHARS)
+                context = self.text[lo:hi]
+        return Finding(
+            kind=kind,
+            chapter=self.number,
+            text=text,
+            suggestion=suggestion,
+            count=max(1, count),
+            severity=severity,
+            paragraph=paragraph,
+            offset=offset,
+            message=message,
+            context=context,
+        )
+
+
+@dataclass
+class CheckContext:
+    """What checks see. `chapters` are checked and reported; `reference` chapters (the rest of the book when
+    only a range is checked) are read for book-wide counts only, never reported on."""
+
+    chapters: Sequence[ChapterText]
+    registry: NameRegistry
+    blacklist: Matcher
+    min_chars: int | None = None
+    max_chars: int | None = None
+    lang: Lang = DEFAULT_LANG
+    reference: Sequence[ChapterText] = ()
+    _metrics: dict[int, ProseMetrics] = field(default_factory=dict, repr=False)
+
+    def metrics(self, chapter: ChapterText) -> ProseMetrics:
+        """The chapter's prose metrics (blacklist, names excluded from repeats, length target), computed once."""
+        found = self._metrics.get(chapter.number)
+        if found is None:
+            found = prose_metrics(
+                chapter.text,
+                self.blacklist,
+                paras=chapter.paras,
+                names=self.registry.names(),
+                min_chars=self.min_chars,
+                max_chars=self.max_chars,
+            )
+            self._metrics[chapter.number] = found
+        return found
+
+
+class Check(Protocol):
+    kind: str
+
+    def run(self, ctx: CheckContext) -> Iterable[Finding]: ...
+
+
+def default_checks() -> list[Check]:
+    """The checks `novel-studio check` runs, cheap ones first."""
+    from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
+    from studio.checks.punctuation import PunctuationCheck
+    from studio.checks.variants import NameVariantCheck
+
+    return [LengthCheck(), PunctuationCheck(), BlacklistCheck(), StructuralTicCheck(), NameVariantCheck()]

@@ -1,0 +1,146 @@
+"""Run the checks over a range of chapters: load the texts, run each check, drop waived findings, report.
+
+- Read-only: nothing in the project is written by `run_checks`; `write_chapter_reports` (called by whoever
+  owns the write, e.g. the after-commit step) saves each chapter's part to `logs/chapter-NNN/checks.json`.
+- A chapter that is not UTF-8 is an `unreadable` finding (high; it says when the bytes read as GB18030, the
+  usual other encoding of Chinese text files) and is skipped; a missing chapter in the range is skipped
+  silently; a check that crashes on some text becomes a `check_failed` finding instead of a crash.
+- Findings are sorted by chapter, paragraph, offset; `stats` holds chapters, 字数, findings per kind, waived
+  count, the registry's skipped one-character names and its problems.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from studio.checks.matcher import blacklist_matcher
+from studio.checks.names import NameRegistry
+from studio.checks.registry import ChapterText, Check, CheckContext, default_checks
+from studio.errors import FormatError
+from studio.fileio import decode_text
+from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
+from studio.models.check_allow import CheckAllowList
+from studio.models.findings import ChecksReport, Finding
+from studio.models.names import NamesFile
+from studio.paths import ProjectPaths
+from studio.project import Project
+from studio.wordcount import word_count
+
+MESSAGES: Catalog = {
+    "unreadable": ("无法读取：文件不是 UTF-8 编码", "cannot read: the file is not UTF-8"),
+    "unreadable_gbk": (
+        "无法读取：文件不是 UTF-8 编码（看起来是 GBK/GB18030，请另存为 UTF-8）",
+        "cannot read: the file is not UTF-8 (it reads as GBK/GB18030: save it as UTF-8)",
+    ),
+    "check_failed": ("检查「{kind}」出错，已跳过：{error}", "check '{kind}' failed and was skipped: {error}"),
+}
+
+
+def load_chapter(path: Path, number: int, lang: Lang) -> ChapterText | Finding:
+    data = path.read_bytes()
+    try:
+        return ChapterText(number, decode_text(data, path))
+    except FormatError:
+        try:
+            data.decode("gb18030")
+            key = "unreadable_gbk"
+        except UnicodeDecodeError:
+            key = "unreadable"
+        return Finding(kind="unreadable", chapter=number, severity="high", message=tr(MESSAGES, key, lang))
+
+
+def run_checks(
+    ctx: CheckContext,
+    *,
+    checks: Sequence[Check] | None = None,
+    allow: CheckAllowList | None = None,
+    extra: Sequence[Finding] = (),
+) -> ChecksReport:
+    findings: list[Finding] = list(extra)
+    for check in checks if checks is not None else default_checks():
+        try:
+            findings.extend(check.run(ctx))
+        except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others' findings
+            message = tr(
+                MESSAGES, "check_failed", ctx.lang, kind=check.kind, error=f"{type(exc).__name__}: {exc}"
+            )
+            findings.append(Finding(kind="check_failed", severity="medium", text=check.kind, message=message))
+    waived = 0
+    if allow is not None and allow.entries:
+        kept = [f for f in findings if not allow.waives(f)]
+        waived = len(findings) - len(kept)
+        findings = kept
+    findings.sort(key=lambda f: (f.chapter or 0, f.paragraph or 0, f.offset or 0, f.kind))
+    stats = {
+        "chapters": len(ctx.chapters),
+        "chars": sum(word_count(c.text) for c in ctx.chapters),
+        "findings": len(findings),
+        "by_kind": dict(sorted(Counter(f.kind for f in findings).items())),
+        "waived": waived,
+        "skipped_short_names": list(ctx.registry.skipped),
+        "registry_problems": list(ctx.registry.problems),
+    }
+    return ChecksReport(findings=findings, stats=stats)
+
+
+def project_context(
+    project: Project,
+    first: int | None = None,
+    last: int | None = None,
+    *,
+    min_chars: int | None = None,
+    max_chars: int | None = None,
+    lang: Lang = DEFAULT_LANG,
+    reference: bool = True,
+) -> tuple[CheckContext, list[Finding]]:
+    """The check context of committed chapters `first..last` (inclusive; None: open end) and the findings of
+    chapters that could not be read. With `reference`, the other chapters are read too, for book-wide counts
+    (how common a name is) but never reported on; an unreadable one of them is skipped silently."""
+    chapters: list[ChapterText] = []
+    others: list[ChapterText] = []
+    unreadable: list[Finding] = []
+    for n in project.committed_chapters():
+        outside = (first is not None and n < first) or (last is not None and n > last)
+        if outside and not reference:
+            continue
+        loaded = load_chapter(project.paths.chapter(n), n, lang)
+        if isinstance(loaded, Finding):
+            if not outside:
+                unreadable.append(loaded)
+        elif outside:
+            others.append(loaded)
+        else:
+            chapters.append(loaded)
+    registry = NameRegistry.from_sources(project.characters, NamesFile.load_or_default(project.paths.names))
+    ctx = CheckContext(
+        chapters=chapters,
+        registry=registry,
+        blacklist=blacklist_matcher(project.ai_blacklist),
+        min_chars=min_chars,
+        max_chars=max_chars,
+        lang=lang,
+        reference=others,
+    )
+    return ctx, unreadable
+
+
+def split_by_chapter(report: ChecksReport) -> dict[int, ChecksReport]:
+    by: dict[int, list[Finding]] = {}
+    for f in report.findings:
+        if f.chapter is not None:
+            by.setdefault(f.chapter, []).append(f)
+    return {
+        n: ChecksReport(
+            findings=fs, stats={"findings": len(fs), "by_kind": dict(Counter(f.kind for f in fs))}
+        )
+        for n, fs in sorted(by.items())
+    }
+
+
+def write_chapter_reports(paths: ProjectPaths, report: ChecksReport, chapters: Sequence[int]) -> None:
+    """Save each of `chapters`' findings to `logs/chapter-NNN/checks.json` (an empty report when clean)."""
+    parts = split_by_chapter(report)
+    for n in chapters:
+        parts.get(n, ChecksReport(stats={"findings": 0, "by_kind": {}})).save(paths.checks_log(n))

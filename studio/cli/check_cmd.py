@@ -1,0 +1,178 @@
+"""`novel-studio check [--from N] [--to M] [--json] [--fail-on SEVERITY]`: the checks that cost no tokens.
+
+Read-only (no lock: it may run beside a run; nothing in the project is written). Exit 0 when it ran, whatever it
+found; with `--fail-on SEVERITY`, exit 1 when a finding of that severity or higher remains after the allow
+list (`checks-allow.json`). `--json` prints `{"findings": [...], "stats": {...}}` (`studio.models.findings`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from studio.checks.run import project_context, run_checks
+from studio.cli.common import ExitCode, add_common_arguments, help_lang, require_project, resolve_lang
+from studio.config import load_settings
+from studio.errors import UsageError
+from studio.i18n import Catalog, Lang, tr
+from studio.models.check_allow import CheckAllowList
+from studio.models.findings import SEVERITIES, ChecksReport, Finding, severity_rank
+from studio.project import Project
+
+MESSAGES: Catalog = {
+    "help": (
+        "不花 token 的检查：人名笔误、标点、AI 腔黑名单、句式习惯、章节字数（只读）",
+        "checks that cost no tokens: name typos, punctuation, AI-phrase blacklist, tics, chapter length (read-only)",
+    ),
+    "opt_from": ("从第 N 章开始（默认：第一章）", "first chapter to check (default: the first)"),
+    "opt_to": ("到第 M 章为止（默认：最后一章）", "last chapter to check (default: the last)"),
+    "opt_fail_on": (
+        "有该级别或更高级别的问题时以状态 1 退出（info/low/medium/high）",
+        "exit with status 1 when a finding of this severity or higher remains (info/low/medium/high)",
+    ),
+    "bad_range": ("--from {first} 大于 --to {last}", "--from {first} is after --to {last}"),
+    "bad_chapter": ("章节号必须是正整数：{value}", "a chapter number must be a positive integer: {value}"),
+    "header": (
+        "检查了 {chapters} 章（{chars} 字），发现 {n} 处问题",
+        "Checked {chapters} chapters ({chars} characters): {n} findings",
+    ),
+    "waived": ("（另有 {n} 处已被作者忽略）", "({n} more waived by the author)"),
+    "nothing": ("没有可检查的章节", "no chapters to check"),
+    "chapter": ("第 {n} 章", "Chapter {n}"),
+    "book": ("全书", "Whole book"),
+    "where": ("第 {p} 段第 {o} 字", "paragraph {p}, character {o}"),
+    "suggest": ("建议：{s}", "suggestion: {s}"),
+    "times": ("{n} 次", "{n} times"),
+    "skipped_names": (
+        "单字名不参与匹配（太容易误报）：{names}",
+        "one-character names are not matched (too many false alarms): {names}",
+    ),
+    "registry_problem": ("名字登记冲突：{problem}", "name registry clash: {problem}"),
+    "silence": (
+        "误报？在 checks-allow.json 里加一条 here（只忽略这一处）或 deliberate（写明理由，全书忽略）",
+        "A false alarm? Add a 'here' entry (this place) or a 'deliberate' one (with a reason, everywhere) to "
+        "checks-allow.json",
+    ),
+    "sev_info": ("提示", "info"),
+    "sev_low": ("低", "low"),
+    "sev_medium": ("中", "medium"),
+    "sev_high": ("高", "high"),
+}
+
+KIND_LABELS: Catalog = {
+    "name_variant": ("人名疑似笔误", "name typo"),
+    "punctuation": ("标点", "punctuation"),
+    "blacklist": ("AI 腔黑名单", "blacklisted phrase"),
+    "blacklist_density": ("限用词过密", "limited phrases too dense"),
+    "structural_tic": ("句式习惯", "structural tic"),
+    "repeated_phrase": ("重复用语", "repeated phrase"),
+    "chapter_length": ("章节字数", "chapter length"),
+    "empty_chapter": ("空章节", "empty chapter"),
+    "unreadable": ("无法读取", "unreadable"),
+    "check_failed": ("检查出错", "check failed"),
+}
+
+
+def _chapter_number(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(tr(MESSAGES, "bad_chapter", help_lang(), value=value))
+    return n
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    lang = help_lang()
+    parser = subparsers.add_parser(
+        "check", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang)
+    )
+    parser.add_argument(
+        "--from", dest="first", metavar="N", type=_chapter_number, help=tr(MESSAGES, "opt_from", lang)
+    )
+    parser.add_argument(
+        "--to", dest="last", metavar="M", type=_chapter_number, help=tr(MESSAGES, "opt_to", lang)
+    )
+    parser.add_argument(
+        "--fail-on", choices=SEVERITIES, metavar="SEVERITY", help=tr(MESSAGES, "opt_fail_on", lang)
+    )
+    add_common_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def kind_label(kind: str, lang: Lang) -> str:
+    return tr(KIND_LABELS, kind, lang) if kind in KIND_LABELS else kind
+
+
+def render_report(report: ChecksReport, lang: Lang) -> str:
+    stats = report.stats
+    if not stats.get("chapters") and not report.findings:
+        return tr(MESSAGES, "nothing", lang)
+    lines = [
+        tr(
+            MESSAGES,
+            "header",
+            lang,
+            chapters=stats.get("chapters", 0),
+            chars=stats.get("chars", 0),
+            n=len(report.findings),
+        )
+    ]
+    if stats.get("waived"):
+        lines[0] += tr(MESSAGES, "waived", lang, n=stats["waived"])
+    current: int | None | str = "-"
+    for f in report.findings:
+        if f.chapter != current:
+            current = f.chapter
+            lines.append("")
+            lines.append(
+                tr(MESSAGES, "chapter", lang, n=f.chapter) if f.chapter else tr(MESSAGES, "book", lang)
+            )
+        lines.append("  " + _line(f, lang))
+    for name in [", ".join(stats.get("skipped_short_names") or [])]:
+        if name:
+            lines.append(tr(MESSAGES, "skipped_names", lang, names=name))
+    for problem in stats.get("registry_problems") or []:
+        lines.append(tr(MESSAGES, "registry_problem", lang, problem=problem))
+    if report.findings:
+        lines += ["", tr(MESSAGES, "silence", lang)]
+    return "\n".join(lines)
+
+
+def _line(f: Finding, lang: Lang) -> str:
+    parts = [f"[{tr(MESSAGES, 'sev_' + f.severity, lang)}] {kind_label(f.kind, lang)}"]
+    if f.paragraph is not None:
+        parts.append(tr(MESSAGES, "where", lang, p=f.paragraph, o=(f.offset or 0) + 1))
+    parts.append(f.message or f.text)
+    if f.suggestion and f.suggestion not in f.message:
+        parts.append(tr(MESSAGES, "suggest", lang, s=f.suggestion))
+    return "  ".join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = require_project(args)
+    lang = resolve_lang(args, root)
+    first, last = getattr(args, "first", None), getattr(args, "last", None)
+    if first is not None and last is not None and first > last:
+        raise UsageError(tr(MESSAGES, "bad_range", lang, first=first, last=last))
+    project = Project.open(root, lang=lang)
+    settings = load_settings(root)
+    ctx, unreadable = project_context(
+        project,
+        first,
+        last,
+        min_chars=settings.writing.chapter_min_chars,
+        max_chars=settings.writing.chapter_max_chars,
+        lang=lang,
+    )
+    allow = CheckAllowList.load_or_default(project.paths.check_allow)
+    report = run_checks(ctx, allow=allow, extra=unreadable)
+    if getattr(args, "json", False):
+        print(json.dumps(report.to_data(), ensure_ascii=False, indent=2))
+    else:
+        print(render_report(report, lang))
+    fail_on = getattr(args, "fail_on", None)
+    if fail_on and any(severity_rank(f.severity) >= severity_rank(fail_on) for f in report.findings):
+        return int(ExitCode.ERROR)
+    return int(ExitCode.OK)
