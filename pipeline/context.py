@@ -37,6 +37,7 @@ from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sect
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
 from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
+from studio.author_brief import load_brief
 from studio.fileio import read_text
 from studio.foreshadow_ledger import overdue_items
 from studio.ids import is_slug
@@ -56,6 +57,7 @@ __all__ = [
     "default_registry",
     "dumps",
     "judge_context",
+    "project_brief",
     "refiner_context",
     "request_from_bundle",
     "reviser_context",
@@ -540,6 +542,16 @@ def _style_profile(project: Project) -> str:
     return dumps(data)
 
 
+EMPTY_BRIEF = "（作者尚未填写创作纲领）"
+
+
+def project_brief(project: Project) -> str:
+    """The author's brief for the stable tier of every prompt (seed 000 8.3): hint lines and empty sections
+    dropped; a template-only brief renders as a one-line "not filled in" note."""
+    brief = load_brief(project.paths.brief)
+    return EMPTY_BRIEF if brief.is_empty else brief.text
+
+
 def _lines(items: list[str]) -> str:
     return "\n".join(f"- {item}" for item in items)
 
@@ -606,6 +618,7 @@ def _writer_variables(
     storyline_context, concurrent = _storyline_context(project, info)
     mention = _outline_text(info.chapter) + " ".join(info.character_ids)
     return {
+        "project_brief": project_brief(project),
         "chapter_min_chars": str(settings.writing.chapter_min_chars),
         "chapter_max_chars": str(settings.writing.chapter_max_chars),
         "style_profile": _style_profile(project),
@@ -714,6 +727,7 @@ def summarizer_context(
     mention = _outline_text(info.chapter) + " ".join(info.character_ids)
     memory = _memory(project, info.storyline_id)
     variables = {
+        "project_brief": project_brief(project),
         "entity_id_map": _entity_map(project, state, ledger),
         "chapter_num": str(chapter),
         "storyline_id": info.storyline_id,
@@ -742,6 +756,7 @@ def refiner_context(
     registry: PromptRegistry | None = None,
 ) -> ContextBundle:
     variables = {
+        "project_brief": project_brief(project),
         "style_profile": _style_profile(project),
         "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
         "style_drift": _lines(project.style_drift.injected_directives()),
@@ -793,6 +808,7 @@ def judge_context(
     previous = recent_summaries(project, chapter, 1)
     blacklist = project.ai_blacklist.effective_words()
     variables = {
+        "project_brief": project_brief(project),
         "world_rules": _world_rules(project, info),
         "storyline_spec": dumps(project.storyline_spec.to_data()),
         "style_profile": _style_profile(project),
