@@ -59,6 +59,7 @@ __all__ = [
     "judge_context",
     "project_brief",
     "refiner_context",
+    "render_bundle",
     "request_from_bundle",
     "reviser_context",
     "style_metrics",
@@ -563,9 +564,10 @@ def _recent_text(items: list[tuple[int, str]]) -> str:
 # ------------------------------------------------------------------------------------------ bundles
 
 
-def _bundle(
+def render_bundle(
     agent: str, prompt_id: str, variables: dict[str, str], data: dict[str, Any], registry: PromptRegistry | None
 ) -> ContextBundle:
+    """Render `prompt_id` (latest version) with the variables it declares (others are dropped)."""
     template = (registry or default_registry()).get(prompt_id)
     values = {k: v for k, v in variables.items() if k in template.variables}
     sections = template.render(values)
@@ -662,7 +664,7 @@ def writer_context(
         )
     variables["author_note"] = author_note
     data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": rewrite is not None}
-    return _bundle("chapter_writer", WRITER_PROMPT, variables, data, registry)
+    return render_bundle("chapter_writer", WRITER_PROMPT, variables, data, registry)
 
 
 def reviser_context(
@@ -686,7 +688,7 @@ def reviser_context(
         author_note=(note or "").strip(),
     )
     data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": False}
-    return _bundle("revision", REVISER_PROMPT, variables, data, registry)
+    return render_bundle("revision", REVISER_PROMPT, variables, data, registry)
 
 
 def _entity_map(project: Project, state: CurrentState, ledger: ForeshadowingLedger) -> str:
@@ -742,7 +744,7 @@ def summarizer_context(
         "storyline_memory": memory,
         "summary_source": _outline_text(info.chapter),
     }
-    return _bundle("summarizer", SUMMARIZER_PROMPT, variables, data, registry)
+    return render_bundle("summarizer", SUMMARIZER_PROMPT, variables, data, registry)
 
 
 def refiner_context(
@@ -769,7 +771,7 @@ def refiner_context(
         "cap_ratio": cap_ratio,
         "polish": polish,
     }
-    return _bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
+    return render_bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
 
 
 _SENTENCE_END = re.compile(r"[。！？!?…]+")
@@ -839,7 +841,7 @@ def judge_context(
         "objective_ids": [o.id for o in info.contract.objectives] if info.contract is not None else [],
         "ls_rule_ids": [r.id for r in project.storyline_spec.rules],
     }
-    return _bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
+    return render_bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
 
 
 def request_from_bundle(

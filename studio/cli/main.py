@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.rebuild_cmd",
     "studio.cli.export_cmd",
     "studio.cli.serve_cmd",
+    "studio.cli.prompt_cmd",
 ]
 
 MESSAGES: Catalog = {
