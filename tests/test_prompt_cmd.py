@@ -11,6 +11,15 @@ from pipeline.agents.runner import ModelAgents
 from pipeline.context import writer_context
 from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
 from pipeline.providers.offline import chapter_reply, judge_reply
+from pipeline.planning.prompt_context import (
+    DEFAULT_VOLUME_LENGTH,
+    PlanTarget,
+    character_weaver_context,
+    next_plan_target,
+    plot_architect_context,
+    style_analyzer_context,
+    world_builder_context,
+)
 from pipeline.staging import ChapterStaging
 from studio.cli.main import main
 from studio.cli.prompt_cmd import ALIASES, build_preview, request_body, safe_url
@@ -153,3 +162,44 @@ def test_no_lock_and_no_write(root: Path, capsys: pytest.CaptureFixture[str]) ->
 def test_endpoint_never_shows_credentials() -> None:
     assert safe_url("https://user:sk-123@proxy.example.com:8443/v1?key=sk-456#x") == "https://proxy.example.com:8443/v1"
     assert safe_url(None) == "https://api.anthropic.com"
+
+
+# ---------------------------------------------------------------------------------------------- planning contexts
+
+
+def test_plan_target_is_the_next_unplanned_volume(root: Path, tmp_path: Path) -> None:
+    # the sample has volume 1 planned (chapters 1-10): the next plan is volume 2 from chapter 11
+    assert next_plan_target(Project.open(root), 20) == PlanTarget(volume=2, first=11, last=30)
+    fresh = Project.open(init_project(tmp_path / "fresh"))
+    assert next_plan_target(fresh) == PlanTarget(volume=1, first=1, last=DEFAULT_VOLUME_LENGTH)
+    with pytest.raises(ValueError):
+        PlanTarget(volume=1, first=5, last=4)
+
+
+def test_plot_prompt_carries_the_range_and_open_threads(root: Path) -> None:
+    bundle = plot_architect_context(Project.open(root))
+    chapter = bundle.section("chapter")
+    assert "第 2 卷大纲（第 11 章至第 40 章）" in chapter
+    assert "grandfather-ledger" in chapter and "main-arc" in chapter
+    assert BRIEF_LINE in bundle.section("stable") and BRIEF_LINE not in chapter
+
+
+def test_world_builder_mode_follows_the_project(root: Path, tmp_path: Path) -> None:
+    assert world_builder_context(Project.open(root)).data["mode"] == "增量更新"
+    fresh_root = init_project(tmp_path / "fresh")
+    research = fresh_root / "research"
+    research.mkdir(exist_ok=True)
+    (research / "ports.md").write_text("# 港口\n民国时期的海关制度。\n", encoding="utf-8")
+    bundle = world_builder_context(Project.open(fresh_root))
+    assert bundle.data["mode"] == "初始化"
+    assert '<doc name="ports.md">' in bundle.section("chapter") and "海关制度" in bundle.section("chapter")
+
+
+def test_style_and_character_prompts_use_what_exists(root: Path, tmp_path: Path) -> None:
+    style = style_analyzer_context(Project.open(root))
+    assert style.data["sample_chapters"] == [1, 2] and "# 第1章" in style.section("chapter")
+    fresh = Project.open(init_project(tmp_path / "fresh"))
+    assert "尚无样本章节" in style_analyzer_context(fresh).section("chapter")
+    weaver = character_weaver_context(fresh)
+    assert weaver.data["character_ids"] == [] and "主角" in weaver.section("chapter")
+    assert 'id="shen-zhao"' in character_weaver_context(Project.open(root)).section("chapter")
