@@ -9,8 +9,6 @@ import pytest
 
 from pipeline.agents.runner import ModelAgents
 from pipeline.context import writer_context
-from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
-from pipeline.providers.offline import chapter_reply, judge_reply
 from pipeline.planning.prompt_context import (
     DEFAULT_VOLUME_LENGTH,
     PlanTarget,
@@ -20,6 +18,8 @@ from pipeline.planning.prompt_context import (
     style_analyzer_context,
     world_builder_context,
 )
+from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
+from pipeline.providers.offline import chapter_reply, judge_reply
 from pipeline.staging import ChapterStaging
 from studio.cli.main import main
 from studio.cli.prompt_cmd import ALIASES, build_preview, request_body, safe_url
