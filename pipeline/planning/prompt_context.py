@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.context import ContextBundle, dumps, project_brief, render_bundle
+from pipeline.context import ContextBundle, dumps, project_brief, render_bundle, style_metrics
 from pipeline.prompts_registry import PromptRegistry
+from studio.author_brief import load_brief
 from studio.fileio import read_text
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.project import Project
@@ -91,6 +92,11 @@ def _characters_text(project: Project) -> str:
     return "\n".join(blocks)
 
 
+def _brief_sections(project: Project) -> dict[str, str]:
+    """heading -> body of the brief's filled sections (for the offline provider's plausible replies)."""
+    return {heading or "": body for heading, body in load_brief(project.paths.brief).sections}
+
+
 def _relationships(project: Project) -> str:
     path = project.paths.characters_active.parent / "relationships.json"
     return _read(path, DOC_MAX_CHARS)
@@ -120,7 +126,12 @@ def world_builder_context(
         "existing_rules": dumps(project.world_rules.to_data()) if rules else "",
         "update_request": request.strip(),
     }
-    data = {"mode": mode, "rule_ids": [r.id for r in rules]}
+    data = {
+        "mode": mode,
+        "rule_ids": [r.id for r in rules],
+        "storyline_ids": project.storylines.ids(),
+        "brief": _brief_sections(project),
+    }
     return _bundle(project, "world_builder", WORLD_PROMPT, variables, data, registry)
 
 
@@ -139,7 +150,12 @@ def character_weaver_context(
         "relationships": _relationships(project),
         "request": request.strip() or default_request,
     }
-    data = {"mode": mode, "character_ids": sorted(project.characters)}
+    data = {
+        "mode": mode,
+        "character_ids": sorted(project.characters),
+        "rule_ids": [r.id for r in project.world_rules.rules],
+        "brief": _brief_sections(project),
+    }
     return _bundle(project, "character_weaver", CHARACTER_PROMPT, variables, data, registry)
 
 
@@ -195,23 +211,33 @@ def plot_architect_context(
         "volume": target.volume,
         "chapter_start": target.first,
         "chapter_end": target.last,
-        "storyline_ids": project.storylines.ids(),
+        "storyline_ids": [line.id for line in project.storylines.storylines if line.status != "resolved"],
+        "storyline_povs": {
+            line.id: next((p for p in line.pov_characters if p in project.characters), None)
+            for line in project.storylines.storylines
+        },
         "character_ids": sorted(project.characters),
+        "character_names": {slug: c.display_name for slug, c in sorted(project.characters.items())},
+        "rule_ids": [r.id for r in project.world_rules.rules],
+        "thread_ids": [item["id"] for item in open_items],
     }
     return _bundle(project, "plot_architect", PLOT_PROMPT, variables, data, registry)
 
 
 def style_analyzer_context(project: Project, *, registry: PromptRegistry | None = None) -> ContextBundle:
-    samples = []
+    samples: list[str] = []
+    texts: list[str] = []
     chapters = project.committed_chapters()[:STYLE_SAMPLES]
     for n in chapters:
         text = _read(project.paths.chapter(n), SAMPLE_MAX_CHARS)
         if text:
+            texts.append(text)
             samples.append(f'<sample chapter="{n}">\n{text}\n</sample>')
     variables = {
         "source_type": "original",
         "reference_author": "",
         "style_samples": "\n".join(samples) or "（尚无样本章节）",
     }
-    data = {"source_type": "original", "sample_chapters": chapters}
+    measured = style_metrics("\n\n".join(texts), project.ai_blacklist.effective_words()) if texts else {}
+    data = {"source_type": "original", "sample_chapters": chapters, "metrics": measured}
     return _bundle(project, "style_analyzer", STYLE_PROMPT, variables, data, registry)
