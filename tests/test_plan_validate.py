@@ -15,9 +15,10 @@ from studio.models.schedule import ConvergenceEvent, ScheduledStoryline, Storyli
 from studio.models.state import CharacterState, CurrentState
 from studio.models.volume_plan import VolumePlan, VolumePlanReply, hook, load_volume_plan, payoff
 from studio.outline import OutlineChapter, VolumeOutline
-from studio.planning.chaining import chain_preconditions
+from studio.planning.chaining import chain_preconditions, check_plan
 from studio.planning.checks import PlanContext, pacing_warnings, validate_plan
 from studio.planning.findings import MESSAGES, PlanReport
+from studio.planning.project_context import plan_context
 from studio.project import Project
 
 CHARACTERS = {"shen-zhao": "沈照", "xu-qing-he": "许青禾", "gu-yuan-zhou": "顾远舟"}
@@ -351,3 +352,15 @@ def test_load_volume_plan_without_outline(tmp_path: Path) -> None:
     root = init_project(tmp_path / "novel")
     with pytest.raises(FormatError, match="outline"):
         load_volume_plan(Project.open(root).paths, 1)
+
+
+def test_check_plan_combines_checks_and_chaining(sample: Project) -> None:
+    plan = _sample_plan(sample)
+    ctx = plan_context(sample, new_storylines=["side-line"], new_characters={"li-si": "李四"})
+    assert "side-line" in ctx.storylines and ctx.resolve_character("李四") == "li-si"
+    assert ctx.state.characters  # the sample's current state (after chapter 2)
+    checked, report = check_plan(plan, ctx)
+    codes = set(report.codes())
+    assert "thread_exists" in codes  # volume 1's threads are already in the sample's ledger
+    assert "precondition_mismatch" in codes  # chapter 1's preconditions predate the current state
+    assert len(checked.contracts) == 10

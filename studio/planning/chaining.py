@@ -24,10 +24,10 @@ from typing import Any
 from studio.i18n import Lang, tr
 from studio.models.contract import ChapterContract
 from studio.models.volume_plan import VolumePlan
-from studio.planning.checks import PlanContext
-from studio.planning.findings import MESSAGES, Finding
+from studio.planning.checks import PlanContext, validate_plan
+from studio.planning.findings import MESSAGES, Finding, PlanReport
 
-__all__ = ["SOFT_FIELDS", "chain_preconditions"]
+__all__ = ["SOFT_FIELDS", "chain_preconditions", "check_plan"]
 
 _SKIP_FIELDS = frozenset({"display_name"})
 SOFT_FIELDS = frozenset({"emotional_state"})
@@ -122,3 +122,12 @@ def _source(chapter: int | None, lang: Lang) -> str:
     if chapter is None:
         return tr(MESSAGES, "source_state", lang)
     return tr(MESSAGES, "source_chapter", lang, chapter=chapter)
+
+
+def check_plan(plan: VolumePlan, ctx: PlanContext, *, require_contracts: bool = True) -> tuple[VolumePlan, PlanReport]:
+    """All the checks by code of a plan, in one call: `validate_plan`'s errors and warnings plus the chaining's;
+    returns the plan with its contracts' preconditions chained (use it only when the report has no error)."""
+    report = validate_plan(plan, ctx, require_contracts=require_contracts)
+    contracts, findings = chain_preconditions(plan, ctx)
+    report.extend(findings)
+    return plan.model_copy(update={"contracts": contracts}), report
