@@ -203,3 +203,12 @@ def test_style_and_character_prompts_use_what_exists(root: Path, tmp_path: Path)
     weaver = character_weaver_context(fresh)
     assert weaver.data["character_ids"] == [] and "主角" in weaver.section("chapter")
     assert 'id="shen-zhao"' in character_weaver_context(Project.open(root)).section("chapter")
+
+
+def test_a_staged_chapter_that_is_not_utf8_is_reported(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    staged = ChapterStaging(Project.open(root).paths, 3).current
+    staged.parent.mkdir(parents=True, exist_ok=True)
+    staged.write_bytes(b"\xff\xfe\x00\x81 not utf-8")
+    code, out, err = _run(capsys, "prompt", "judge", "3", "--project", str(root))
+    assert code == 1 and out == "" and "chapter-003" in err
+    assert staged.read_bytes() == b"\xff\xfe\x00\x81 not utf-8"  # nothing rewritten

@@ -40,6 +40,7 @@ from pipeline.tokens import estimate_tokens
 from studio.cli.common import add_common_arguments, help_lang, require_project, resolve_lang
 from studio.config import load_settings
 from studio.errors import StudioError, UsageError
+from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.models.evaluation import Evaluation
 from studio.models.settings import Settings
@@ -167,7 +168,7 @@ def _chapter_text(project: Project, n: int) -> tuple[str, str] | None:
         return committed, "committed"
     staged = ChapterStaging(project.paths, n).current
     if staged.is_file():
-        return staged.read_text(encoding="utf-8"), "staged"
+        return read_text(staged), "staged"
     return None
 
 
@@ -177,7 +178,7 @@ def _staged_hints(project: Project, n: int) -> str:
     for k in range(0, 10):
         path = st.pass_hints(k)
         if path.is_file():
-            latest = path.read_text(encoding="utf-8")
+            latest = read_text(path)
     return latest
 
 
