@@ -37,6 +37,7 @@ from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sect
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
 from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
+from studio.author_brief import load_brief
 from studio.checks.matcher import Entry, Matcher
 from studio.checks.metrics import prose_metrics
 from studio.fileio import read_text
@@ -57,7 +58,9 @@ __all__ = [
     "default_registry",
     "dumps",
     "judge_context",
+    "project_brief",
     "refiner_context",
+    "render_bundle",
     "request_from_bundle",
     "reviser_context",
     "style_metrics",
@@ -541,6 +544,16 @@ def _style_profile(project: Project) -> str:
     return dumps(data)
 
 
+EMPTY_BRIEF = "（作者尚未填写创作纲领）"
+
+
+def project_brief(project: Project) -> str:
+    """The author's brief for the stable tier of every prompt (seed 000 8.3): hint lines and empty sections
+    dropped; a template-only brief renders as a one-line "not filled in" note."""
+    brief = load_brief(project.paths.brief)
+    return EMPTY_BRIEF if brief.is_empty else brief.text
+
+
 def _lines(items: list[str]) -> str:
     return "\n".join(f"- {item}" for item in items)
 
@@ -552,9 +565,10 @@ def _recent_text(items: list[tuple[int, str]]) -> str:
 # ------------------------------------------------------------------------------------------ bundles
 
 
-def _bundle(
+def render_bundle(
     agent: str, prompt_id: str, variables: dict[str, str], data: dict[str, Any], registry: PromptRegistry | None
 ) -> ContextBundle:
+    """Render `prompt_id` (latest version) with the variables it declares (others are dropped)."""
     template = (registry or default_registry()).get(prompt_id)
     values = {k: v for k, v in variables.items() if k in template.variables}
     sections = template.render(values)
@@ -607,6 +621,7 @@ def _writer_variables(
     storyline_context, concurrent = _storyline_context(project, info)
     mention = _outline_text(info.chapter) + " ".join(info.character_ids)
     return {
+        "project_brief": project_brief(project),
         "chapter_min_chars": str(settings.writing.chapter_min_chars),
         "chapter_max_chars": str(settings.writing.chapter_max_chars),
         "style_profile": _style_profile(project),
@@ -650,7 +665,7 @@ def writer_context(
         )
     variables["author_note"] = author_note
     data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": rewrite is not None}
-    return _bundle("chapter_writer", WRITER_PROMPT, variables, data, registry)
+    return render_bundle("chapter_writer", WRITER_PROMPT, variables, data, registry)
 
 
 def reviser_context(
@@ -674,7 +689,7 @@ def reviser_context(
         author_note=(note or "").strip(),
     )
     data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": False}
-    return _bundle("revision", REVISER_PROMPT, variables, data, registry)
+    return render_bundle("revision", REVISER_PROMPT, variables, data, registry)
 
 
 def _entity_map(project: Project, state: CurrentState, ledger: ForeshadowingLedger) -> str:
@@ -715,6 +730,7 @@ def summarizer_context(
     mention = _outline_text(info.chapter) + " ".join(info.character_ids)
     memory = _memory(project, info.storyline_id)
     variables = {
+        "project_brief": project_brief(project),
         "entity_id_map": _entity_map(project, state, ledger),
         "chapter_num": str(chapter),
         "storyline_id": info.storyline_id,
@@ -729,7 +745,7 @@ def summarizer_context(
         "storyline_memory": memory,
         "summary_source": _outline_text(info.chapter),
     }
-    return _bundle("summarizer", SUMMARIZER_PROMPT, variables, data, registry)
+    return render_bundle("summarizer", SUMMARIZER_PROMPT, variables, data, registry)
 
 
 def refiner_context(
@@ -743,6 +759,7 @@ def refiner_context(
     registry: PromptRegistry | None = None,
 ) -> ContextBundle:
     variables = {
+        "project_brief": project_brief(project),
         "style_profile": _style_profile(project),
         "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
         "style_drift": _lines(project.style_drift.injected_directives()),
@@ -755,7 +772,7 @@ def refiner_context(
         "cap_ratio": cap_ratio,
         "polish": polish,
     }
-    return _bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
+    return render_bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
 
 
 def style_metrics(text: str, blacklist: list[str]) -> dict[str, Any]:
@@ -779,6 +796,7 @@ def judge_context(
     previous = recent_summaries(project, chapter, 1)
     blacklist = project.ai_blacklist.effective_words()
     variables = {
+        "project_brief": project_brief(project),
         "world_rules": _world_rules(project, info),
         "storyline_spec": dumps(project.storyline_spec.to_data()),
         "style_profile": _style_profile(project),
@@ -809,7 +827,7 @@ def judge_context(
         "objective_ids": [o.id for o in info.contract.objectives] if info.contract is not None else [],
         "ls_rule_ids": [r.id for r in project.storyline_spec.rules],
     }
-    return _bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
+    return render_bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
 
 
 def request_from_bundle(

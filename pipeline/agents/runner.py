@@ -12,7 +12,6 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
 
 from pipeline.agents.judge import combine_evaluations, run_judge
 from pipeline.agents.protocol import (
@@ -26,26 +25,18 @@ from pipeline.agents.protocol import (
     WriterOutput,
 )
 from pipeline.agents.refiner import POLISH_CAP_RATIO, REFINE_CAP_RATIO, run_refiner
+from pipeline.agents.requests import AgentRequests
 from pipeline.agents.summarizer import run_summarizer
 from pipeline.agents.writer import StreamInvoke, check_not_truncated, run_writer
 from pipeline.context import (
-    ContextBundle,
     chapter_info,
     default_registry,
-    judge_context,
     outline_for,
-    refiner_context,
-    request_from_bundle,
-    reviser_context,
-    summarizer_context,
-    writer_context,
 )
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
-from pipeline.refine_edits import RefineReply
-from pipeline.replies import JudgeReply, SummarizerReply, schema_for
 from pipeline.tokens import estimate_tokens
 from studio.models.settings import Settings
 from studio.models.state import CurrentState
@@ -103,6 +94,7 @@ class ModelAgents:
         self.sleep = sleep
         self.on_retry = on_retry
         self.prices = settings_prices(settings)
+        self.requests = AgentRequests(project, settings, self.registry)
         self._cross_references: dict[int, list[str]] = {}
 
     # ------------------------------------------------------------------ plumbing
@@ -142,48 +134,18 @@ class ModelAgents:
 
         return invoke
 
-    def _request(
-        self,
-        bundle: ContextBundle,
-        agent: str,
-        *,
-        schema_model: type[Any] | None = None,
-        context: dict[str, Any] | None = None,
-        chapter: int | None = None,
-    ) -> ModelRequest:
-        request = request_from_bundle(
-            bundle,
-            agent=agent,
-            model=self.settings.model_for(agent),
-            max_tokens=self.settings.max_tokens_for(agent),
-            json_schema=schema_for(schema_model) if schema_model is not None else None,
-            context=context,
-        )
-        return replace(request, chapter=chapter)
-
     # ------------------------------------------------------------------ the Agents protocol
 
     async def write(
         self, chapter: int, *, note: str | None, revision: RevisionInput | None, on_text: TextSink | None
     ) -> WriterOutput:
-        if revision is None:
-            bundle = writer_context(self.project, self.settings, chapter, note=note, registry=self.registry)
-            agent, stage = "chapter_writer", "draft"
-        elif revision.kind == "rewrite":
-            bundle = writer_context(
-                self.project, self.settings, chapter, note=note, rewrite=revision, registry=self.registry
-            )
-            agent, stage = "revision", "rewrite"
-        else:
-            bundle = reviser_context(self.project, self.settings, chapter, revision, note=note, registry=self.registry)
-            agent, stage = "revision", "revise"
-        request = self._request(bundle, agent, context={"stage": stage}, chapter=chapter)
+        built = self.requests.writer(chapter, note=note, revision=revision)
         return await run_writer(
             self._invoker(self.provider),
-            request,
-            stage=stage,
+            built.request,
+            stage=built.stage,
             chapter=chapter,
-            title=str(bundle.data.get("title") or ""),
+            title=str(built.bundle.data.get("title") or ""),
             on_text=on_text,
             min_chars=self.settings.writing.chapter_min_chars,
             max_chars=self.settings.writing.chapter_max_chars,
@@ -191,8 +153,7 @@ class ModelAgents:
         )
 
     async def summarize(self, chapter: int, text: str, hints: str) -> SummarizerOutput:
-        bundle = summarizer_context(self.project, self.settings, chapter, text, hints, registry=self.registry)
-        request = self._request(bundle, "summarizer", schema_model=SummarizerReply, chapter=chapter)
+        request, bundle = self.requests.summarizer(chapter, text, hints)
         state = CurrentState.load_or_default(self.project.paths.current_state)
         output = await run_summarizer(
             self.provider,
@@ -207,35 +168,22 @@ class ModelAgents:
         return output
 
     async def refine(self, chapter: int, text: str, *, polish: bool) -> RefinerOutput:
-        cap = POLISH_CAP_RATIO if polish else REFINE_CAP_RATIO
-        bundle = refiner_context(
-            self.project, self.settings, chapter, text, cap_ratio=cap, polish=polish, registry=self.registry
-        )
-        request = self._request(bundle, "style_refiner", schema_model=RefineReply, chapter=chapter)
         return await run_refiner(
             self.provider,
-            request,
+            self.requests.refiner(chapter, text, polish=polish),
             text,
             registry=self.registry,
             invoke=self._invoker(self.provider),
             blacklist=self.project.ai_blacklist.effective_words(),
-            cap_ratio=cap,
+            cap_ratio=POLISH_CAP_RATIO if polish else REFINE_CAP_RATIO,
             stage="polish" if polish else "refine",
         )
 
     async def judge(self, chapter: int, text: str, *, key_chapter: bool, revision: int) -> JudgeOutput:
-        bundle = judge_context(
-            self.project,
-            self.settings,
-            chapter,
-            text,
-            cross_references=self._cross_references.get(chapter),
-            revision=revision,
-            registry=self.registry,
-        )
+        cross_references = self._cross_references.get(chapter)
         primary = run_judge(
             self.provider,
-            self._request(bundle, "quality_judge", schema_model=JudgeReply, chapter=chapter),
+            self.requests.judge(chapter, text, cross_references=cross_references, revision=revision),
             chapter=chapter,
             registry=self.registry,
             invoke=self._invoker(self.provider),
@@ -245,7 +193,9 @@ class ModelAgents:
             return await primary
         secondary = run_judge(
             self.secondary_provider,
-            self._request(bundle, "judge_secondary", schema_model=JudgeReply, chapter=chapter),
+            self.requests.judge(
+                chapter, text, cross_references=cross_references, revision=revision, secondary=True
+            ),
             chapter=chapter,
             registry=self.registry,
             invoke=self._invoker(self.secondary_provider),

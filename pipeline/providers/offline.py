@@ -24,6 +24,7 @@ import re
 import time
 from typing import Any
 
+from pipeline.planning.offline_replies import planning_reply
 from pipeline.providers.base import ModelRequest, ModelResult, TextCallback, Usage
 from pipeline.refine_edits import find_occurrences
 from pipeline.tokens import estimate_tokens
@@ -172,7 +173,7 @@ class OfflineProvider:
             return json.dumps(refiner_reply(ctx, draft), ensure_ascii=False, indent=2)
         if agent in ("quality_judge", "judge_secondary"):
             return json.dumps(judge_reply(ctx, secondary=agent == "judge_secondary"), ensure_ascii=False, indent=2)
-        return "好的。"
+        return planning_reply(request) or "好的。"
 
 
 def _messages_text(messages: list[dict[str, Any]]) -> str:

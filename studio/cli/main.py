@@ -30,6 +30,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.export_cmd",
     "studio.cli.serve_cmd",
     "studio.cli.check_cmd",
+    "studio.cli.prompt_cmd",
 ]
 
 MESSAGES: Catalog = {
