@@ -91,7 +91,7 @@ async def test_note_reaches_the_run(sample: Path, monkeypatch: pytest.MonkeyPatc
         await pilot.pause()
         screen = main_screen(app)
         seen: list[tuple[int, str | None]] = []
-        monkeypatch.setattr(screen.runner, "start", lambda n, note=None: seen.append((n, note)))
+        monkeypatch.setattr(screen.runner, "start", lambda request: seen.append((request.chapters, request.note)))
         await pilot.press("n")
         assert isinstance(app.screen, TextDialog)
         await pilot.press(*"abc")
@@ -109,7 +109,7 @@ async def test_write_many_asks_the_number(sample: Path, monkeypatch: pytest.Monk
         await pilot.pause()
         screen = main_screen(app)
         seen: list[int] = []
-        monkeypatch.setattr(screen.runner, "start", lambda n, note=None: seen.append(n))
+        monkeypatch.setattr(screen.runner, "start", lambda request: seen.append(request.chapters))
         await pilot.press("C")
         await pilot.pause()
         await pilot.press("backspace", "3", "enter")
