@@ -19,7 +19,7 @@ test: $(STAMP)
 	$(BIN)/ruff check studio pipeline screens widgets tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check studio pipeline screens widgets tests bench

@@ -31,7 +31,7 @@ from textual.notifications import Notification
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 
 from pipeline.decisions import Question
 from pipeline.estimate import estimate_chapter_cost
@@ -80,7 +80,9 @@ from studio.tui.watch_flow import ConfirmCallback, EditsFlow, StickyNote
 from studio.views.outline_rows import build_outline_rows, find_chapter
 from studio.views.scores import scores_for_chapter
 from studio.views.state_diff import state_diff_for_chapter
+from studio.wordcount import word_count
 from widgets.chapter_view import ChapterView
+from widgets.instant_keys import StudioFooter
 from widgets.outline_tree import OutlineTree
 from widgets.scores_view import ScoresView
 from widgets.state_diff_view import StateDiffView
@@ -126,6 +128,10 @@ MESSAGES: Catalog = {
     "no_key": (
         "没有设置 API key（环境变量 {env}）。设置后重试，或用 --offline 离线运行。",
         "No API key set (environment variable {env}). Set it and retry, or run with --offline.",
+    ),
+    "unreadable": (
+        "第{n}章无法读取（文件没有被改动）：{error}\n请把它另存为 UTF-8 编码后再打开。",
+        "Chapter {n} cannot be read (the file was not changed): {error}\nSave it as UTF-8 and open it again.",
     ),
     "reload_failed": ("重新读取项目失败：{message}", "Reloading the project failed: {message}"),
     # key descriptions (footer, help, command palette)
@@ -293,7 +299,7 @@ class MainScreen(Screen[None]):
         )
         yield FileWatcher(self.project.root, id="file-watcher")
         yield RebuildQueue(self.project.root, services.make_agents, lang=self.lang, id="rebuild-queue")
-        yield Footer()
+        yield StudioFooter()
 
     def on_mount(self) -> None:
         self.edits = EditsFlow(self, self.rebuild_queue)
@@ -473,7 +479,11 @@ class MainScreen(Screen[None]):
             view.begin_stream(title)
             view.append(self.draft_text)
         else:
-            text = self.project.chapter_text(n)
+            try:
+                text = self.project.chapter_text(n)
+            except StudioError as exc:  # not UTF-8: say where, keep the studio up, never rewrite the file
+                text = tr(MESSAGES, "unreadable", self.lang, n=n, error=exc)
+                self.notify(text, severity="error", timeout=15, markup=False)
             view.show_text(text if text is not None else tr(MESSAGES, "planned", self.lang, n=n), title=title)
         try:
             self.diff_view.show_diff(state_diff_for_chapter(self.project, n))
@@ -589,11 +599,16 @@ class MainScreen(Screen[None]):
     def action_copy_chapter(self) -> None:
         n = self.selected
         text = self.chapter_view.text if n is not None else ""
-        if n is None or not text.strip() or (self.project.chapter_text(n) is None and n != self.inflight):
+        if n is not None and n != self.inflight:
+            try:
+                text = self.project.chapter_text(n) or ""
+            except StudioError:
+                text = ""  # unreadable: the pane says why; never copy the error message as the chapter
+        if n is None or not text.strip():
             self.notify(tr(MESSAGES, "nothing_to_copy", self.lang), severity="warning")
             return
         self.app.copy_to_clipboard(text)
-        self.notify(tr(MESSAGES, "copied", self.lang, n=n, chars=len(text)))
+        self.notify(tr(MESSAGES, "copied", self.lang, n=n, chars=word_count(text)))
 
     # ------------------------------------------------------------------ actions: review, undo, edit, search, export
     # (the flows live in studio.tui.review_flow, studio.tui.editor, screens.search_screen, screens.export_dialog)

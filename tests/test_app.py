@@ -276,9 +276,9 @@ async def test_remapped_key(sample: Path) -> None:
     app = make_app(sample)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        app.set_keymap({"goto": "j"})
+        app.set_keymap({"goto": "w"})  # j and k move in the panes now
         await pilot.pause()
-        await pilot.press("j")
+        await pilot.press("w")
         await pilot.pause()
         assert isinstance(app.screen, GotoDialog)
 

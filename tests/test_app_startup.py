@@ -241,3 +241,37 @@ async def test_resume_answer_is_used_by_that_run_only(sample: Path, monkeypatch:
         assert isinstance(dialog, DecisionDialog) and dialog.question.kind is QuestionKind.INTERRUPTED
         await pilot.press("2")  # discard: the author's own answer this time
         assert await wait_for(pilot, lambda: answers == ["discard"])
+
+
+def test_studio_exits_non_zero_after_an_unhandled_exception(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (issue 11 item 15): the studio exited 0 after an unhandled exception."""
+    from studio.cli.main import launch_studio
+
+    def crash(self: MainScreen) -> None:
+        raise RuntimeError("boom")
+
+    original_run = NovelStudioApp.run
+
+    def run_headless(self: NovelStudioApp, **kwargs: Any) -> Any:
+        return original_run(self, headless=True, size=(80, 24))
+
+    monkeypatch.setattr(MainScreen, "action_help", crash)
+    monkeypatch.setattr(NovelStudioApp, "on_ready", lambda self: self.call_later(self.simulate_key, "question_mark"),
+                        raising=False)
+    monkeypatch.setattr(NovelStudioApp, "run", run_headless)
+    assert launch_studio(sample, lang="zh", offline=True) == 1
+
+
+async def test_latest_chapter_not_utf8_is_reported_not_a_crash(sample: Path) -> None:
+    """Regression (issue 11 item 15): a latest chapter that is not UTF-8 crashed the studio with a traceback."""
+    chapter = ProjectPaths(sample).chapter(2)
+    original = chapter.read_bytes() + "乱码".encode("gbk")
+    chapter.write_bytes(original)
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        assert app.is_running and app.screen is screen
+        assert "第2章无法读取" in screen.chapter_view.text and "UTF-8" in screen.chapter_view.text
+        assert "第2章无法读取" in notes(app)
+    assert chapter.read_bytes() == original  # never rewritten
