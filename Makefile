@@ -18,13 +18,15 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check studio pipeline screens widgets tests bench
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check studio pipeline screens widgets tests bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_status.py

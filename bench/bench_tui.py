@@ -11,9 +11,10 @@ Prints figures only (no asserts):
     160x48) until its output holds both pane titles (大纲, 正文), with its peak RSS then (VmHWM).
 (b) key-press latency while a chapter streams at `--rate` text deltas per second (the offline replies,
     delivered on absolute deadlines): `c` starts the run; during the draft the keys `2`, `pageup`, `pagedown`,
-    `1`, `?`, `escape` (help closed) are pressed in turn, each sent as `pilot.press` sends it (a Key event through
+    `1`, `k`, `j` (the outline's previous / next chapter), `?`, `escape` (help closed) are pressed in turn, each sent as `pilot.press` sends it (a Key event through
     the driver) and timed from then to the first frame in which its effect shows (focus moved, help on the
-    screen stack, chapter scrolled); median and p95, against the same keys with nothing running. Also how often `ChapterView` flushed its buffered deltas
+    screen stack, chapter scrolled, another chapter shown); median and p95, and p95 per kind of key (pane
+    switching, chapter selection, scrolling, help), against the same keys with nothing running. Also how often `ChapterView` flushed its buffered deltas
     into the TextArea and how many frames were rendered per second while streaming (the coalescing).
 
 Headless frames are composed but not written to a terminal, so (a) in-process and (b) leave out the terminal
@@ -57,7 +58,13 @@ from studio.tui.app import NovelStudioApp  # noqa: E402
 Out = Callable[[str], None]
 SIZE = (160, 48)
 PANE_TITLES = ("大纲", "正文")
-KEY_CYCLE = ("2", "pageup", "pagedown", "1", "question_mark", "escape")
+KEY_CYCLE = ("2", "pageup", "pagedown", "1", "k", "j", "question_mark", "escape")
+KEY_KINDS: dict[str, str] = {
+    "1": "pane switching", "2": "pane switching",
+    "k": "chapter selection", "j": "chapter selection",
+    "pageup": "scrolling", "pagedown": "scrolling",
+    "question_mark": "help open/close", "escape": "help open/close",
+}
 STREAM_AGENTS = frozenset({"chapter_writer", "revision"})
 
 
@@ -338,6 +345,9 @@ def key_effect(app: NovelStudioApp, screen: MainScreen, key: str) -> Callable[[]
         return lambda: isinstance(app.screen, HelpScreen)
     if key == "escape":
         return lambda: app.screen is screen
+    if key in ("j", "k"):
+        before_selected = screen.selected
+        return lambda: screen.selected is not None and screen.selected != before_selected
     before = area.scroll_y
     if key == "pageup":
         return (lambda: area.scroll_y < before) if before > 0 else None
@@ -347,7 +357,7 @@ def key_effect(app: NovelStudioApp, screen: MainScreen, key: str) -> Callable[[]
 
 
 KEY_CHARS: dict[str, str | None] = {"1": "1", "2": "2", "question_mark": "?", "escape": None,
-                                    "pageup": None, "pagedown": None}
+                                    "pageup": None, "pagedown": None, "j": "j", "k": "k"}
 
 
 def send_key(app: NovelStudioApp, key: str) -> None:
@@ -465,6 +475,17 @@ def _latency_line(label: str, results: list[PressResult]) -> str:
             f"max {ms(max(values))} ({len(values)} presses)")
 
 
+def _by_kind(results: list[PressResult]) -> list[str]:
+    """p95 per kind of key (pane switching, chapter selection, scrolling, help)."""
+    lines = []
+    for kind in dict.fromkeys(KEY_KINDS.values()):
+        values = [r.latency for r in results if KEY_KINDS[r.key] == kind]
+        if values:
+            lines.append(f"    {kind}: p95 {ms(p95(values))}, median {ms(statistics.median(values))} "
+                         f"({len(values)} presses)")
+    return lines
+
+
 def _by_key(results: list[PressResult]) -> str:
     parts = []
     for key in KEY_CYCLE:
@@ -522,9 +543,13 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
     figures["stream"] = stream
     out(_latency_line("idle (nothing running)", stream.idle))
     if stream.idle:
+        for line in _by_kind(stream.idle):
+            out(line)
         out(f"    median by key (ms): {_by_key(stream.idle)}")
     out(_latency_line("while streaming", stream.streaming))
     if stream.streaming:
+        for line in _by_kind(stream.streaming):
+            out(line)
         out(f"    median by key (ms): {_by_key(stream.streaming)}")
     if stream.window_s > 0:
         out(f"  during the {stream.window_s:.1f} s of presses: {stream.deltas / stream.window_s:.0f} deltas/s "

@@ -7,24 +7,33 @@ changes (CSS classes switch it), so a chapter streaming in keeps streaming acros
 Every key is a `Binding` with an `id` (remappable with `App.set_keymap`); descriptions are localised per
 screen. The pipeline runs in `screens.pipeline_runner.PipelineRunner`'s worker; this screen only renders its
 events, so keys keep answering while a chapter streams.
+
+Shape: the App hands this screen a `StudioServices` (settings, agents, provider name); the screen never reads
+`self.app` as the concrete App. It owns its state as reactives (`selected`, `inflight`, `marks`) whose watchers
+keep the header and the outline in step. Three invisible parts post messages (`studio.tui.messages`) and never
+touch the screen: `PipelineRunner`, `FileWatcher`, `RebuildQueue`. The flows (start-up checks, review, undo,
+edit, the edits/rebuild flow) are controllers over `StudioHost`, which this screen implements.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Vertical
 from textual.events import Resize
+from textual.notifications import Notification
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 
+from pipeline.decisions import Question
 from pipeline.estimate import estimate_chapter_cost
 from pipeline.events import (
     ChapterCommitted,
@@ -36,25 +45,50 @@ from pipeline.events import (
     StageStarted,
     TextDelta,
 )
+from screens.decision_dialog import DecisionDialog, ask
+from screens.export_dialog import ExportDialog, result_message
+from screens.file_watcher import FileWatcher
 from screens.help_screen import HelpScreen
-from screens.pipeline_runner import PipelineRunner, log_line
+from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
-from screens.watch_bridge import WatchBridge
+from screens.rebuild_queue import RebuildQueue
+from screens.search_screen import SearchScreen
+from screens.volume_end import volume_end_question
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.models.review_marks import clear_review_mark
+from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.status import build_status
+from studio.tui import compat
+from studio.tui.editor import edit_chapter
+from studio.tui.host import RunRequest, Severity, StudioServices
+from studio.tui.marks import ChapterMarks, read_review_marks
+from studio.tui.messages import (
+    ChapterEdited,
+    EditSource,
+    PipelineEventPosted,
+    ProjectChanged,
+    RebuildFinished,
+    RunEnded,
+    StageRetrying,
+    WatchFailed,
+)
+from studio.tui.review_flow import start_review, start_undo
+from studio.tui.startup import KEY_ERROR_KINDS, ask_key_problem, run_startup_checks, writing_blocked
+from studio.tui.watch_flow import ConfirmCallback, EditsFlow, StickyNote
 from studio.views.outline_rows import build_outline_rows, find_chapter
 from studio.views.scores import scores_for_chapter
 from studio.views.state_diff import state_diff_for_chapter
+from studio.wordcount import word_count
 from widgets.chapter_view import ChapterView
+from widgets.instant_keys import StudioFooter
 from widgets.outline_tree import OutlineTree
 from widgets.scores_view import ScoresView
 from widgets.state_diff_view import StateDiffView
 from widgets.studio_header import HeaderInfo, StudioHeader
 
-if TYPE_CHECKING:
-    from studio.tui.app import NovelStudioApp
+T = TypeVar("T")
 
 MESSAGES: Catalog = {
     "pane_outline": ("大纲", "Outline"),
@@ -94,6 +128,10 @@ MESSAGES: Catalog = {
     "no_key": (
         "没有设置 API key（环境变量 {env}）。设置后重试，或用 --offline 离线运行。",
         "No API key set (environment variable {env}). Set it and retry, or run with --offline.",
+    ),
+    "unreadable": (
+        "第{n}章无法读取（文件没有被改动）：{error}\n请把它另存为 UTF-8 编码后再打开。",
+        "Chapter {n} cannot be read (the file was not changed): {error}\nSave it as UTF-8 and open it again.",
     ),
     "reload_failed": ("重新读取项目失败：{message}", "Reloading the project failed: {message}"),
     # key descriptions (footer, help, command palette)
@@ -188,40 +226,39 @@ class MainScreen(Screen[None]):
         "quit": "k_quit",
     }
 
-    def __init__(self, project: Project, *, lang: Lang = "zh") -> None:
+    selected: var[int | None] = var(None, init=False)
+    """The chapter shown in the panes."""
+    inflight: var[int | None] = var(None, init=False)
+    """The chapter the running pipeline works on."""
+    marks: var[ChapterMarks] = var(ChapterMarks, init=False)
+    """The outline's marks: edited by hand (not rebuilt), needs review."""
+
+    def __init__(self, project: Project, services: StudioServices, *, lang: Lang = "zh") -> None:
         super().__init__()
         self.project = project
+        self.services = services
         self.lang: Lang = lang
         self.note: str | None = None
-        self.selected: int | None = None
-        self.inflight: int | None = None
         self.draft_text = ""
         self.draft_stage: str | None = None
         self.wide: bool | None = None
         self.active_pane = 1 if project.committed_chapters() else 0
-        self.needs_rebuild: set[int] = set()  # hand-edited / needs-review chapters (kept by WatchBridge)
         self._localise_bindings()
 
     # ------------------------------------------------------------------ setup
 
-    @property
-    def studio(self) -> NovelStudioApp:
-        return self.app  # type: ignore[return-value]
-
     def _localise_bindings(self) -> None:
-        table = self._bindings.key_to_bindings
-        for key, bindings in table.items():
-            table[key] = [
-                replace(b, description=tr(MESSAGES, self.DESCRIPTION_KEYS[b.id], self.lang))
-                if b.id in self.DESCRIPTION_KEYS
-                else b
-                for b in bindings
-            ]
+        def localise(b: Binding) -> Binding:
+            if b.id in self.DESCRIPTION_KEYS:
+                return replace(b, description=tr(MESSAGES, self.DESCRIPTION_KEYS[b.id], self.lang))
+            return b
+
+        compat.rewrite_bindings(self, localise)
 
     def binding_rows(self) -> list[tuple[str, str]]:
         """Every key of the studio as (key, description), remapped keys included (for help)."""
         by_id: dict[str, list[str]] = {}
-        for key, bindings in self._bindings.key_to_bindings.items():
+        for key, bindings in compat.key_bindings(self).items():
             for b in bindings:
                 if b.id in self.DESCRIPTION_KEYS:
                     by_id.setdefault(b.id, []).append(key)
@@ -237,8 +274,8 @@ class MainScreen(Screen[None]):
         return tr(MESSAGES, self.DESCRIPTION_KEYS[binding_id], self.lang)
 
     def compose(self) -> ComposeResult:
-        app = self.studio
-        yield StudioHeader(self._header_info(), lang=self.lang, clock=app.clock, id="studio-header")
+        services = self.services
+        yield StudioHeader(self._header_info(), lang=self.lang, clock=services.clock, id="studio-header")
         yield PaneTabs(
             *[Tab(tr(MESSAGES, f"pane_{name}", self.lang), id=f"tab-{name}") for name in PANES],
             id="pane-tabs",
@@ -254,22 +291,47 @@ class MainScreen(Screen[None]):
                 yield ScoresView(lang=self.lang, id="scores")
         yield PipelineRunner(
             self.project.root,
-            app.make_agents,
+            services.make_agents,
             lang=self.lang,
-            offline=app.offline,
-            settings=app.settings,
+            offline=services.offline,
+            settings=services.settings,
             id="runner",
         )
-        yield WatchBridge(id="watch-bridge")
-        yield Footer()
+        yield FileWatcher(self.project.root, id="file-watcher")
+        yield RebuildQueue(self.project.root, services.make_agents, lang=self.lang, id="rebuild-queue")
+        yield StudioFooter()
 
     def on_mount(self) -> None:
+        self.edits = EditsFlow(self, self.rebuild_queue)
         self._apply_layout(self.app.size.width)
         committed = self.project.committed_chapters()
         if committed:
             self.show_chapter(committed[-1])
             self.outline.select_chapter(committed[-1])
         self.focus_pane(self.active_pane)
+        self.call_after_refresh(self.reload_marks)
+        self.call_after_refresh(self.start_checks)
+
+    def start_checks(self) -> None:
+        """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
+        self.run_flow(run_startup_checks(self), group="startup")
+
+    # ------------------------------------------------------------------ reactives
+
+    def watch_selected(self, n: int | None) -> None:
+        if n is not None:
+            self.header.update_info(chapter=n)
+
+    def watch_inflight(self) -> None:
+        self.outline.refresh_rows(self._rows())
+
+    def watch_marks(self) -> None:
+        self.outline.refresh_rows(self._rows())
+
+    @property
+    def needs_rebuild(self) -> set[int]:
+        """Hand-edited and needs-review chapters (the outline's marks)."""
+        return self.marks.chapters()
 
     # ------------------------------------------------------------------ accessors
 
@@ -298,8 +360,12 @@ class MainScreen(Screen[None]):
         return self.query_one("#runner", PipelineRunner)
 
     @property
-    def watch_bridge(self) -> WatchBridge:
-        return self.query_one("#watch-bridge", WatchBridge)
+    def file_watcher(self) -> FileWatcher:
+        return self.query_one("#file-watcher", FileWatcher)
+
+    @property
+    def rebuild_queue(self) -> RebuildQueue:
+        return self.query_one("#rebuild-queue", RebuildQueue)
 
     @property
     def running(self) -> bool:
@@ -317,7 +383,7 @@ class MainScreen(Screen[None]):
             cost = report.cost_usd
         except StudioError:
             tokens, cost = 0, 0.0
-        app = self.studio
+        services = self.services
         chapter = self.selected or (cp.last_completed_chapter or None)
         return HeaderInfo(
             title=project.name,
@@ -326,8 +392,8 @@ class MainScreen(Screen[None]):
             state=cp.orchestrator_state.value if hasattr(cp.orchestrator_state, "value") else str(cp.orchestrator_state),
             project_tokens=tokens,
             project_cost=cost,
-            provider=app.provider_name,
-            offline=app.offline,
+            provider=services.provider_name,
+            offline=services.offline,
         )
 
     # ------------------------------------------------------------------ layout
@@ -401,8 +467,11 @@ class MainScreen(Screen[None]):
         title = row.title if row is not None else ""
         return tr(MESSAGES, "chapter_title", self.lang, n=n, title=title).rstrip()
 
-    def show_chapter(self, n: int) -> None:
-        """Show chapter `n` in the chapter, diff and scores panes (the live draft if it is being written)."""
+    def show_chapter(self, n: int, *, select: bool = False) -> None:
+        """Show chapter `n` in the chapter, diff and scores panes (the live draft if it is being written);
+        `select`: also move the outline's cursor to it."""
+        if select:
+            self.outline.select_chapter(n)
         self.selected = n
         title = self._chapter_title(n)
         view = self.chapter_view
@@ -410,7 +479,11 @@ class MainScreen(Screen[None]):
             view.begin_stream(title)
             view.append(self.draft_text)
         else:
-            text = self.project.chapter_text(n)
+            try:
+                text = self.project.chapter_text(n)
+            except StudioError as exc:  # not UTF-8: say where, keep the studio up, never rewrite the file
+                text = tr(MESSAGES, "unreadable", self.lang, n=n, error=exc)
+                self.notify(text, severity="error", timeout=15, markup=False)
             view.show_text(text if text is not None else tr(MESSAGES, "planned", self.lang, n=n), title=title)
         try:
             self.diff_view.show_diff(state_diff_for_chapter(self.project, n))
@@ -418,7 +491,9 @@ class MainScreen(Screen[None]):
             self.diff_view.show_error(str(exc))
         self.scores_view.show_scores(scores_for_chapter(self.project, n))
         self.header.update_info(chapter=n)
-        self.watch_bridge.chapter_shown(n)
+        reasons = self.marks.reasons(n, self.lang)
+        if reasons:
+            self.notify(reasons, severity="warning", timeout=10, markup=False)
 
     @on(OutlineTree.ChapterSelected)
     def _chapter_selected(self, event: OutlineTree.ChapterSelected) -> None:
@@ -450,49 +525,48 @@ class MainScreen(Screen[None]):
         if self.running:
             self.notify(tr(MESSAGES, "busy", self.lang), severity="warning")
             return False
-        blocked = self.watch_bridge.writing_blocked()
+        blocked = self.edits.busy() or writing_blocked(self.project.root, self.lang)
         if blocked is not None:
             self.notify(blocked, severity="warning", timeout=10, markup=False)
             return False
-        app = self.studio
-        if not app.offline and app.provider_factory is None and app.settings is not None:
-            if app.settings.api_key(os.environ) is None:
-                self.notify(
-                    tr(MESSAGES, "no_key", self.lang, env=app.settings.provider.api_key_env),
-                    severity="error",
-                    timeout=10,
-                )
-                return False
+        services = self.services
+        if services.key_missing():
+            env = services.settings.provider.api_key_env if services.settings is not None else "ANTHROPIC_API_KEY"
+            self.notify(tr(MESSAGES, "no_key", self.lang, env=env), severity="error", timeout=10)
+            return False
         return True
 
-    def start_run(self, chapters: int) -> None:
+    def start_run(self, request: RunRequest) -> None:
+        """Start a run (after the checks of `_check_can_run`); the note given with `n` goes with it."""
         if not self._check_can_run():
             return
-        note, self.note = self.note, None
+        if request.note is None and self.note:
+            request = replace(request, note=self.note)
+        self.note = None
         self.header.update_info(state="running", run_tokens=0, run_cost=0.0)
         self.draft_text = ""
         self.draft_stage = None
-        self.runner.start(chapters, note)
+        self.runner.start(request)
 
     def action_write_next(self) -> None:
-        self.start_run(1)
+        self.start_run(RunRequest(1))
 
     def action_write_many(self) -> None:
         if not self._check_can_run():
             return
-        app = self.studio
-        if app.offline or app.settings is None:
+        services = self.services
+        if services.offline or services.settings is None:
             def estimate(n: int) -> str:
                 return tr(MESSAGES, "estimate_offline", self.lang)
         else:
-            per = estimate_chapter_cost(self.project.paths, app.settings, offline=False).usd
+            per = estimate_chapter_cost(self.project.paths, services.settings, offline=False).usd
 
             def estimate(n: int) -> str:
                 return tr(MESSAGES, "estimate", self.lang, cost=per * n)
 
         def answered(n: int | None) -> None:
             if n:
-                self.start_run(n)
+                self.start_run(RunRequest(n))
 
         self.app.push_screen(
             NumberDialog(50, estimate, self.lang, title=tr(MESSAGES, "how_many", self.lang)), answered
@@ -518,73 +592,57 @@ class MainScreen(Screen[None]):
     def action_goto(self) -> None:
         def answered(n: int | None) -> None:
             if n is not None:
-                self.outline.select_chapter(n)
-                self.show_chapter(n)
+                self.show_chapter(n, select=True)
 
         self.app.push_screen(GotoDialog(self.outline.chapter_numbers, self.lang, current=self.selected), answered)
 
     def action_copy_chapter(self) -> None:
         n = self.selected
         text = self.chapter_view.text if n is not None else ""
-        if n is None or not text.strip() or (self.project.chapter_text(n) is None and n != self.inflight):
+        if n is not None and n != self.inflight:
+            try:
+                text = self.project.chapter_text(n) or ""
+            except StudioError:
+                text = ""  # unreadable: the pane says why; never copy the error message as the chapter
+        if n is None or not text.strip():
             self.notify(tr(MESSAGES, "nothing_to_copy", self.lang), severity="warning")
             return
         self.app.copy_to_clipboard(text)
-        self.notify(tr(MESSAGES, "copied", self.lang, n=n, chars=len(text)))
+        self.notify(tr(MESSAGES, "copied", self.lang, n=n, chars=word_count(text)))
 
     # ------------------------------------------------------------------ actions: review, undo, edit, search, export
     # (the flows live in studio.tui.review_flow, studio.tui.editor, screens.search_screen, screens.export_dialog)
 
     def action_review(self) -> None:
-        from studio.tui.review_flow import start_review
-
         start_review(self)
 
     def action_undo(self) -> None:
-        from studio.tui.review_flow import start_undo
-
         start_undo(self)
 
     def action_edit_chapter(self) -> None:
-        from studio.tui.editor import edit_chapter
-
-        edit_chapter(self)
-
-    def on_chapter_edited(self, message: Any) -> None:
-        """`studio.tui.review_flow.ChapterEdited` (posted by review, `e`, and the file watcher): one path,
-        `WatchBridge.chapter_edited` (mark, refresh, offer the rebuild, queue it while a run holds the lock)."""
-        message.stop()
-        self.watch_bridge.chapter_edited(message.chapter, source=getattr(message, "source", "watcher"))
+        edit_chapter(self, self.app)
 
     def action_mark_reviewed(self) -> None:
         """The author checked a chapter that a hand edit may have contradicted: drop its "needs review" mark."""
-        from studio.models.review_marks import clear_review_mark
-        from studio.paths import ProjectPaths
-
         n = self.selected
         if n is None:
             return
         if clear_review_mark(ProjectPaths(self.project.root), n):
-            self.watch_bridge.reload_marks()
+            self.reload_marks()
             self.notify(tr(MESSAGES, "marked_reviewed", self.lang, n=n))
         else:
             self.notify(tr(MESSAGES, "not_marked", self.lang, n=n))
 
     def action_search(self) -> None:
-        from screens.search_screen import SearchScreen
-
         def answered(hit: Any) -> None:
             if hit is not None:
-                self.outline.select_chapter(hit.chapter)
-                self.show_chapter(hit.chapter)
+                self.show_chapter(hit.chapter, select=True)
                 if hit.source == "chapter":
                     self.call_after_refresh(self.chapter_view.text_area.move_cursor, (hit.line - 1, 0), center=True)
 
         self.app.push_screen(SearchScreen(self.project.root, self.lang), answered)
 
     def action_export(self, chapters: list[int] | None = None) -> None:
-        from screens.export_dialog import ExportDialog, result_message
-
         def answered(result: Any) -> None:
             if result is not None:
                 self.notify(result_message(result, self.lang), timeout=10)
@@ -620,8 +678,8 @@ class MainScreen(Screen[None]):
 
     # ------------------------------------------------------------------ pipeline events
 
-    @on(PipelineRunner.StageRetrying)
-    def _stage_retrying(self, message: PipelineRunner.StageRetrying) -> None:
+    @on(StageRetrying)
+    def _stage_retrying(self, message: StageRetrying) -> None:
         message.stop()
         self.stage_retrying(message.stage, message.attempt, message.error)
 
@@ -635,17 +693,15 @@ class MainScreen(Screen[None]):
             if self.inflight is not None and self.selected == self.inflight and self.chapter_view.is_streaming:
                 self.chapter_view.begin_stream(self._chapter_title(self.inflight))
 
-    @on(PipelineRunner.PipelineEvent)
-    def _pipeline_event(self, message: PipelineRunner.PipelineEvent) -> None:
+    @on(PipelineEventPosted)
+    def _pipeline_event(self, message: PipelineEventPosted) -> None:
         message.stop()
         event = message.event
         header = self.header
-        self.watch_bridge.pipeline_event(event)
         if isinstance(event, StageStarted):
             header.start_stage(event.stage)
             if event.chapter != self.inflight:
                 self.inflight = event.chapter
-                self.outline.refresh_rows(self._rows())
                 if self.selected != event.chapter:
                     self.selected = None  # let the selection below show the live draft
                     self.outline.select_chapter(event.chapter)
@@ -681,8 +737,7 @@ class MainScreen(Screen[None]):
             self.draft_stage = None
             self.draft_text = ""
             self.reload()
-            self.outline.select_chapter(event.chapter)
-            self.show_chapter(event.chapter)
+            self.show_chapter(event.chapter, select=True)
             overall = "-" if event.overall is None else f"{event.overall:.2f}"
             self.notify(
                 tr(MESSAGES, "committed", self.lang, n=event.chapter, words=event.word_count, overall=overall)
@@ -694,6 +749,9 @@ class MainScreen(Screen[None]):
                 MESSAGES, "stage_error", self.lang, chapter=event.chapter or "-", stage=event.stage, message=event.message
             )
             self.notify(text, severity="warning" if event.retrying else "error", timeout=8)
+            if event.kind in KEY_ERROR_KINDS and not event.retrying:
+                rejected = event.message if event.kind == "auth" else None
+                self.run_worker(ask_key_problem(self, rejected), group="key", exit_on_error=False)
         elif isinstance(event, Paused):
             log_line(self.project.root, f"paused: chapter={event.chapter} kind={event.kind}: {event.message}")
             header.update_info(state="paused")
@@ -705,8 +763,8 @@ class MainScreen(Screen[None]):
             else:
                 self.notify(event.message)
 
-    @on(PipelineRunner.RunEnded)
-    def _run_ended(self, message: PipelineRunner.RunEnded) -> None:
+    @on(RunEnded)
+    def _run_ended(self, message: RunEnded) -> None:
         message.stop()
         self.header.stop_stage()
         was_streaming = self.chapter_view.is_streaming
@@ -716,12 +774,10 @@ class MainScreen(Screen[None]):
         self.header.update_info(state=self.project.checkpoint.orchestrator_state.value)
         if was_streaming:
             self.chapter_view.end_stream()
-        self.watch_bridge.run_ended()
+        self.edits.pump()  # rebuilds queued while the run held the lock
         if message.cancelled:
             self.notify(tr(MESSAGES, "run_stopped", self.lang), severity="warning")
         elif message.error is not None:
-            from screens.pipeline_runner import LOG_FILE
-
             text = tr(MESSAGES, "run_error", self.lang, message=message.error, log=str(LOG_FILE))
             self.chapter_view.show_text(text, title=self._chapter_title(self.selected) if self.selected else "")
             self.notify(text, severity="error", timeout=10)
@@ -736,9 +792,6 @@ class MainScreen(Screen[None]):
 
     def ask_volume_end(self, volume: int, brief: Any = None) -> None:
         """The run stopped at the end of the volume: show what was written and offer what can be done next."""
-        from screens.decision_dialog import DecisionDialog
-        from screens.volume_end import volume_end_question
-
         question = volume_end_question(self.project, volume, brief, self.lang)
 
         def answered(key: str | None) -> None:
@@ -749,4 +802,75 @@ class MainScreen(Screen[None]):
         self.app.push_screen(DecisionDialog(question, self.lang), answered)
 
 
-__all__ = ["MESSAGES", "PANES", "MainScreen", "Pane", "PaneTabs", "Path"]
+    # ------------------------------------------------------------------ edits, watcher, rebuilds
+
+    @on(ChapterEdited)
+    def _chapter_edited_message(self, message: ChapterEdited) -> None:
+        message.stop()
+        self.chapter_edited(message.chapter, message.source)
+
+    @on(ProjectChanged)
+    def _project_changed(self, message: ProjectChanged) -> None:
+        message.stop()
+        self.edits.changes(message.changes)
+
+    @on(WatchFailed)
+    def _watch_failed(self, message: WatchFailed) -> None:
+        message.stop()
+        self.edits.watch_failed(message.message)
+
+    @on(RebuildFinished)
+    def _rebuilt(self, message: RebuildFinished) -> None:
+        message.stop()
+        self.edits.rebuilt(message)
+
+    # ------------------------------------------------------------------ StudioHost / EditsHost
+
+    async def ask(self, question: Question) -> str:
+        return await ask(self.app, question, self.lang)
+
+    async def show_modal(self, screen: Screen[T]) -> T | None:
+        return await self.app.push_screen_wait(screen)
+
+    def run_flow(self, flow: Coroutine[Any, Any, object], *, group: str) -> None:
+        self.run_worker(flow, group=group, exclusive=True, exit_on_error=False)
+
+    def chapter_edited(self, n: int, source: EditSource) -> None:
+        """One path for every source (watcher, `e`, review): `EditsFlow.chapter_edited`."""
+        self.edits.chapter_edited(n, source)
+
+    def mark_edited(self, n: int, edited: bool) -> None:
+        self.marks = self.marks.with_edited(n, edited)
+
+    def reload_marks(self) -> None:
+        """Re-read the review marks file (after a rebuild, or the author cleared one)."""
+        self.marks = self.marks.with_review(read_review_marks(self.project.root))
+
+    def notify_sticky(self, text: str, title: str) -> StickyNote:
+        notification = Notification(text, title, "error", STICKY_TIMEOUT, markup=False)
+        compat.post_notification(self.app, notification)
+        return notification
+
+    def withdraw(self, note: StickyNote) -> None:
+        if isinstance(note, Notification):
+            compat.withdraw_notification(self.app, note)
+
+    def write_log(self, message: str) -> None:
+        log_line(self.project.root, message)
+
+    def confirm(
+        self, text: str, *, title: str, yes_label: str, no_label: str, answered: ConfirmCallback
+    ) -> None:
+        dialog = ConfirmDialog(text, self.lang, title=title, default=True, yes_label=yes_label, no_label=no_label)
+        self.app.push_screen(dialog, answered)
+
+    def provider_changed(self) -> None:
+        """The App switched provider (offline): the runner and the header follow."""
+        self.runner.offline = self.services.offline
+        self.header.update_info(offline=self.services.offline, provider=self.services.provider_name)
+
+
+STICKY_TIMEOUT = 24 * 3600.0
+"""A broken file's notification stays until the file is fixed (or the author dismisses it)."""
+
+__all__ = ["MESSAGES", "PANES", "MainScreen", "Pane", "PaneTabs", "Path", "Severity"]

@@ -1,14 +1,16 @@
 """The bridge between the orchestrator and the studio.
 
-`PipelineRunner` is an invisible widget mounted in the main screen. `start(chapters, note)` runs the
-`Orchestrator` in an async Textual worker (`@work(exclusive=True, group="pipeline")`) on the app's own loop:
+`PipelineRunner` is an invisible widget mounted in the main screen. `start(RunRequest)` runs the `Orchestrator`
+in an async Textual worker (`@work(exclusive=True, group="pipeline")`) on the app's own loop:
 
-- every pipeline event (`pipeline.events`) is posted as a `PipelineRunner.PipelineEvent` message, which bubbles
-  to the screen that renders it;
-- the orchestrator's decider awaits a `DecisionDialog` through `screens.decision_dialog.ask` (from the worker,
-  so the message pump that delivers the keys stays free);
-- the end of a run is a `PipelineRunner.RunEnded` message (result, cancelled, or a readable error); details of
-  an unexpected failure go to `.novel-studio/logs/studio.log`, never to the screen as a traceback.
+- every pipeline event (`pipeline.events`) is posted as a `studio.tui.messages.PipelineEventPosted` message,
+  which bubbles to the screen that renders it; a retried stage posts `StageRetrying`;
+- the orchestrator's decider is built per run (`RunDecider`): a question the author answered ahead of time
+  (`RunRequest.preanswered`, e.g. "resume" at start-up) is answered once from that data, every other question
+  awaits a `DecisionDialog` through `screens.decision_dialog.ask` (from the worker, so the message pump that
+  delivers the keys stays free). Nothing of one run's answers outlives it;
+- the end of a run is a `RunEnded` message (result, cancelled, or a readable error); details of an unexpected
+  failure go to `.novel-studio/logs/studio.log`, never to the screen as a traceback.
 
 `stop()` cancels the worker: the orchestrator leaves the chapter resumable (checkpoint + staging).
 """
@@ -17,28 +19,33 @@ from __future__ import annotations
 
 import asyncio
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from textual import work
-from textual.message import Message
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
-from pipeline.decisions import Question
+from pipeline.agents.protocol import Agents
+from pipeline.agents.runner import RetryHook
+from pipeline.decisions import Question, QuestionKind
 from pipeline.events import Event
-from pipeline.orchestrator import Orchestrator, RunResult
+from pipeline.orchestrator import Orchestrator
+from pipeline.providers.base import ProviderError
 from screens.decision_dialog import ask
 from studio.fileio import append_line
 from studio.i18n import Lang
+from studio.models.settings import Settings
+from studio.tui.host import RunRequest
+from studio.tui.messages import PipelineEventPosted, RunEnded, StageRetrying
 
 LOG_FILE = Path(".novel-studio") / "logs" / "studio.log"
 
-AgentsFactory = Callable[[], Any]
-"""Builds the `Agents` for one run (a fresh project view each time)."""
+AgentsFactory = Callable[[RetryHook], Agents]
+"""Builds the `Agents` for one run (a fresh project view each time), reporting retries to the hook."""
+
+Ask = Callable[[Question], Awaitable[str]]
 
 
 def log_line(root: Path, message: str) -> None:
@@ -50,6 +57,20 @@ def log_line(root: Path, message: str) -> None:
         pass
 
 
+class RunDecider:
+    """The decider of one run: pre-answered kinds are answered once from data, the rest go to `ask`."""
+
+    def __init__(self, preanswered: dict[QuestionKind, str], ask_author: Ask) -> None:
+        self.pending = dict(preanswered)
+        self.ask_author = ask_author
+
+    async def __call__(self, question: Question) -> str:
+        answer = self.pending.pop(question.kind, None)
+        if answer is not None:
+            return answer
+        return await self.ask_author(question)
+
+
 class PipelineRunner(Widget):
     """Runs the orchestrator in a worker and reports back with messages."""
 
@@ -59,30 +80,8 @@ class PipelineRunner(Widget):
     }
     """
 
-    @dataclass
-    class PipelineEvent(Message):
-        """One event of the running pipeline."""
-
-        event: Event
-
-    @dataclass
-    class RunEnded(Message):
-        """The run is over: `result` (finished or paused), `cancelled` (stopped by the author) or `error`."""
-
-        result: RunResult | None
-        cancelled: bool = False
-        error: str | None = None
-
-    @dataclass
-    class StageRetrying(Message):
-        """A stage failed and is being retried; posted in order with the events, after the failed attempt's."""
-
-        stage: str
-        attempt: int
-        error: str
-
-    def retrying(self, stage: str, attempt: int, error: Exception) -> None:
-        self.post_message(self.StageRetrying(stage, attempt, str(error)))
+    def retrying(self, stage: str, attempt: int, error: ProviderError) -> None:
+        self.post_message(StageRetrying(stage, attempt, str(error)))
 
     def __init__(
         self,
@@ -91,7 +90,7 @@ class PipelineRunner(Widget):
         *,
         lang: Lang = "zh",
         offline: bool = False,
-        settings: Any = None,
+        settings: Settings | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -100,16 +99,15 @@ class PipelineRunner(Widget):
         self.lang: Lang = lang
         self.offline = offline
         self.settings = settings
-        self._worker: Worker[Any] | None = None
+        self._worker: Worker[object] | None = None
 
     @property
     def running(self) -> bool:
         worker = self._worker
         return worker is not None and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
 
-    def start(self, chapters: int = 1, note: str | None = None) -> Worker[Any]:
-        self._worker = self._run(chapters, note)
-        return self._worker
+    def start(self, request: RunRequest) -> None:
+        self._worker = self._run(request)
 
     def stop(self) -> None:
         if self._worker is not None:
@@ -119,16 +117,21 @@ class PipelineRunner(Widget):
         return await ask(self.app, question, self.lang)
 
     def _emit(self, event: Event) -> None:
-        self.post_message(self.PipelineEvent(event))
+        self.post_message(PipelineEventPosted(event))
 
     @work(exclusive=True, group="pipeline", exit_on_error=False)
-    async def _run(self, chapters: int, note: str | None) -> None:
-        log_line(self.project_root, f"run started: chapters={chapters} note={'yes' if note else 'no'}")
+    async def _run(self, request: RunRequest) -> None:
+        chapters, note = request.chapters, request.note
+        answered = ",".join(f"{k.value}={v}" for k, v in request.preanswered.items()) or "none"
+        log_line(
+            self.project_root,
+            f"run started: chapters={chapters} note={'yes' if note else 'no'} preanswered={answered}",
+        )
         try:
             orchestrator = Orchestrator(
                 self.project_root,
-                self.agents_factory(),
-                decider=self.decide,
+                self.agents_factory(self.retrying),
+                decider=RunDecider(dict(request.preanswered), self.decide),
                 emit=self._emit,
                 settings=self.settings,
                 lang=self.lang,
@@ -137,14 +140,14 @@ class PipelineRunner(Widget):
             result = await orchestrator.run(chapters, note=note)
         except asyncio.CancelledError:
             log_line(self.project_root, "run stopped by the author")
-            self.post_message(self.RunEnded(None, cancelled=True))
+            self.post_message(RunEnded(None, cancelled=True))
             raise
         except Exception as exc:  # shown as a readable line; the traceback goes to the log only
             log_line(self.project_root, "run failed:\n" + traceback.format_exc())
-            self.post_message(self.RunEnded(None, error=f"{type(exc).__name__}: {exc}"))
+            self.post_message(RunEnded(None, error=f"{type(exc).__name__}: {exc}"))
             return
         log_line(
             self.project_root,
             f"run ended: committed={result.committed} paused={result.paused} error={result.error}",
         )
-        self.post_message(self.RunEnded(result))
+        self.post_message(RunEnded(result))

@@ -33,7 +33,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, TextArea
 
 from studio.i18n import Catalog, Lang, tr
-from studio.views.hunks import fold_offsets
+from studio.tui.hunks import fold_offsets
 
 __all__ = [
     "MESSAGES",

@@ -2,7 +2,7 @@
 
 ``RefineReviewScreen(draft, decisions, lang, *, chapter=None, markers=None)`` -> ``Screen[ReviewOutcome | None]``.
 ``draft`` is the pre-refine chapter text the decisions' spans refer to; ``decisions`` the ``EditDecision`` list
-of ``pipeline.refine_edits.apply_edits``. Only located edits are hunks (see ``studio.views.hunks``); the others are
+of ``pipeline.refine_edits.apply_edits``. Only located edits are hunks (see ``studio.tui.hunks``); the others are
 counted in the header.
 
 One hunk at a time: a progress line (第 3/12 处 · 已接受 2 · 已拒绝 1), its position, the refiner's decision and
@@ -32,7 +32,7 @@ from textual.widgets import Static
 from pipeline.refine_edits import EditDecision
 from screens.prompt_dialogs import ConfirmDialog, FoldedText
 from studio.i18n import Catalog, Lang, tr
-from studio.views.hunks import Hunk, ReviewOutcome, ReviewState, Segment, Verdict, unapplicable
+from studio.tui.hunks import Hunk, ReviewOutcome, ReviewState, Segment, Verdict, unapplicable
 
 __all__ = ["MESSAGES", "WIDE_COLUMNS", "RefineReviewScreen", "ReviewOutcome"]
 

@@ -1,4 +1,9 @@
-"""Shared fixtures. Nothing here touches the network or needs an API key."""
+"""Shared fixtures. Nothing here touches the network or needs an API key.
+
+Parallel runs (`pytest -n 2 --dist loadgroup`, as `make test` does): tests that kill processes or race for the
+project lock (every test in SERIAL_FILES, and any test marked `serial`) go to one xdist group, so they run one
+after another on one worker and stay deterministic on a loaded machine.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,14 @@ from pathlib import Path
 import pytest
 
 from studio.init_project import init_project
+
+SERIAL_FILES = frozenset({"test_crash_safety.py", "test_lock.py"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SERIAL_FILES or item.get_closest_marker("serial") is not None:
+            item.add_marker(pytest.mark.xdist_group("serial"))
 
 
 @pytest.fixture(autouse=True)

@@ -19,8 +19,9 @@ from screens.search_screen import SearchScreen, hit_label
 from studio.search import SearchHit
 from studio.tui import editor
 from studio.tui.app import NovelStudioApp
-from studio.tui.review_flow import ChapterEdited, find_refine_record
-from studio.views.hunks import build_hunks
+from studio.tui.hunks import build_hunks
+from studio.tui.messages import ChapterEdited
+from studio.tui.review_flow import find_refine_record
 from studio.views.outline_rows import ChapterStatus, find_chapter
 from tests.tui_helpers import main_screen, make_app, run_to_end
 

@@ -172,7 +172,7 @@ async def test_keymap_from_settings(sample: Path, monkeypatch: pytest.MonkeyPatc
         await pilot.pause()
         screen = main_screen(app)
         seen: list[int] = []
-        monkeypatch.setattr(screen.runner, "start", lambda n, note=None: seen.append(n))
+        monkeypatch.setattr(screen.runner, "start", lambda request: seen.append(request.chapters))
         await pilot.press("w")
         assert seen == [1]
         await pilot.press("c")
@@ -192,8 +192,86 @@ async def test_keymap_clash_and_unknown_are_reported(sample: Path) -> None:
 
 
 def test_check_keymap_unit() -> None:
-    defaults = binding_defaults()
+    defaults = binding_defaults((MainScreen.BINDINGS, NovelStudioApp.BINDINGS))
     ok = check_keymap({"write_next": "w", "goto": "c"}, defaults)  # "c" is free once write_next moves
     assert "write_next" in ok.keymap and "goto" in ok.keymap and not ok.problems
     bad = check_keymap({"write_next": "", "help": "q"}, defaults, "en")
     assert not bad.keymap and len(bad.problems) == 2
+
+
+async def test_resume_answer_is_used_by_that_run_only(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: "resume" answered at start-up stayed patched onto the runner when that run did not ask (a
+    crash mid-commit finishes without asking), so a later stopped chapter resumed without asking the author."""
+    from pipeline.decisions import Option, Question, QuestionKind
+    from pipeline.orchestrator import RunResult
+    from screens import pipeline_runner
+    from studio.tui.host import RunRequest
+
+    await interrupt_chapter_3(sample)
+    answers: list[str] = []
+    runs: list[int] = []
+
+    class OneQuestionLater:
+        """Run 1 asks nothing; run 2 meets an interrupted chapter and asks."""
+
+        def __init__(self, root: Path, agents: Any, *, decider: Any, **kwargs: Any) -> None:
+            self.decider = decider
+
+        async def run(self, chapters: int, note: str | None = None) -> RunResult:
+            runs.append(chapters)
+            if len(runs) > 1:
+                question = Question(
+                    kind=QuestionKind.INTERRUPTED, chapter=4, title_zh="第4章上次被中断", title_en="Chapter 4",
+                    options=[Option("resume", "继续", "resume"), Option("discard", "丢弃", "discard")],
+                    recommended="resume",
+                )
+                answers.append(await self.decider(question))
+            return RunResult()
+
+    monkeypatch.setattr(pipeline_runner, "Orchestrator", OneQuestionLater)
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
+        await pilot.press("enter")  # resume, answered ahead of the run
+        screen = main_screen(app)
+        assert await wait_for(pilot, lambda: len(runs) == 1 and not screen.running)
+        screen.start_run(RunRequest(1))
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog)), "answered without asking"
+        dialog = app.screen
+        assert isinstance(dialog, DecisionDialog) and dialog.question.kind is QuestionKind.INTERRUPTED
+        await pilot.press("2")  # discard: the author's own answer this time
+        assert await wait_for(pilot, lambda: answers == ["discard"])
+
+
+def test_studio_exits_non_zero_after_an_unhandled_exception(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (issue 11 item 15): the studio exited 0 after an unhandled exception."""
+    from studio.cli.main import launch_studio
+
+    def crash(self: MainScreen) -> None:
+        raise RuntimeError("boom")
+
+    original_run = NovelStudioApp.run
+
+    def run_headless(self: NovelStudioApp, **kwargs: Any) -> Any:
+        return original_run(self, headless=True, size=(80, 24))
+
+    monkeypatch.setattr(MainScreen, "action_help", crash)
+    monkeypatch.setattr(NovelStudioApp, "on_ready", lambda self: self.call_later(self.simulate_key, "question_mark"),
+                        raising=False)
+    monkeypatch.setattr(NovelStudioApp, "run", run_headless)
+    assert launch_studio(sample, lang="zh", offline=True) == 1
+
+
+async def test_latest_chapter_not_utf8_is_reported_not_a_crash(sample: Path) -> None:
+    """Regression (issue 11 item 15): a latest chapter that is not UTF-8 crashed the studio with a traceback."""
+    chapter = ProjectPaths(sample).chapter(2)
+    original = chapter.read_bytes() + "乱码".encode("gbk")
+    chapter.write_bytes(original)
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        assert app.is_running and app.screen is screen
+        assert "第2章无法读取" in screen.chapter_view.text and "UTF-8" in screen.chapter_view.text
+        assert "第2章无法读取" in notes(app)
+    assert chapter.read_bytes() == original  # never rewritten

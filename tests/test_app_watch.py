@@ -8,33 +8,33 @@ from typing import Any
 
 import pytest
 
+from screens.file_watcher import FileWatcher
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import ConfirmDialog
-from screens.watch_bridge import WatchBridge
 from studio.fileio import atomic_write_text
 from studio.init_project import init_project
 from studio.models.review_marks import load_review_marks
 from studio.paths import ProjectPaths
 from studio.tui.app import NovelStudioApp
+from studio.tui.watch_flow import EditsFlow
 from studio.views.outline_rows import ChapterStatus, find_chapter
 from tests.tui_helpers import make_app, notes, wait_for
 
 
 @pytest.fixture
 def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(WatchBridge, "debounce_ms", 50)
+    monkeypatch.setattr(FileWatcher, "debounce_ms", 50)
     root = tmp_path / "novel"
     init_project(root, sample=True)
     return root
 
 
-async def started(app: NovelStudioApp, pilot: Any) -> tuple[MainScreen, WatchBridge]:
+async def started(app: NovelStudioApp, pilot: Any) -> tuple[MainScreen, EditsFlow]:
     await pilot.pause()
     screen = app.main_screen
     assert screen is not None
-    bridge = screen.watch_bridge
-    assert await wait_for(pilot, bridge.ready.is_set), "the watcher did not start"
-    return screen, bridge
+    assert await wait_for(pilot, screen.file_watcher.ready.is_set), "the watcher did not start"
+    return screen, screen.edits
 
 
 def changelog(root: Path) -> str:
@@ -56,8 +56,8 @@ async def test_hand_edit_marked_refreshed_and_rebuilt(sample: Path) -> None:
         assert "沈照把灯账锁进了柜子" in screen.chapter_view.text  # the pane shows the edited text
         assert '"rebuild"' not in changelog(sample)
         await pilot.press("y")
-        assert await wait_for(pilot, lambda: '"rebuild"' in changelog(sample) and bridge.rebuilding is None)
-        assert await wait_for(pilot, lambda: 2 not in bridge.edited)
+        assert await wait_for(pilot, lambda: '"rebuild"' in changelog(sample) and screen.rebuild_queue.rebuilding is None)
+        assert await wait_for(pilot, lambda: 2 not in screen.marks.edited)
         assert "第2章已重建" in bridge.impact_report
         log = (sample / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
         assert "rebuilt chapter 2" in log
@@ -72,15 +72,15 @@ async def test_auto_rebuild_marks_later_chapters_for_review(sample: Path) -> Non
         chapter = ProjectPaths(sample).chapter(1)
         chapter.write_text(chapter.read_text(encoding="utf-8") + "\n沈照没有回灯铺，转身去了城西码头。\n",
                            encoding="utf-8")
-        assert await wait_for(pilot, lambda: '"rebuild"' in changelog(sample) and bridge.rebuilding is None)
-        assert await wait_for(pilot, lambda: 2 in bridge.review_chapters())
+        assert await wait_for(pilot, lambda: '"rebuild"' in changelog(sample) and screen.rebuild_queue.rebuilding is None)
+        assert await wait_for(pilot, lambda: 2 in screen.marks.review_chapters())
         assert not isinstance(app.screen, ConfirmDialog)  # no question: the settings said so
         assert load_review_marks(ProjectPaths(sample)).chapters() == [2]
         assert 2 in screen.needs_rebuild and 1 not in screen.needs_rebuild
         row = find_chapter(screen.outline.rows, 2)
         assert row is not None and row.status is ChapterStatus.NEEDS_REBUILD
         assert "需要复查" in bridge.impact_report and "第2章" in bridge.impact_report
-        reasons = bridge.review_reasons(2)
+        reasons = screen.marks.reasons(2, "zh")
         assert reasons is not None and "第1章" in reasons and "沈照" in reasons
         screen.show_chapter(1)
         screen.show_chapter(2)  # selecting it says why
@@ -97,7 +97,7 @@ async def test_own_write_is_not_picked_up(sample: Path) -> None:
         for _ in range(40):
             await pilot.pause(0.02)
         assert not isinstance(app.screen, ConfirmDialog)
-        assert 2 not in screen.needs_rebuild and not bridge.edited
+        assert 2 not in screen.needs_rebuild and not screen.marks.edited
 
 
 async def test_broken_style_profile_is_reported_and_untouched(sample: Path) -> None:

@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Sequence
 
 from pipeline.refine_edits import RefineEdit, apply_edits
-from studio.views.hunks import (
+from studio.tui.hunks import (
     ReviewState,
     build_hunks,
     char_diff,

@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from screens.prompt_dialogs import ConfirmDialog, FoldedText
 from screens.refine_review import RefineReviewScreen, ReviewOutcome, render_original, render_refined
-from studio.views.hunks import build_hunks
+from studio.tui.hunks import build_hunks
 from tests.snapshot_apps.dialogs_app import DRAFT, HostApp, sample_decisions
 
 

@@ -2,7 +2,8 @@
 
 The text sits in a read-only `TextArea` (soft wrap, a line cache and incremental wrapping: a 10,000-character
 chapter scrolls as smoothly as a short one; Markdown would mount a widget per paragraph and turn soft line
-breaks into stray spaces in Chinese). With no cursor shown, the arrow and page keys scroll like a pager.
+breaks into stray spaces in Chinese). With no cursor shown, the arrow, `j`/`k` and page keys scroll like a
+pager, at once (`widgets.instant_keys.ReaderArea`: no scroll animation).
 
 Streaming: `begin_stream(title)`, then `append(delta)` as deltas arrive, then `end_stream(final_text)`. Deltas
 are buffered and flushed into the TextArea at most `FLUSH_HZ` times per second, so 100 deltas/s over a slow SSH
@@ -18,6 +19,7 @@ from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
 from studio.i18n import Catalog, Lang, tr
+from widgets.instant_keys import ReaderArea
 
 MESSAGES: Catalog = {
     "empty": ("（未选择章节）", "(no chapter selected)"),
@@ -80,7 +82,7 @@ class ChapterView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title_text(), id="chapter-title", markup=False)
-        yield TextArea(
+        yield ReaderArea(
             self._initial_text,
             read_only=True,
             show_cursor=False,

@@ -9,16 +9,19 @@ terminals) and as a short text tag, so the meaning survives NO_COLOR; each statu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import on
+from textual.binding import BindingType
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from studio.i18n import Catalog, Lang, tr
 from studio.views.outline_rows import ChapterRow, ChapterStatus, VolumeRow
+from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
     "root": ("大纲", "Outline"),
@@ -163,6 +166,21 @@ class OutlineTree(Tree[NodeData]):
         scrollbar-size-vertical: 1;
     }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = JK_BINDINGS
+
+    def action_page_down(self) -> None:
+        """A page down at once (Tree's own animates the scroll)."""
+        if self.cursor_line == -1:
+            self.cursor_line = 0
+        self.cursor_line += self.scrollable_content_region.height - 1
+        self.scroll_to_line(self.cursor_line, animate=False)
+
+    def action_page_up(self) -> None:
+        if self.cursor_line == -1:
+            self.cursor_line = self.last_line
+        self.cursor_line -= self.scrollable_content_region.height - 1
+        self.scroll_to_line(self.cursor_line, animate=False)
 
     @dataclass
     class ChapterSelected(Message):

@@ -2,7 +2,8 @@
 
 The base of the state diff and scores panes: a subclass names its body (`BODY_ID`), says what the pane shows
 before anything is selected (`initial_body`), and calls `show_body(text)` to replace the text and scroll back to
-the top. The layout (`DEFAULT_CSS`) is shared: Textual's type selectors match subclasses too.
+the top. The layout (`DEFAULT_CSS`) is shared: Textual's type selectors match subclasses too. Its scroll keys
+(arrows, `j`/`k`, PgUp/PgDn, Home/End) jump at once (`widgets.instant_keys.InstantScroll`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from studio.i18n import Lang
+from widgets.instant_keys import InstantScroll
 
 
-class TextPane(VerticalScroll, can_focus=True):
+class TextPane(InstantScroll, VerticalScroll, can_focus=True):
     """One `Static` with id `BODY_ID` in a scrolling container; `show_body(text)` replaces it from the top."""
 
     DEFAULT_CSS = """

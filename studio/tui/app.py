@@ -4,12 +4,17 @@
 start (`Project.open`: checkpoint, state, last summaries, outline; no chapter text) and shows the main screen.
 A project that cannot be opened shows `ProjectErrorScreen` (the problems, readable; never a traceback).
 
+The App sits on top and wires: it loads the settings, builds the provider (one method, `build_provider`) and
+the agents, and hands itself to the screens as their `studio.tui.host.StudioServices`. Nothing below imports
+this module (import-linter keeps it so); only the CLI launcher does.
+
 Providers: `provider_factory(settings)` when given (tests: `OfflineProvider(delay_s=0)`), else the offline
 provider with `offline=True`, else the Anthropic(-compatible) provider from the settings.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -23,12 +28,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
-from pipeline.agents.runner import ModelAgents
+from pipeline.agents.runner import ModelAgents, RetryHook
+from pipeline.providers.base import Provider as ModelProvider
 from screens.main_screen import MainScreen
+from screens.welcome_screen import WelcomeScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.settings import Settings
 from studio.project import Project
+from studio.tui.keymap import apply_keymap, binding_defaults
 
 MESSAGES: Catalog = {
     "error_title": ("无法打开项目", "Cannot open the project"),
@@ -36,7 +44,7 @@ MESSAGES: Catalog = {
     "quit": ("退出", "Quit"),
 }
 
-ProviderFactory = Callable[[Settings], Any]
+ProviderFactory = Callable[[Settings], ModelProvider]
 
 
 class ProjectErrorScreen(Screen[None]):
@@ -175,25 +183,31 @@ class NovelStudioApp(App[None]):
         self.lang: Lang = lang
         self.offline = offline
         self.provider_factory = provider_factory
-        self.clock = clock
+        self._clock = clock
         self.settings: Settings | None = None
         self.project: Project | None = None
         self.open_error: str | None = None
-        self._provider: Any = None
+        self._provider: ModelProvider | None = None
         self.welcome = welcome  # no project at project_root: offer to create one / open the sample first
 
     # ------------------------------------------------------------------ providers
 
     @property
-    def provider(self) -> Any:
-        if self._provider is None:
-            settings = self.settings or Settings()
-            if self.provider_factory is not None:
-                self._provider = self.provider_factory(settings)
-            else:
-                from pipeline.providers.factory import build_provider
+    def clock(self) -> Callable[[], float]:
+        return self._clock
 
-                self._provider = build_provider(settings, self.project_root, offline=self.offline)
+    def build_provider(self, settings: Settings) -> ModelProvider:
+        """The one place the studio builds its provider."""
+        if self.provider_factory is not None:
+            return self.provider_factory(settings)
+        from pipeline.providers.factory import build_provider
+
+        return build_provider(settings, self.project_root, offline=self.offline)
+
+    @property
+    def provider(self) -> ModelProvider:
+        if self._provider is None:
+            self._provider = self.build_provider(self.settings or Settings())
             if getattr(self._provider, "offline", False):
                 self.offline = True
         return self._provider
@@ -204,16 +218,37 @@ class NovelStudioApp(App[None]):
             return self.settings.provider.preset if self.settings is not None else "anthropic"
         return str(getattr(self.provider, "name", type(self.provider).__name__))
 
-    def make_agents(self) -> ModelAgents:
-        """The agents for one run, on a freshly opened project."""
+    def make_agents(self, on_retry: RetryHook | None = None) -> ModelAgents:
+        """The agents for one run or rebuild, on a freshly opened project."""
         project = Project.open(self.project_root, lang=self.lang)
+        return ModelAgents(project, self.settings or Settings(), self.provider, on_retry=on_retry)
 
-        def retried(stage: str, attempt: int, error: Exception) -> None:
-            screen = self.main_screen
-            if screen is not None:
-                screen.runner.retrying(stage, attempt, error)
+    def key_missing(self) -> bool:
+        """Not offline, the real provider, and its key's environment variable unset."""
+        if self.offline or self.provider_factory is not None or self.settings is None:
+            return False
+        return self.settings.api_key(os.environ) is None
 
-        return ModelAgents(project, self.settings or Settings(), self.provider, on_retry=retried)
+    def use_offline(self) -> None:
+        """Use the offline provider from now on; the main screen's runner and header follow."""
+        self.offline = True
+        self._provider = self.build_provider(self.settings or Settings())
+        screen = self.main_screen
+        if screen is not None and screen.is_mounted:
+            screen.provider_changed()
+
+    def apply_settings(self, settings: Settings) -> None:
+        """The settings file changed on disk: keep the new settings and apply its keymap."""
+        self.settings = settings
+        screen = self.main_screen
+        if screen is not None and screen.is_mounted:
+            screen.runner.settings = settings
+        self.apply_keymap()
+
+    def apply_keymap(self) -> None:
+        keymap = self.settings.ui.keymap if self.settings is not None else {}
+        defaults = binding_defaults((MainScreen.BINDINGS, self.BINDINGS))
+        apply_keymap(self, keymap, defaults, self.lang)
 
     # ------------------------------------------------------------------ start
 
@@ -231,14 +266,12 @@ class NovelStudioApp(App[None]):
             return ProjectErrorScreen(self.project_root, self.open_error, self.lang)
         _ = self.provider  # resolve the provider now, so the header knows whether it is offline
         self.title = self.project.name
-        return MainScreen(self.project, lang=self.lang)
+        return MainScreen(self.project, self, lang=self.lang)
 
     def on_mount(self) -> None:
         from studio.cli.common import looks_like_project
 
         if self.welcome and not looks_like_project(self.project_root):
-            from screens.welcome_screen import WelcomeScreen
-
             self.push_screen(WelcomeScreen(self.project_root, self.lang), self._welcomed)
             return
         self.open_main()
@@ -253,18 +286,8 @@ class NovelStudioApp(App[None]):
     def open_main(self) -> None:
         screen = self.open_project()
         self.push_screen(screen)
-        if isinstance(screen, MainScreen):
-            from studio.tui.keymap import apply_keymap
-
-            if self.settings is not None and self.settings.ui.keymap:
-                apply_keymap(self, self.settings.ui.keymap, self.lang)
-            self.call_after_refresh(self.start_startup_checks, screen)
-
-    def start_startup_checks(self, screen: MainScreen) -> None:
-        """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
-        from studio.tui.startup import run_startup_checks
-
-        self.run_worker(run_startup_checks(self, screen), group="startup", exclusive=True, exit_on_error=False)
+        if isinstance(screen, MainScreen) and self.settings is not None and self.settings.ui.keymap:
+            self.apply_keymap()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Keep Textual's own (theme, keys, screenshot...) but drop its quit: `q` asks first while running.

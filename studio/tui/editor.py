@@ -6,9 +6,10 @@ session through textual-serve, the headless test driver) Textual raises `Suspend
 `launch_editor` returns False, so the key can say so. Tests replace `EDITOR_RUNNER` (the test driver cannot
 suspend).
 
-`edit_chapter(screen)` is the key's whole flow: pick the file (the committed chapter, or the staged text of a
-paused in-flight chapter), run the editor, and if the bytes changed post `ChapterEdited(n, "editor")`: the
-main screen refreshes the pane and offers the rebuild (`studio.tui.review_flow.chapter_edited`).
+`edit_chapter(host)` is the key's whole flow (`host`: `studio.tui.host.StudioHost`): pick the file (the
+committed chapter, or the staged text of a paused in-flight chapter), run the editor, and if the bytes changed
+call `host.chapter_edited(n, "editor")`: the pane refreshes and the rebuild is offered
+(`studio.tui.watch_flow.EditsFlow.chapter_edited`).
 """
 
 from __future__ import annotations
@@ -19,16 +20,14 @@ import shutil
 import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from textual.app import SuspendNotSupported
+from textual.app import App, SuspendNotSupported
 
 from pipeline.staging import ChapterStaging
-from studio.i18n import Catalog, tr
-from studio.tui.review_flow import ChapterEdited
-
-if TYPE_CHECKING:
-    from screens.main_screen import MainScreen
+from studio.i18n import Catalog, Lang, tr
+from studio.paths import ProjectPaths
+from studio.tui.host import StudioHost
 
 MESSAGES: Catalog = {
     "no_chapter": ("先在大纲里选一章", "Select a chapter in the outline first"),
@@ -43,7 +42,7 @@ MESSAGES: Catalog = {
     "unchanged": ("第{n}章没有改动", "Chapter {n} was not changed"),
 }
 
-EditorRunner = Callable[[Any, list[str]], Any]
+EditorRunner = Callable[[App[Any], list[str]], object]
 
 
 class EditorError(Exception):
@@ -63,7 +62,7 @@ def editor_command(env: Mapping[str, str] | None = None) -> list[str]:
     return ["vi"]
 
 
-def run_suspended(app: Any, argv: list[str]) -> int:
+def run_suspended(app: App[Any], argv: list[str]) -> int:
     """The default runner: suspend the app, run the editor in the real terminal, resume."""
     with app.suspend():
         return subprocess.run(argv, check=False).returncode
@@ -72,7 +71,9 @@ def run_suspended(app: Any, argv: list[str]) -> int:
 EDITOR_RUNNER: EditorRunner = run_suspended
 
 
-def launch_editor(app: Any, path: Path, *, env: Mapping[str, str] | None = None) -> bool:
+def launch_editor(
+    app: App[Any], path: Path, *, env: Mapping[str, str] | None = None, lang: Lang = "zh"
+) -> bool:
     """Edit `path` in the author's editor. False when the terminal cannot be suspended; EditorError when the
     editor program cannot be started."""
     argv = [*editor_command(env), str(path)]
@@ -81,50 +82,49 @@ def launch_editor(app: Any, path: Path, *, env: Mapping[str, str] | None = None)
     except SuspendNotSupported:
         return False
     except OSError as exc:  # FileNotFoundError: no such editor program
-        raise EditorError(tr(MESSAGES, "editor_failed", getattr(app, "lang", "zh"), editor=argv[0], error=exc)) from exc
+        raise EditorError(tr(MESSAGES, "editor_failed", lang, editor=argv[0], error=exc)) from exc
     return True
 
 
-def chapter_file(screen: MainScreen, n: int) -> Path | None:
+def chapter_file(paths: ProjectPaths, n: int) -> Path | None:
     """The file `e` opens for chapter `n`: the committed text, or the staged text of the in-flight chapter."""
-    paths = screen.project.paths
     if paths.chapter(n).is_file():
         return paths.chapter(n)
     staged = ChapterStaging(paths, n).current
     return staged if staged.is_file() else None
 
 
-def edit_chapter(screen: MainScreen) -> bool:
-    """The `e` key. True when the editor ran and changed the file."""
-    lang = screen.lang
-    n = screen.selected
+def edit_chapter(host: StudioHost, app: App[Any]) -> bool:
+    """The `e` key (`app` is suspended while the editor runs). True when the editor ran and changed the file."""
+    lang = host.lang
+    n = host.selected
     if n is None:
-        screen.notify(tr(MESSAGES, "no_chapter", lang), severity="warning")
+        host.notify(tr(MESSAGES, "no_chapter", lang), severity="warning")
         return False
-    if screen.running:
-        screen.notify(tr(MESSAGES, "busy", lang), severity="warning")
+    if host.running:
+        host.notify(tr(MESSAGES, "busy", lang), severity="warning")
         return False
-    path = chapter_file(screen, n)
+    path = chapter_file(host.project.paths, n)
     if path is None:
-        screen.notify(tr(MESSAGES, "no_text", lang, n=n), severity="warning")
+        host.notify(tr(MESSAGES, "no_text", lang, n=n), severity="warning")
         return False
     before = path.read_bytes()
     try:
-        ran = launch_editor(screen.app, path)
+        ran = launch_editor(app, path, lang=lang)
     except EditorError as exc:
-        screen.notify(str(exc), severity="error", timeout=10)
+        host.notify(str(exc), severity="error", timeout=10)
         return False
     if not ran:
-        screen.notify(tr(MESSAGES, "cannot_suspend", lang, path=path), severity="warning", timeout=10)
+        host.notify(tr(MESSAGES, "cannot_suspend", lang, path=path), severity="warning", timeout=10)
         return False
     try:
         after = path.read_bytes()
     except OSError:
         after = b""
     if after == before:
-        screen.notify(tr(MESSAGES, "unchanged", lang, n=n))
+        host.notify(tr(MESSAGES, "unchanged", lang, n=n))
         return False
-    screen.post_message(ChapterEdited(n, source="editor"))
+    host.chapter_edited(n, "editor")
     return True
 
 

@@ -3,10 +3,10 @@
     [ui.keymap]
     write_next = "w"        # binding id -> key (or "a,b" for several keys)
 
-`check_keymap(keymap, defaults)` validates the table against the studio's bindings (`binding_defaults()`: every
-binding with an id on the main screen and the app): an unknown binding id, an empty or malformed key, or a key
+`check_keymap(keymap, defaults)` validates the table against the studio's bindings (`binding_defaults(sets)`:
+every binding with an id in the given binding lists; the App passes the main screen's and its own): an unknown binding id, an empty or malformed key, or a key
 that two actions would share after the remap is reported as a readable problem and that entry is left out.
-`apply_keymap(app, keymap, lang)` applies what is valid with `App.set_keymap` and notifies the problems;
+`apply_keymap(app, keymap, defaults, lang)` applies what is valid with `App.set_keymap` and notifies the problems;
 it never raises.
 """
 
@@ -19,9 +19,9 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
-from textual.keys import _normalize_key_list
 
 from studio.i18n import Catalog, Lang, tr
+from studio.tui.compat import normalize_keys
 
 MESSAGES: Catalog = {
     "unknown": (
@@ -47,18 +47,13 @@ class KeymapCheck:
     problems: list[str] = field(default_factory=list)
 
 
-def binding_defaults(binding_sets: Iterable[Iterable[Any]] | None = None) -> dict[str, str]:
-    """binding id -> its default key(s), normalised, from the main screen's and the app's BINDINGS."""
-    if binding_sets is None:
-        from screens.main_screen import MainScreen
-        from studio.tui.app import NovelStudioApp
-
-        binding_sets = (MainScreen.BINDINGS, NovelStudioApp.BINDINGS)
+def binding_defaults(binding_sets: Iterable[Iterable[Any]]) -> dict[str, str]:
+    """binding id -> its default key(s), normalised, from the given BINDINGS lists."""
     out: dict[str, str] = {}
     for bindings in binding_sets:
         for binding in bindings:
             if isinstance(binding, Binding) and binding.id:
-                out.setdefault(binding.id, _normalize_key_list(binding.key))
+                out.setdefault(binding.id, normalize_keys(binding.key))
     return out
 
 
@@ -80,7 +75,7 @@ def check_keymap(keymap: Mapping[str, Any], defaults: Mapping[str, str], lang: L
         if bad:
             result.problems.append(tr(MESSAGES, "bad_key", lang, action=action, key=bad[0] or str(raw)))
             continue
-        candidate[action] = _normalize_key_list(",".join(keys))
+        candidate[action] = normalize_keys(",".join(keys))
     # Clashes: a key shared by two actions once the remap applies. The remapped entries involved are dropped
     # (and the check repeated, since dropping one can leave another clash behind).
     while True:
@@ -101,10 +96,12 @@ def check_keymap(keymap: Mapping[str, Any], defaults: Mapping[str, str], lang: L
     return result
 
 
-def apply_keymap(app: App[Any], keymap: Mapping[str, Any] | None, lang: Lang = "zh") -> KeymapCheck:
+def apply_keymap(
+    app: App[Any], keymap: Mapping[str, Any] | None, defaults: Mapping[str, str], lang: Lang = "zh"
+) -> KeymapCheck:
     """Apply the valid part of `keymap` to `app` (replacing any earlier one) and notify the problems."""
     try:
-        check = check_keymap(keymap or {}, binding_defaults(), lang)
+        check = check_keymap(keymap or {}, defaults, lang)
     except Exception as exc:  # a settings table of the wrong shape: report, never crash
         check = KeymapCheck(problems=[str(exc)])
     try:

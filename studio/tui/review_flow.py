@@ -12,18 +12,19 @@ text: a resumed run judges `result.text`), then the chapter text:
 
 - `result.text` becomes the reviewed text; `refiner_text` keeps the refiner's own result (set once);
 - `reviews` gets one entry per review: `{at, accepted: [refiner edit indices], decisions: [one dict per hunk,
-  `studio.views.hunks.ReviewState.record`: index, decision, by (author / refiner), refiner_status,
+  `studio.tui.hunks.ReviewState.record`: index, decision, by (author / refiner), refiner_status,
   drop_reason, start, end, line, original, refined, reason], changed}`;
 - the staged current text (`staging/chapters/chapter-NNN.md`) or `chapters/chapter-NNN.md` is written with
   the atomic writer (so the file watcher knows the write is the studio's own).
 
-A committed chapter whose text changed then goes through the same rebuild as a hand edit: this module posts
-`ChapterEdited(n, source)` to the main screen, which routes it (like the `e` key's and the file watcher's) to
-`screens.watch_bridge.WatchBridge.chapter_edited`: mark, refresh, offer `pipeline.rebuild.rebuild_chapter`
+A committed chapter whose text changed then goes through the same rebuild as a hand edit: this module calls
+`host.chapter_edited(n, "review")`, the one path (like the `e` key's and the file watcher's) to
+`studio.tui.watch_flow.EditsFlow.chapter_edited`: mark, refresh, offer `pipeline.rebuild.rebuild_chapter`
 (ConfirmDialog, since it calls the model, unless `writing.auto_rebuild`); the same bytes are offered once.
 
-`start_undo` / `do_undo` are the `u` key: confirm naming the chapter, then `pipeline.undo.undo_last_chapter`
-holding the project lock (a held lock is a readable notification), panes refreshed, the backup folder named.
+`start_undo` / `undo_flow` / `do_undo` are the `u` key: confirm naming the chapter, then
+`pipeline.undo.undo_last_chapter` holding the project lock (a held lock is a readable notification), panes
+refreshed, the backup folder named. Every flow takes a `studio.tui.host.StudioHost`, not the screen.
 """
 
 from __future__ import annotations
@@ -31,24 +32,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from textual.message import Message
+from typing import Any, Literal
 
 from pipeline.commit import archive_dir
 from pipeline.refine_edits import EditDecision
 from pipeline.staging import ChapterStaging
 from pipeline.undo import UndoError, undo_last_chapter, undo_target
+from screens.prompt_dialogs import ConfirmDialog
+from screens.refine_review import RefineReviewScreen
 from studio.errors import LockHeldError, StudioError
 from studio.fileio import atomic_write_json, atomic_write_text, read_json, read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
 from studio.lock import ProjectLock
 from studio.paths import ProjectPaths
-from studio.views.hunks import ReviewOutcome
-
-if TYPE_CHECKING:
-    from screens.main_screen import MainScreen
+from studio.tui.host import StudioHost
+from studio.tui.hunks import ReviewOutcome
 
 MESSAGES: Catalog = {
     "nothing_to_review": ("第{n}章没有可审阅的润色修改", "Chapter {n} has no refine edits to review"),
@@ -75,15 +74,6 @@ MESSAGES: Catalog = {
     "undo_done": ("已撤销第{n}章；备份在 {backup}", "Took back chapter {n}; backup in {backup}"),
     "undo_failed": ("撤销失败：{error}", "Undo failed: {error}"),
 }
-
-
-class ChapterEdited(Message):
-    """The text of chapter `chapter` changed outside the pipeline (`source`: review, editor, watcher)."""
-
-    def __init__(self, chapter: int, source: str = "watcher") -> None:
-        super().__init__()
-        self.chapter = chapter
-        self.source = source
 
 
 # --------------------------------------------------------------------------------------------- records
@@ -199,61 +189,55 @@ def _counts(outcome: ReviewOutcome) -> tuple[int, int]:
 # --------------------------------------------------------------------------------------------- review (UI)
 
 
-def start_review(screen: MainScreen) -> None:
+def start_review(host: StudioHost) -> None:
     """`r`: review the refine edits of the selected chapter (runs in a worker: it awaits the dialogs)."""
-    n = screen.selected
+    n = host.selected
     if n is None:
-        screen.notify(tr(MESSAGES, "no_chapter", screen.lang), severity="warning")
+        host.notify(tr(MESSAGES, "no_chapter", host.lang), severity="warning")
         return
-    if screen.running and n == screen.inflight:
-        screen.notify(tr(MESSAGES, "busy", screen.lang), severity="warning")
+    if host.running and n == host.inflight:
+        host.notify(tr(MESSAGES, "busy", host.lang), severity="warning")
         return
     try:
-        record = find_refine_record(screen.project.paths, n)
+        record = find_refine_record(host.project.paths, n)
     except (StudioError, OSError, ValueError) as exc:
-        screen.notify(tr(MESSAGES, "bad_record", screen.lang, error=exc), severity="error")
+        host.notify(tr(MESSAGES, "bad_record", host.lang, error=exc), severity="error")
         return
     if record is None:
-        screen.notify(tr(MESSAGES, "nothing_to_review", screen.lang, n=n))
+        host.notify(tr(MESSAGES, "nothing_to_review", host.lang, n=n))
         return
-    screen.run_worker(review_record(screen, record), group="chapter-review", exclusive=True, exit_on_error=False)
+    host.run_flow(review_record(host, record), group="chapter-review")
 
 
-async def review_record(screen: MainScreen, record: RefineRecord) -> ReviewOutcome | None:
+async def review_record(host: StudioHost, record: RefineRecord) -> ReviewOutcome | None:
     """Open the review screen on `record` and apply what the author decided."""
-    from screens.prompt_dialogs import ConfirmDialog
-    from screens.refine_review import RefineReviewScreen
-
-    app = screen.app
-    lang = screen.lang
+    lang = host.lang
     n = record.chapter
     try:
         decisions = record.decisions
         edited = record.edited_since()
     except (StudioError, OSError, ValueError) as exc:
-        screen.notify(tr(MESSAGES, "bad_record", lang, error=exc), severity="error")
+        host.notify(tr(MESSAGES, "bad_record", lang, error=exc), severity="error")
         return None
     if edited:
-        go_on = await app.push_screen_wait(ConfirmDialog(tr(MESSAGES, "edited_since", lang, n=n), lang))
+        go_on = await host.show_modal(ConfirmDialog(tr(MESSAGES, "edited_since", lang, n=n), lang))
         if not go_on:
             return None
-    outcome = await app.push_screen_wait(RefineReviewScreen(record.draft, decisions, lang, chapter=n))
+    outcome = await host.show_modal(RefineReviewScreen(record.draft, decisions, lang, chapter=n))
     if outcome is None:
         return None
     try:
         changed = apply_review(record, outcome)
     except (StudioError, OSError) as exc:
-        screen.notify(tr(MESSAGES, "apply_failed", lang, error=exc), severity="error")
+        host.notify(tr(MESSAGES, "apply_failed", lang, error=exc), severity="error")
         return None
     accepted, rejected = _counts(outcome)
-    screen.notify(
-        tr(MESSAGES, "applied" if changed else "unchanged", lang, n=n, a=accepted, r=rejected),
-    )
-    screen.reload()
-    if screen.selected == n:
-        screen.show_chapter(n)
+    host.notify(tr(MESSAGES, "applied" if changed else "unchanged", lang, n=n, a=accepted, r=rejected))
+    host.reload()
+    if host.selected == n:
+        host.show_chapter(n)
     if changed and record.kind == "committed":
-        screen.post_message(ChapterEdited(n, source="review"))
+        host.chapter_edited(n, "review")
     return outcome
 
 
@@ -270,68 +254,64 @@ def _lock_text(exc: LockHeldError, lang: Lang) -> str:
 # --------------------------------------------------------------------------------------------- undo (UI)
 
 
-def start_undo(screen: MainScreen) -> None:
+def start_undo(host: StudioHost) -> None:
     """`u`: take back the last committed chapter after a confirmation naming it."""
-    from screens.prompt_dialogs import ConfirmDialog
-
-    lang = screen.lang
-    if screen.running:
-        screen.notify(tr(MESSAGES, "busy", lang), severity="warning")
+    if host.running:
+        host.notify(tr(MESSAGES, "busy", host.lang), severity="warning")
         return
-    paths = screen.project.paths
     try:
-        n = undo_target(paths, lang)
+        n = undo_target(host.project.paths, host.lang)
     except UndoError as exc:
-        screen.notify(str(exc), severity="warning")
+        host.notify(str(exc), severity="warning")
         return
-
-    def answered(yes: bool | None) -> None:
-        if yes:
-            do_undo(screen)
-
-    screen.app.push_screen(
-        ConfirmDialog(tr(MESSAGES, "undo_confirm", lang, n=n), lang, title=tr(MESSAGES, "undo_title", lang)),
-        answered,
-    )
+    host.run_flow(undo_flow(host, n), group="undo")
 
 
-def do_undo(screen: MainScreen) -> Path | None:
-    """Run the undo holding the project lock; refresh the panes. Returns the backup folder."""
-    lang = screen.lang
-    if screen.running:
-        screen.notify(tr(MESSAGES, "busy", lang), severity="warning")
+async def undo_flow(host: StudioHost, n: int) -> Path | None:
+    """Confirm taking back chapter `n`, then do it."""
+    lang = host.lang
+    dialog = ConfirmDialog(tr(MESSAGES, "undo_confirm", lang, n=n), lang, title=tr(MESSAGES, "undo_title", lang))
+    if not await host.show_modal(dialog):
         return None
-    paths = screen.project.paths
+    return do_undo(host)
+
+
+def do_undo(host: StudioHost) -> Path | None:
+    """Run the undo holding the project lock; refresh the panes. Returns the backup folder."""
+    lang = host.lang
+    if host.running:
+        host.notify(tr(MESSAGES, "busy", lang), severity="warning")
+        return None
+    paths = host.project.paths
     lock = ProjectLock(paths, heartbeat_interval=0)
     try:
         lock.acquire()
     except LockHeldError as exc:
-        screen.notify(tr(MESSAGES, "locked", lang, who=_lock_text(exc, lang)), severity="error", timeout=10)
+        host.notify(tr(MESSAGES, "locked", lang, who=_lock_text(exc, lang)), severity="error", timeout=10)
         return None
     try:
         result = undo_last_chapter(paths, lang=lang)
     except (StudioError, OSError) as exc:
-        screen.notify(tr(MESSAGES, "undo_failed", lang, error=exc), severity="error", timeout=10)
+        host.notify(tr(MESSAGES, "undo_failed", lang, error=exc), severity="error", timeout=10)
         return None
     finally:
         lock.release()
-    screen.reload()
-    committed = screen.project.committed_chapters()
-    target = screen.selected if screen.selected is not None and screen.selected != result.chapter else None
+    host.reload()
+    committed = host.project.committed_chapters()
+    selected = host.selected
+    target = selected if selected is not None and selected != result.chapter else None
     if target is None and committed:
         target = committed[-1]
     if target is not None:
-        screen.outline.select_chapter(target)
-        screen.show_chapter(target)
-    screen.notify(tr(MESSAGES, "undo_done", lang, n=result.chapter, backup=result.backup_dir), timeout=10)
+        host.show_chapter(target, select=True)
+    host.notify(tr(MESSAGES, "undo_done", lang, n=result.chapter, backup=result.backup_dir), timeout=10)
     for warning in result.warnings:
-        screen.notify(warning, severity="warning", timeout=10)
+        host.notify(warning, severity="warning", timeout=10)
     return result.backup_dir
 
 
 __all__ = [
     "MESSAGES",
-    "ChapterEdited",
     "RefineRecord",
     "apply_review",
     "do_undo",
@@ -339,4 +319,5 @@ __all__ = [
     "review_record",
     "start_review",
     "start_undo",
+    "undo_flow",
 ]

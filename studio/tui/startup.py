@@ -1,6 +1,7 @@
 """What the studio checks right after the cold start, and the dialogs it asks (issue 4, sections 1 and 4).
 
-`run_startup_checks(app, screen)` runs in a Textual worker once the main screen is up, in this order:
+`run_startup_checks(host)` runs in a worker of the main screen once it is up (`host`: the `StudioHost` protocol
+of `studio.tui.host`, never the concrete App or screen), in this order:
 
 1. the project lock: held by another live process -> a notification naming who and since when
    (`LockStatus.describe`); writing stays disabled until it is free (`writing_blocked`), browsing works.
@@ -12,8 +13,8 @@
    later); a pause waiting for the author (pending actions) -> shown, with "answer now" (starts the run, which
    asks it again) / later.
 
-Resume starts the run with the orchestrator's own INTERRUPTED question answered "resume" (`preanswer`), so the
-author is not asked twice. Discard goes through the orchestrator's own `_ask_interrupted` with a decider that
+Resume starts the run with the orchestrator's own INTERRUPTED question answered "resume" as data
+(`RunRequest.preanswered`), so the author is not asked twice, and nothing of that answer outlives that run. Discard goes through the orchestrator's own `_ask_interrupted` with a decider that
 answers "discard", under the project lock: the staging and checkpoint are cleared exactly as a run would.
 Nothing here raises into the app: a failure is logged to `.novel-studio/logs/studio.log` and notified.
 """
@@ -23,22 +24,17 @@ from __future__ import annotations
 import os
 import socket
 import traceback
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pipeline.decisions import Option, Question, QuestionKind
-from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
 from studio.errors import LockHeldError, StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import LockState, LockStatus, ProjectLock
 from studio.paths import ProjectPaths
 from studio.recovery import RecoveryKind, decide_recovery
-
-if TYPE_CHECKING:
-    from screens.main_screen import MainScreen
-    from studio.tui.app import NovelStudioApp
+from studio.tui.host import RunRequest, StudioHost
 
 MESSAGES: Catalog = {
     "lock_held": (
@@ -141,29 +137,11 @@ def writing_blocked(root: Path, lang: Lang = "zh") -> str | None:
 # --------------------------------------------------------------------------------------------- key
 
 
-def key_missing(app: NovelStudioApp) -> bool:
-    """Not offline, the real provider, and its key's environment variable unset."""
-    if app.offline or app.provider_factory is not None or app.settings is None:
-        return False
-    return app.settings.api_key(os.environ) is None
-
-
-def switch_offline(app: NovelStudioApp, screen: MainScreen | None) -> None:
-    """Use the offline provider from now on, and say so in the header."""
-    from pipeline.providers.offline import OfflineProvider
-
-    app.offline = True
-    app._provider = OfflineProvider()
-    if screen is not None and screen.is_mounted:
-        screen.runner.offline = True
-        screen.header.update_info(offline=True, provider=app.provider_name)
-    app.notify(tr(MESSAGES, "now_offline", app.lang))
-
-
-async def ask_key_problem(app: NovelStudioApp, screen: MainScreen | None, rejected: str | None = None) -> None:
+async def ask_key_problem(host: StudioHost, rejected: str | None = None) -> None:
     """MISSING_KEY: how to set the key, or continue offline. `rejected`: the provider's message (AuthError)."""
-    lang = app.lang
-    env = app.settings.provider.api_key_env if app.settings is not None else "ANTHROPIC_API_KEY"
+    lang = host.lang
+    settings = host.services.settings
+    env = settings.provider.api_key_env if settings is not None else "ANTHROPIC_API_KEY"
     first = (
         tr(MESSAGES, "f_rejected_key", lang, env=env, message=rejected)
         if rejected is not None
@@ -179,72 +157,62 @@ async def ask_key_problem(app: NovelStudioApp, screen: MainScreen | None, reject
         escape="cancel",
         lang=lang,
     )
-    if await ask(app, question, lang) == "offline":
-        switch_offline(app, screen)
+    if await host.ask(question) == "offline":
+        host.services.use_offline()
+        host.notify(tr(MESSAGES, "now_offline", lang))
 
 
 # --------------------------------------------------------------------------------------------- recovery
 
 
-def preanswer(runner: Any, kind: QuestionKind, answer: str) -> None:
-    """Answer the next `kind` question of the runner's next run with `answer` (the author already chose)."""
-    original: Callable[[Question], Awaitable[str]] = type(runner).decide.__get__(runner)
-
-    async def decide(question: Question) -> str:
-        if question.kind is kind:
-            runner.__dict__.pop("decide", None)  # once only
-            return answer
-        return await original(question)
-
-    runner.decide = decide
-
-
-async def discard_staged(app: NovelStudioApp, chapter: int, described: str) -> bool:
+async def discard_staged(host: StudioHost, chapter: int, described: str) -> bool:
     """Discard chapter `chapter`'s staged work the way the orchestrator does (under the project lock)."""
     from pipeline.orchestrator import Orchestrator
 
     async def discard(question: Question) -> str:
         return "discard"
 
-    paths = ProjectPaths(app.project_root)
+    root = host.project.root
+    services = host.services
+    paths = ProjectPaths(root)
     lock = ProjectLock(paths, chapter=chapter)
     try:
         lock.acquire()
     except LockHeldError as exc:
-        app.notify(tr(MESSAGES, "discard_failed", app.lang, message=exc), severity="error", timeout=10)
+        host.notify(tr(MESSAGES, "discard_failed", host.lang, message=exc), severity="error", timeout=10)
         return False
     try:
         orchestrator = Orchestrator(
-            app.project_root,
-            app.make_agents(),
+            root,
+            services.make_agents(),
             decider=discard,
             emit=lambda event: None,
-            settings=app.settings,
+            settings=services.settings,
             lock=lock,
-            lang=app.lang,
-            offline=app.offline,
+            lang=host.lang,
+            offline=services.offline,
         )
         orchestrator._load()
         await orchestrator._ask_interrupted(chapter, described)
     except (StudioError, OSError) as exc:
-        log_line(app.project_root, "discard failed:\n" + traceback.format_exc())
-        app.notify(tr(MESSAGES, "discard_failed", app.lang, message=exc), severity="error", timeout=10)
+        log_line(root, "discard failed:\n" + traceback.format_exc())
+        host.notify(tr(MESSAGES, "discard_failed", host.lang, message=exc), severity="error", timeout=10)
         return False
     finally:
         lock.release()
-    log_line(app.project_root, f"startup: discarded the staged work of chapter {chapter}")
-    app.notify(tr(MESSAGES, "discarded", app.lang, chapter=chapter))
+    log_line(root, f"startup: discarded the staged work of chapter {chapter}")
+    host.notify(tr(MESSAGES, "discarded", host.lang, chapter=chapter))
     return True
 
 
-async def _check_recovery(app: NovelStudioApp, screen: MainScreen) -> None:
+async def _check_recovery(host: StudioHost) -> None:
     from studio.models.checkpoint import Checkpoint
 
-    lang = app.lang
-    paths = ProjectPaths(app.project_root)
+    lang = host.lang
+    paths = ProjectPaths(host.project.root)
     checkpoint = Checkpoint.load_or_default(paths.checkpoint)
     rec = decide_recovery(checkpoint, paths)
-    if rec.kind is RecoveryKind.NONE or screen.running:
+    if rec.kind is RecoveryKind.NONE or host.running:
         return
     if rec.kind is RecoveryKind.ASK_AUTHOR:
         pending = checkpoint.pending_actions[0]
@@ -260,8 +228,8 @@ async def _check_recovery(app: NovelStudioApp, screen: MainScreen) -> None:
             kind, rec.chapter, "q_pending", [("answer_now", "o_answer_now"), ("later", "o_later")], "answer_now",
             facts=facts, escape="later", lang=lang,
         )
-        if await ask(app, question, lang) == "answer_now" and not screen.running:
-            screen.start_run(1)
+        if await host.ask(question) == "answer_now" and not host.running:
+            host.start_run(RunRequest(1))
         return
     described = rec.describe(lang)
     question = _question(
@@ -274,59 +242,59 @@ async def _check_recovery(app: NovelStudioApp, screen: MainScreen) -> None:
         escape="later",
         lang=lang,
     )
-    answer = await ask(app, question, lang)
-    if screen.running:
+    answer = await host.ask(question)
+    if host.running:
         return
     if answer == "resume":
-        preanswer(screen.runner, QuestionKind.INTERRUPTED, "resume")
-        screen.start_run(1)
+        host.start_run(RunRequest(1, preanswered={QuestionKind.INTERRUPTED: "resume"}))
     elif answer == "discard":
-        if await discard_staged(app, rec.chapter, described):
-            screen.reload()
-            if screen.selected is not None:
-                screen.show_chapter(screen.selected)
+        if await discard_staged(host, rec.chapter, described):
+            host.reload()
+            if host.selected is not None:
+                host.show_chapter(host.selected)
 
 
-async def _check_lock(app: NovelStudioApp) -> bool:
+async def _check_lock(host: StudioHost) -> bool:
     """True when writing is possible (the lock is free, or was stale and taken over)."""
-    lang = app.lang
-    status = lock_status(app.project_root)
+    lang = host.lang
+    root = host.project.root
+    status = lock_status(root)
     if status.state is LockState.FREE or _is_own(status):
         return True
     if status.state is LockState.HELD_ALIVE:
         message = tr(MESSAGES, "lock_held", lang, describe=status.describe(lang))
-        log_line(app.project_root, f"startup: {status.reason}")
-        app.notify(message, severity="warning", timeout=30, markup=False)
+        log_line(root, f"startup: {status.reason}")
+        host.notify(message, severity="warning", timeout=30, markup=False)
         return False
     question = _question(
         QuestionKind.STALE_LOCK, None, "q_stale", [("take_over", "o_take_over"), ("cancel", "o_cancel")],
         "take_over", facts=[status.describe(lang)], escape="cancel", lang=lang,
     )
-    if await ask(app, question, lang) != "take_over":
+    if await host.ask(question) != "take_over":
         return False
-    lock = ProjectLock(ProjectPaths(app.project_root))
+    lock = ProjectLock(ProjectPaths(root))
     try:
         lock.acquire(take_over_stale=True)
     except LockHeldError as exc:
-        app.notify(tr(MESSAGES, "take_over_failed", lang, message=exc), severity="error", timeout=10)
+        host.notify(tr(MESSAGES, "take_over_failed", lang, message=exc), severity="error", timeout=10)
         return False
     lock.release()
-    log_line(app.project_root, f"startup: took over a stale lock ({status.reason})")
-    app.notify(tr(MESSAGES, "taken_over", lang))
+    log_line(root, f"startup: took over a stale lock ({status.reason})")
+    host.notify(tr(MESSAGES, "taken_over", lang))
     return True
 
 
-async def run_startup_checks(app: NovelStudioApp, screen: MainScreen) -> None:
+async def run_startup_checks(host: StudioHost) -> None:
     """The checks of the module docstring; meant to run in a worker (the dialogs are awaited)."""
     try:
-        can_write = await _check_lock(app)
-        if key_missing(app):
-            await ask_key_problem(app, screen)
+        can_write = await _check_lock(host)
+        if host.services.key_missing():
+            await ask_key_problem(host)
         if can_write:
-            await _check_recovery(app, screen)
+            await _check_recovery(host)
     except Exception as exc:  # never crash the studio over a start-up check
-        log_line(app.project_root, "startup checks failed:\n" + traceback.format_exc())
-        app.notify(tr(MESSAGES, "failed", app.lang, message=exc), severity="error", timeout=10, markup=False)
+        log_line(host.project.root, "startup checks failed:\n" + traceback.format_exc())
+        host.notify(tr(MESSAGES, "failed", host.lang, message=exc), severity="error", timeout=10, markup=False)
 
 
 __all__ = [
@@ -334,10 +302,7 @@ __all__ = [
     "MESSAGES",
     "ask_key_problem",
     "discard_staged",
-    "key_missing",
     "lock_status",
-    "preanswer",
     "run_startup_checks",
-    "switch_offline",
     "writing_blocked",
 ]

@@ -3,7 +3,6 @@
 - `outline_rows`: the outline tree (volumes -> chapters with word count, score, status, storyline).
 - `state_diff`: a chapter's state patch as a readable before -> after diff grouped by entity.
 - `scores`: the scores pane (8 dimension bars, overall, violations, fixes) and a text sparkline.
-- `hunks`: the refine-review hunks and the author's verdicts (written with the review screen).
 
 The widgets in `widgets/` and the screens in `screens/` only render what these modules compute.
 """

@@ -1,0 +1,76 @@
+"""The project's file watcher as an invisible widget: it watches and posts, nothing else.
+
+On mount it runs `studio.watch.watch_project` in a plain asyncio task on the app's loop (a watcher never
+completes, and `app.workers.wait_for_complete()` must still return; stopped on unmount) and posts each debounced
+batch as `studio.tui.messages.ProjectChanged`, or `WatchFailed` once when the watcher itself fails (traceback
+to the studio log). It never touches a screen: what a change means is `studio.tui.watch_flow`'s business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from pathlib import Path
+from typing import ClassVar
+
+from textual.widget import Widget
+
+from screens.pipeline_runner import log_line
+from studio.tui.messages import ProjectChanged, WatchFailed
+from studio.watch import DEFAULT_DEBOUNCE_MS, ProjectChange, watch_project
+
+
+class FileWatcher(Widget):
+    """Watches the project folder; see the module docstring."""
+
+    DEFAULT_CSS = """
+    FileWatcher {
+        display: none;
+    }
+    """
+
+    debounce_ms: ClassVar[int] = DEFAULT_DEBOUNCE_MS
+    """The watcher's debounce (tests lower it)."""
+    enabled: ClassVar[bool] = True
+    """False: no watcher is started (tests that do not want one)."""
+
+    def __init__(self, root: Path, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.root = Path(root)
+        self.ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._watch_task: asyncio.Task[None] | None = None
+
+    def on_mount(self) -> None:
+        if self.enabled:
+            self._watch_task = asyncio.create_task(self._watch(), name="novel-studio-watch")
+
+    def on_unmount(self) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._watch_task is not None:
+            self._watch_task.cancel()
+            self._watch_task = None
+
+    async def _watch(self) -> None:
+        try:
+            await watch_project(
+                self.root,
+                on_change=self._changed,
+                stop_event=self._stop,
+                debounce_ms=self.debounce_ms,
+                ready=self.ready,
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the watcher never takes the app down
+            log_line(self.root, "watcher failed:\n" + traceback.format_exc())
+            self.post_message(WatchFailed(f"{type(exc).__name__}: {exc}"))
+
+    def _changed(self, changes: list[ProjectChange]) -> None:
+        self.post_message(ProjectChanged(list(changes)))
+
+
+__all__ = ["FileWatcher"]

@@ -1,0 +1,102 @@
+"""Every message the studio's parts send each other, in one place (small dataclasses, handled with `@on`).
+
+Rules: background parts (the pipeline runner, the file watcher, the rebuild queue) only post these; the screen
+that receives one decides what changes on screen. A message carries data, never a widget or a screen.
+
+- pipeline runner: `PipelineEventPosted` (one `pipeline.events.Event`), `StageRetrying`, `RunEnded`;
+- file watcher: `ProjectChanged` (a debounced batch of `studio.watch.ProjectChange`), `WatchFailed`;
+- rebuild queue: `RebuildStarted`, `RebuildFinished` (result or readable error);
+- flows (review, `e`, the watcher's chapter changes): `ChapterEdited` (a committed chapter changed outside the
+  pipeline; the screen routes every source to one place).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from pipeline.events import Event
+    from pipeline.orchestrator import RunResult
+    from pipeline.rebuild import RebuildResult
+    from studio.watch import ProjectChange
+
+EditSource = Literal["watcher", "editor", "review"]
+
+
+@dataclass
+class PipelineEventPosted(Message):
+    """One event of the running pipeline."""
+
+    event: Event
+
+
+@dataclass
+class StageRetrying(Message):
+    """A stage failed and is being retried; posted in order with the events, after the failed attempt's."""
+
+    stage: str
+    attempt: int
+    error: str
+
+
+@dataclass
+class RunEnded(Message):
+    """The run is over: `result` (finished or paused), `cancelled` (stopped by the author) or `error`."""
+
+    result: RunResult | None
+    cancelled: bool = False
+    error: str | None = None
+
+
+@dataclass
+class ProjectChanged(Message):
+    """A debounced batch of the author's changes to the project's files."""
+
+    changes: list[ProjectChange]
+
+
+@dataclass
+class WatchFailed(Message):
+    """The file watcher stopped with an error (readable text; the traceback is in the log)."""
+
+    message: str
+
+
+@dataclass
+class RebuildStarted(Message):
+    """The rebuild queue started rebuilding chapter `chapter`."""
+
+    chapter: int
+
+
+@dataclass
+class RebuildFinished(Message):
+    """A rebuild finished (`result`) or failed (`error`)."""
+
+    chapter: int
+    result: RebuildResult | None = None
+    error: str | None = None
+
+
+@dataclass
+class ChapterEdited(Message):
+    """The text of committed chapter `chapter` changed outside the pipeline (`source`: review, editor, watcher)."""
+
+    chapter: int
+    source: EditSource = "watcher"
+
+
+__all__ = [
+    "ChapterEdited",
+    "EditSource",
+    "PipelineEventPosted",
+    "ProjectChanged",
+    "RebuildFinished",
+    "RebuildStarted",
+    "RunEnded",
+    "StageRetrying",
+    "WatchFailed",
+]
