@@ -146,7 +146,7 @@ def entries_from_blacklist(blacklist: AiBlacklist) -> list[Entry]:
     """Today's blacklist as matcher entries: effective words (whitelist removed), with their category and, when
     the entry says so, `tier` ("banned" / "limited"; default banned, what the refiner has always enforced) and
     `pattern` (a regex, for shapes the ellipsis form cannot say)."""
-    keep = set(blacklist.whitelist)
+    keep = set(blacklist.whitelisted_words())
     out: list[Entry] = []
     for item in blacklist.words:
         if item.word in keep:

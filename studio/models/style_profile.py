@@ -94,8 +94,7 @@ class WritingDirective(BaseModel):
 class StyleProfile(FileModel):
     avg_sentence_length: float | None = Field(default=None, gt=0)  # characters per sentence
     # 字数 inside quotes / 字数 of the body, 0..1: the one definition, studio.checks.metrics.dialogue_ratio
-    # (no upper bound: files written under the older dialogue/narration reading stay readable)
-    dialogue_ratio: float | None = Field(default=None, ge=0)
+    dialogue_ratio: float | None = Field(default=None, ge=0, le=1)
     rhetoric_preferences: list[RhetoricPreference] = Field(default_factory=list)
     forbidden_words: list[str] = Field(default_factory=list)
     character_speech_patterns: dict[str, Any] = Field(
