@@ -260,3 +260,13 @@ def test_rebuild_of_our_chapter_after_plugin_chapters_keeps_their_state(plugin_r
     assert "竹篙" in (state.characters["shen-zhao"].inventory or [])
     entries = load_changelog(plugin_root / "state" / "changelog.jsonl")
     assert entries[-1].kind == "rebuild" and replay(entries).to_data() == state.to_data()
+
+
+def test_undo_of_a_plugin_chapter_refuses_and_keeps_the_project(
+    plugin_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = {k: v for k, v in _snapshot(plugin_root).items() if not k.startswith(".novel-studio")}
+    assert main(["undo", "--project", str(plugin_root), "--yes", "--lang", "en"]) == 1
+    assert "another tool" in capsys.readouterr().err
+    after = {k: v for k, v in _snapshot(plugin_root).items() if not k.startswith(".novel-studio")}
+    assert after == before
