@@ -49,7 +49,7 @@ from typing import Any
 from pipeline.agents.protocol import Agents, CallRecord
 from pipeline.commit import FORESHADOWING_BEFORE, MEMORY_BEFORE, UNDO_INFO, archive_dir, pending_commits
 from pipeline.events import Event, Notice, StageFinished, StageStarted
-from studio.errors import StudioError
+from studio.errors import FormatError, Problem, StudioError
 from studio.fileio import atomic_write_json, atomic_write_text, read_json, read_text
 from studio.foreshadow_ledger import apply_foreshadow_ops
 from studio.i18n import Catalog, Lang, tr
@@ -143,13 +143,19 @@ class RebuildResult:
 # --------------------------------------------------------------------------------------------- history
 
 
+FOREIGN_REBUILD = (
+    "chapter {n} was written by another tool, whose changelog lines have no state versions: the state before "
+    "it is unknown, so it cannot be rebuilt (chapters written by novel-studio after it can)"
+)
+
+
 def effective_chain(entries: Sequence[ChangelogEntry]) -> list[ChainLink]:
     """The lines that currently stand for each chapter's ops, in chapter order: a line of chapter k
     supersedes the lines of chapters >= k seen before it (a rebuild group re-derives n and every later
     chapter). The state at a link's `entry.state_version` is the effect of the links up to it."""
     chain: list[ChainLink] = []
     for entry in entries:
-        if entry.kind == "init":
+        if entry.kind in ("init", "foreign"):  # foreign: another tool's unversioned line, history only
             continue
         chain = [link for link in chain if link.chapter < entry.chapter]
         chain.append(ChainLink(entry.chapter, entry.storyline_id, list(entry.ops), entry))
@@ -161,6 +167,13 @@ def state_before(entries: Sequence[ChangelogEntry], chain: Sequence[ChainLink], 
     earlier = [link for link in chain if link.chapter < n]
     if earlier:
         return replay(entries, upto_version=earlier[-1].entry.state_version, source=source)
+    if any(e.kind == "foreign" for e in entries):
+        # Another tool's chapters have no state versions: only a chapter after the snapshot that follows
+        # them has a known state before it; anything else would be re-derived from a wrong base.
+        first = next((e for e in entries if e.kind == "init"), None)
+        if first is None or n <= first.chapter:
+            raise FormatError([Problem(source, FOREIGN_REBUILD.format(n=n))])
+        return replay(entries, upto_version=first.state_version, source=source)
     if entries and entries[0].kind == "init":
         return replay(entries, upto_version=entries[0].state_version, source=source)
     return CurrentState()

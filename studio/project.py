@@ -58,9 +58,9 @@ MESSAGES: Catalog = {
     "unreadable": ("无法读取：{error}", "cannot read: {error}"),
     "foreign_lines": (
         "第 {first}–{last} 行（共 {n} 行）由其他工具写入，没有 state_version：作为历史保留，不参与状态重放；"
-        "当前状态以 current-state.json 为准，撤销无法回到这些章节之前",
+        "当前状态以 current-state.json 为准；这些行记录的章节不能撤销或重建",
         "lines {first}-{last} ({n} lines) were written by another tool without state_version: kept as history, "
-        "never replayed; current-state.json is the state they built, and undo cannot go back before them",
+        "never replayed; current-state.json is the state they built; the chapters they record cannot be undone or rebuilt",
     ),
     "changelog_unreadable": ("无法检查状态日志：{error}", "cannot check the state log: {error}"),
     "category_only": (

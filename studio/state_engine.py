@@ -462,8 +462,10 @@ def merge_patch(paths: ProjectPaths, patch: StatePatch, *, kind: ChangelogKind =
             f"patch for chapter {patch.chapter} was made against state version {patch.base_state_version}, "
             f"but {paths.current_state} is at version {state.state_version}; regenerate the patch"
         )
-    if (last_entry is None or last_entry.kind == "foreign") and (state.state_version != 0 or not state.is_empty()):
-        # The log starts on a non-empty state: record it so replay can start from it.
+    foreign_tail = last_entry is not None and last_entry.kind == "foreign"
+    if foreign_tail or (last_entry is None and (state.state_version != 0 or not state.is_empty())):
+        # The log starts on a non-empty state, or goes on after another tool's unversioned lines: record
+        # the state so replay can start from it.
         _append_entry(paths.changelog, _init_entry(state))
     new_state, applied, warnings = apply_patch(state, patch)
     new_state = new_state.model_copy(

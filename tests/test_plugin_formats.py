@@ -146,6 +146,16 @@ def test_foreign_changelog_lines_are_history_kept_byte_for_byte(tmp_path: Path) 
     assert replay(load_changelog(paths.changelog)).to_data() == CurrentState.load(paths.current_state).to_data()
 
 
+def test_merge_after_foreign_lines_on_an_empty_state_logs_a_snapshot(tmp_path: Path) -> None:
+    paths = ProjectPaths(tmp_path)
+    paths.changelog.parent.mkdir(parents=True)
+    paths.changelog.write_text(PLUGIN_LOG.splitlines(keepends=True)[1], encoding="utf-8")  # only a canon record
+    merge_patch(paths, StatePatch(chapter=1, base_state_version=0, storyline_id="main-arc", ops=[]))
+    entries = load_changelog(paths.changelog)
+    assert [e.kind for e in entries] == ["foreign", "init", "patch"]
+    assert replay(entries).state_version == 1
+
+
 # ------------------------------------------------------------------------------------------------ item 19
 
 

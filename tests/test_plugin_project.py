@@ -237,3 +237,36 @@ def test_markdown_contract_problems_name_file_and_line() -> None:
     mention = parse_contract_markdown("## 第 2 章\n### 事件中自然推进的伏笔\n- F-002：袖口\n", "c.md", 2)
     assert mention.postconditions.foreshadowing_updates == {}
     assert mention.to_data()["foreshadowing_mentions"] == ["F-002"]  # no action guessed, nothing dropped
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_rebuild_of_a_plugin_chapter_refuses_and_changes_nothing(
+    plugin_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _snapshot(plugin_root)
+    assert main(["rebuild", "2", "--offline", "--project", str(plugin_root), "--yes", "--lang", "en"]) == 1
+    assert "written by another tool" in capsys.readouterr().err
+    assert _snapshot(plugin_root) == before
+
+
+def test_rebuild_of_our_chapter_after_plugin_chapters_keeps_their_state(plugin_root: Path) -> None:
+    assert main(["continue", "--offline", "--project", str(plugin_root), "--yes"]) == 0
+    assert main(["rebuild", "3", "--offline", "--project", str(plugin_root), "--yes"]) == 0
+    state = CurrentState.load(plugin_root / "state" / "current-state.json")
+    assert set(state.characters) == {"shen-zhao", "a-ning"} and state.world_state == {"熄灭的长明灯": 3}
+    assert "竹篙" in (state.characters["shen-zhao"].inventory or [])
+    entries = load_changelog(plugin_root / "state" / "changelog.jsonl")
+    assert entries[-1].kind == "rebuild" and replay(entries).to_data() == state.to_data()
+
+
+def test_undo_of_a_plugin_chapter_refuses_and_keeps_the_project(
+    plugin_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = {k: v for k, v in _snapshot(plugin_root).items() if not k.startswith(".novel-studio")}
+    assert main(["undo", "--project", str(plugin_root), "--yes", "--lang", "en"]) == 1
+    assert "another tool" in capsys.readouterr().err
+    after = {k: v for k, v in _snapshot(plugin_root).items() if not k.startswith(".novel-studio")}
+    assert after == before
