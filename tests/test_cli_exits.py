@@ -269,3 +269,23 @@ def test_cli_prints_what_it_waits_for(root: Path, monkeypatch: pytest.MonkeyPatc
     out = capsys.readouterr().out
     assert seen and "等待 66 秒" in out and "draft" in out
     assert cli_main  # the entry point under test
+
+
+# ----------------------------------------------------------------------------------------------- item 11 (rebuild)
+
+
+def test_offline_rebuild_asks_before_replacing_real_model_facts(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_fake(monkeypatch)  # calls not marked offline: what a real model's chapter log looks like
+    assert main(["continue", "--project", str(root), "--yes"]) == ExitCode.OK
+    paths = ProjectPaths(root)
+    summary = paths.summary(3).read_text(encoding="utf-8")
+    state = paths.current_state.read_text(encoding="utf-8")
+    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", None)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False, raising=False)
+    capsys.readouterr()
+    assert main(["rebuild", "3", "--project", str(root), "--offline"]) == ExitCode.PAUSED
+    assert "真实模型" in capsys.readouterr().err
+    assert paths.summary(3).read_text(encoding="utf-8") == summary  # nothing overwritten
+    assert paths.current_state.read_text(encoding="utf-8") == state

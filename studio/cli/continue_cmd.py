@@ -188,6 +188,18 @@ def default_agents(
     return FreshProjectAgents(root, settings, build_provider(settings, root, offline=offline), on_retry)
 
 
+def chapter_by_real_model(paths: ProjectPaths, chapter: int) -> bool:
+    """Whether a real (not offline) model wrote or summarized `chapter`, per its chapter log."""
+    path = paths.log(chapter)
+    if not path.is_file():
+        return False
+    try:
+        log = PipelineLog.load(path)
+    except (StudioError, OSError):
+        return False
+    return not getattr(log, "offline", False) and bool(log.stages)
+
+
 def _has_real_chapters(paths: ProjectPaths) -> bool:
     folder = paths.root / "logs"
     if not folder.is_dir():
