@@ -5,6 +5,10 @@ run's tokens and cost. Exit: 0 done (or stopped at the volume end / the brief / 
 (resumable), 3 paused for the author, 4 locked, 130 interrupted (Ctrl-C, SIGTERM, SIGHUP: the lock is
 released and the chapter left resumable).
 
+With `--json` stdout carries one JSON object per line: the estimate, each event (`pipeline.events.event_data`,
+text deltas left out), and last the run's report (`"event": "result"`, with `exit_code`). Retries print what
+they wait for (`RetryWaiting`). A stage error is reported as an error (exit 1, resumable), never as a pause.
+
 Tests inject agents through `AGENTS_FACTORY` (a module-level seam): `(root, settings, offline) -> Agents`.
 """
 
