@@ -78,7 +78,7 @@ from studio.models.storyline_spec import StorylineSpec
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import ProjectPaths
 from studio.recovery import REFINE, SUMMARY, RecoveryKind, decide_recovery
-from studio.spend_ledger import read_spend
+from studio.spend_ledger import ledger_length, spend_totals
 from studio.state_engine import load_state
 from studio.wordcount import word_count
 
@@ -265,7 +265,7 @@ class Orchestrator:
         """Write up to `chapters` chapters (a resumed chapter counts as one). Holds the lock throughout."""
         self._result = result = RunResult()
         self._note = note
-        self._ledger_mark = len(read_spend(self.paths.spend_ledger)[0])
+        self._ledger_mark = ledger_length(self.paths.spend_ledger)
         owned = await self._acquire_lock()
         if not owned and self.lock is not None and not self.lock.held:
             return result
@@ -962,15 +962,14 @@ class Orchestrator:
     def _take_ledger_totals(self) -> None:
         """This run's spend from the ledger: every call booked since the run began, failed stages and
         repair rounds included. Agents that book nothing (test fakes) keep the totals `_account` made."""
-        entries = read_spend(self.paths.spend_ledger)[0][self._ledger_mark :]
+        run = spend_totals(self.paths.spend_ledger, start=self._ledger_mark)
         result = self._result
-        cost = round(sum(e.cost_usd or 0.0 for e in entries), 6)
-        if entries and cost >= result.cost_usd:
-            result.cost_usd = cost
-            result.input_tokens = sum(e.input_tokens or 0 for e in entries)
-            result.output_tokens = sum(e.output_tokens or 0 for e in entries)
-            result.cache_read_tokens = sum(e.cache_read_tokens or 0 for e in entries)
-            result.cache_write_tokens = sum(e.cache_write_tokens or 0 for e in entries)
+        if run.calls and run.cost_usd >= result.cost_usd:
+            result.cost_usd = run.cost_usd
+            result.input_tokens = run.input_tokens
+            result.output_tokens = run.output_tokens
+            result.cache_read_tokens = run.cache_read_tokens
+            result.cache_write_tokens = run.cache_write_tokens
 
     def _notice(self, chapter: int | None, message: str, level: str = "warning") -> None:
         self.emit(Notice(chapter, message, level))

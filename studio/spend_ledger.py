@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -19,32 +20,44 @@ from studio.models.spend import SpendEntry
 
 @dataclass(frozen=True)
 class SpendTotals:
-    """What the ledger adds up to. Token totals count every call, failed ones included."""
+    """What (part of) the ledger adds up to. Token totals count every call, failed ones included."""
 
     cost_usd: float = 0.0
-    tokens_in: int = 0
-    tokens_out: int = 0
+    input_tokens: int = 0  # uncached input
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
     calls: int = 0
     failed_calls: int = 0
     unpriced_calls: int = 0  # real (not offline) calls whose model has no price
     unreadable_lines: int = 0
+
+    @property
+    def tokens_in(self) -> int:
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+    @property
+    def tokens_out(self) -> int:
+        return self.output_tokens
 
 
 def append_spend(path: Path, entry: SpendEntry) -> None:
     append_line(path, json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":")))
 
 
-def read_spend(path: Path) -> tuple[list[SpendEntry], int]:
-    """The readable entries in order and how many lines could not be read (a missing ledger is empty)."""
+def _lines(path: Path) -> list[bytes]:
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
-        return [], 0
+        return []
+    return [line for line in raw.split(b"\n") if line.strip()]
+
+
+def read_spend(path: Path) -> tuple[list[SpendEntry], int]:
+    """The readable entries in order and how many lines could not be read (a missing ledger is empty)."""
     entries: list[SpendEntry] = []
     bad = 0
-    for line in raw.split(b"\n"):
-        if not line.strip():
-            continue
+    for line in _lines(path):
         try:
             entries.append(SpendEntry.model_validate(json.loads(line.decode("utf-8"))))
         except (UnicodeDecodeError, ValueError, ValidationError):
@@ -52,19 +65,99 @@ def read_spend(path: Path) -> tuple[list[SpendEntry], int]:
     return entries, bad
 
 
-def totals_of(entries: list[SpendEntry], unreadable: int = 0) -> SpendTotals:
-    cost = 0.0
-    tokens_in = tokens_out = failed = unpriced = 0
-    for entry in entries:
-        cost += entry.cost_usd or 0.0
-        tokens_in += entry.tokens_in()
-        tokens_out += entry.output_tokens or 0
-        failed += 0 if entry.ok else 1
-        unpriced += 1 if entry.cost_usd is None and not entry.offline else 0
-    return SpendTotals(round(cost, 6), tokens_in, tokens_out, len(entries), failed, unpriced, unreadable)
+def ledger_length(path: Path) -> int:
+    """How many lines the ledger holds now (a mark for `spend_totals(path, start=...)`)."""
+    return len(_lines(path))
 
 
-def spend_totals(path: Path) -> SpendTotals:
-    """The whole book's spend: everything the ledger at `path` records."""
-    entries, bad = read_spend(path)
-    return totals_of(entries, bad)
+_TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
+
+
+class _Sums:
+    """Running sums over ledger lines (mutable; frozen into SpendTotals)."""
+
+    __slots__ = ("cost", "tokens", "calls", "failed", "unpriced", "bad")
+
+    def __init__(self) -> None:
+        self.cost = 0.0
+        self.tokens = [0, 0, 0, 0]
+        self.calls = self.failed = self.unpriced = self.bad = 0
+
+    def copy(self) -> _Sums:
+        other = _Sums()
+        other.cost, other.tokens = self.cost, list(self.tokens)
+        other.calls, other.failed, other.unpriced, other.bad = self.calls, self.failed, self.unpriced, self.bad
+        return other
+
+    def add(self, line: bytes) -> None:
+        """Sum one line, checked the way `SpendEntry` checks it (a line it would refuse counts as unreadable)."""
+        try:
+            data = json.loads(line)
+        except ValueError:  # UnicodeDecodeError included
+            self.bad += 1
+            return
+        if not isinstance(data, dict) or not isinstance(data.get("at"), str):
+            self.bad += 1
+            return
+        found: list[Any] = [data.get(name) or 0 for name in _TOKEN_FIELDS]
+        price = data.get("cost_usd")
+        ok = data.get("ok", True)
+        if (
+            any(type(v) is not int or v < 0 for v in found)
+            or not isinstance(ok, bool)
+            or (price is not None and (type(price) not in (int, float) or price < 0))
+        ):
+            self.bad += 1
+            return
+        self.calls += 1
+        for i, value in enumerate(found):
+            self.tokens[i] += value
+        if price is None:
+            self.unpriced += 0 if data.get("offline") is True else 1
+        else:
+            self.cost += float(price)
+        self.failed += 0 if ok else 1
+
+    def totals(self) -> SpendTotals:
+        t = self.tokens
+        return SpendTotals(round(self.cost, 6), t[0], t[1], t[2], t[3], self.calls, self.failed, self.unpriced,
+                           self.bad)
+
+
+# Append-only, so a ledger read before only needs its new lines: path -> (bytes summed, sums). Only whole
+# lines are consumed (a torn tail is read again once it is complete); a file that shrank is read afresh.
+_READ: dict[Path, tuple[int, _Sums]] = {}
+
+
+def spend_totals(path: Path, *, start: int = 0) -> SpendTotals:
+    """The spend of the ledger's lines from line `start` on (0: the whole book, read incrementally)."""
+    path = Path(path)
+    if start:
+        sums = _Sums()
+        for line in _lines(path)[start:]:
+            sums.add(line)
+        return sums.totals()
+    key = path.resolve()
+    offset, sums = _READ.get(key, (0, _Sums()))
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, 2)
+            if size < offset:
+                offset, sums = 0, _Sums()
+            fh.seek(offset)
+            tail = fh.read()
+    except FileNotFoundError:
+        _READ.pop(key, None)
+        return SpendTotals()
+    sums = sums.copy()
+    end = tail.rfind(b"\n") + 1  # whole lines only
+    for line in tail[:end].split(b"\n"):
+        if line.strip():
+            sums.add(line)
+    _READ[key] = (offset + end, sums)
+    final = sums
+    rest = tail[end:]
+    if rest.strip():  # a torn last line: counted as unreadable now, summed once it is complete
+        final = sums.copy()
+        final.add(rest)
+    return final.totals()

@@ -258,14 +258,58 @@ def test_cli_prints_what_it_waits_for(root: Path, monkeypatch: pytest.MonkeyPatc
     seen: list[Callable[..., None]] = []
     real = continue_cmd.default_agents
 
-    def capture(root: Path, settings: Settings, offline: bool, on_retry: Callable[..., None] | None = None) -> object:
-        assert on_retry is not None
+    def capture(root: Path, settings: Settings, offline: bool, on_retry: Callable[..., None] | None = None,
+                on_sdk_retry: Callable[..., None] | None = None) -> object:
+        assert on_retry is not None and on_sdk_retry is not None
         seen.append(on_retry)
         on_retry("draft", 1, RateLimitedError("Rate limited", status_code=429, retry_after_s=66.0))
-        return real(root, settings, True, on_retry)
+        return real(root, settings, True, on_retry, on_sdk_retry)
 
     monkeypatch.setattr(continue_cmd, "default_agents", capture)
     assert main(["continue", "--project", str(root), "--offline", "--yes"]) == ExitCode.OK
     out = capsys.readouterr().out
     assert seen and "等待 66 秒" in out and "draft" in out
     assert cli_main  # the entry point under test
+
+
+# ----------------------------------------------------------------------------------------------- item 11 (rebuild)
+
+
+def test_offline_rebuild_asks_before_replacing_real_model_facts(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_fake(monkeypatch)  # calls not marked offline: what a real model's chapter log looks like
+    assert main(["continue", "--project", str(root), "--yes"]) == ExitCode.OK
+    paths = ProjectPaths(root)
+    summary = paths.summary(3).read_text(encoding="utf-8")
+    state = paths.current_state.read_text(encoding="utf-8")
+    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", None)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False, raising=False)
+    capsys.readouterr()
+    assert main(["rebuild", "3", "--project", str(root), "--offline"]) == ExitCode.PAUSED
+    assert "真实模型" in capsys.readouterr().err
+    assert paths.summary(3).read_text(encoding="utf-8") == summary  # nothing overwritten
+    assert paths.current_state.read_text(encoding="utf-8") == state
+
+
+async def test_the_sdks_own_retry_waits_are_told_with_stage_and_chapter() -> None:
+    from dataclasses import replace
+
+    from pipeline.providers.base import SdkRetryWait
+    from studio.cli.continue_cmd import EventPrinter, sdk_retry_event
+
+    told: list[SdkRetryWait] = []
+    with FakeMessagesAPI() as api:
+        api.script(Reply.rate_limited(retry_after_s=0.05), Reply("好的"))
+        provider = AnthropicProvider(ProviderConfig(base_url=api.base_url, env={"ANTHROPIC_API_KEY": "k-123"},
+                                                    max_retries=1), on_sdk_retry=told.append)
+        request = ModelRequest(agent="a", model="m", system=[], messages=[user_message([UserBlock("x")])],
+                               max_tokens=10)
+        result = await provider.run(replace(request, stage="draft", chapter=7))
+        await provider.aclose()
+    assert result.text == "好的" and len(api.requests) == 2
+    [wait] = told
+    assert (wait.wait_s, wait.attempt, wait.status_code, wait.stage, wait.chapter) == (0.05, 1, 429, "draft", 7)
+    lines: list[str] = []
+    EventPrinter("zh", lines.append)(sdk_retry_event(wait))
+    assert lines == ["draft 第 1 次重试前等待 0.1 秒（HTTP 429）"]

@@ -321,7 +321,8 @@ def test_locked_project_raises(root: Path) -> None:
 
 
 def test_cli_offline_prints_changes_and_impact(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["rebuild", "3", "--project", str(root), "--offline"]) == 0
+    # --yes: chapter 3 was written by (fake) real-model agents; offline output replaces it only when told to
+    assert main(["rebuild", "3", "--project", str(root), "--offline", "--yes"]) == 0
     out = capsys.readouterr().out
     assert "第 3 章已重建" in out and "新摘要：" in out
     assert "状态变化：" in out

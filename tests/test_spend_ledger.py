@@ -137,3 +137,23 @@ def test_ledger_line_format_keeps_unknown_fields(tmp_path: Path) -> None:
     path.write_text(json.dumps({"at": "t", "model": "m", "cost_usd": 0.1, "vendor_extra": {"x": 1}}) + "\n")
     [entry], bad = read_spend(path)
     assert bad == 0 and entry.to_data()["vendor_extra"] == {"x": 1}
+
+
+def test_incremental_reads_follow_appends_torn_tails_and_rewrites(tmp_path: Path) -> None:
+    path = tmp_path / "logs" / "spend.jsonl"
+    assert spend_totals(path).calls == 0
+    append_spend(path, SpendEntry(at="t", model="m", cost_usd=0.25, input_tokens=10))
+    assert spend_totals(path).cost_usd == 0.25
+    line = SpendEntry(at="t", model="m", cost_usd=0.5, output_tokens=3).to_data()
+    text = json.dumps(line)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(text[:10])  # torn mid-append
+    torn = spend_totals(path)
+    assert (torn.cost_usd, torn.unreadable_lines) == (0.25, 1)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(text[10:] + "\n")  # the append completes
+    done = spend_totals(path)
+    assert (done.cost_usd, done.calls, done.unreadable_lines, done.tokens_out) == (0.75, 2, 0, 3)
+    path.write_text(json.dumps({"at": "t", "cost_usd": 0.1}) + "\n", encoding="utf-8")  # rewritten smaller
+    assert spend_totals(path).cost_usd == 0.1
+    assert spend_totals(path, start=1).calls == 0

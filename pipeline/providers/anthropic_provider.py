@@ -10,17 +10,20 @@ a proxy transport on the SDK's own `DefaultAsyncHttpxClient`.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import inspect
 import json
 import os
 import time
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 import anthropic
 import httpx2
+from anthropic._models import FinalRequestOptions
 
 from pipeline.providers.base import (
     MAX_CACHE_BREAKPOINTS,
@@ -37,6 +40,8 @@ from pipeline.providers.base import (
     ProviderTimeoutError,
     RateLimitedError,
     RefusalError,
+    SdkRetryListener,
+    SdkRetryWait,
     ServerError,
     StreamInterruptedError,
     TextCallback,
@@ -271,6 +276,38 @@ def check_stop_reason(text: str, stop_reason: str | None, usage: Usage, request_
         raise EmptyReplyError("The model returned an empty reply.", request_id=request_id)
 
 
+# --------------------------------------------------------------------------------------------- SDK retries
+
+
+# The request being run in this task, so a retry the SDK makes inside it can be told with its stage.
+_RUNNING: ContextVar[ModelRequest | None] = ContextVar("novel_studio_running_request", default=None)
+
+
+class _ReportingAsyncAnthropic(anthropic.AsyncAnthropic):
+    """The SDK client, telling `listener` before each of its own retry waits (otherwise silent).
+
+    Overrides the SDK's `_sleep_for_retry` (anthropic 2.x): the same three steps, with the listener told of
+    the one computed wait before sleeping it."""
+
+    listener: SdkRetryListener | None = None
+
+    async def _sleep_for_retry(
+        self, *, retries_taken: int, max_retries: int, options: FinalRequestOptions, response: httpx2.Response | None
+    ) -> None:
+        remaining = max_retries - retries_taken
+        timeout = self._calculate_retry_timeout(remaining, options, response.headers if response else None)
+        if self.listener is not None:
+            request = _RUNNING.get()
+            self.listener(SdkRetryWait(
+                wait_s=timeout,
+                attempt=retries_taken + 1,
+                status_code=response.status_code if response is not None else None,
+                stage=request.stage if request is not None else None,
+                chapter=request.chapter if request is not None else None,
+            ))
+        await asyncio.sleep(timeout)
+
+
 # --------------------------------------------------------------------------------------------- provider
 
 
@@ -279,9 +316,10 @@ class AnthropicProvider:
 
     offline = False
 
-    def __init__(self, config: ProviderConfig | None = None) -> None:
+    def __init__(self, config: ProviderConfig | None = None, *, on_sdk_retry: SdkRetryListener | None = None) -> None:
         self.config = config or ProviderConfig()
         self.name = self.config.name
+        self.on_sdk_retry = on_sdk_retry  # told before each retry wait the SDK makes inside one call
         self._client: anthropic.AsyncAnthropic | None = None
         self._key: str | None = None
 
@@ -307,7 +345,7 @@ class AnthropicProvider:
                     timeout=timeout,
                     mounts={"all://": proxied, "http://": proxied, "https://": proxied},
                 )
-            self._client = anthropic.AsyncAnthropic(
+            client = _ReportingAsyncAnthropic(
                 api_key=key,
                 base_url=cfg.base_url,
                 timeout=timeout,
@@ -315,6 +353,8 @@ class AnthropicProvider:
                 default_headers={"x-api-key": key},
                 http_client=http_client,
             )
+            client.listener = self.on_sdk_retry
+            self._client = client
             self._key = key
         return self._client
 
@@ -333,6 +373,7 @@ class AnthropicProvider:
         parts: list[str] = []
         request_id: str | None = None
         where = redact_url(cfg.base_url) or "the Anthropic API"
+        running = _RUNNING.set(request)
         try:
             async with client.messages.stream(**params, timeout=timeout) as stream:
                 request_id = stream.request_id
@@ -371,6 +412,8 @@ class AnthropicProvider:
         except httpx2.TransportError as exc:
             raise StreamInterruptedError(f"The connection to {where} broke off mid-reply: {exc}",
                                          partial_text="".join(parts), request_id=request_id) from exc
+        finally:
+            _RUNNING.reset(running)
 
         text = "".join(block.text for block in message.content if block.type == "text")
         return self._finish(request, text, message.stop_reason, usage_from_sdk(message.usage), message.model,

@@ -115,6 +115,20 @@ class ModelResult:
     request_id: str | None = None
 
 
+@dataclass(frozen=True)
+class SdkRetryWait:
+    """The SDK is about to wait before retrying a request itself (a 429 with `retry-after: 66` waits 66 s)."""
+
+    wait_s: float
+    attempt: int  # the retry about to be made, from 1
+    status_code: int | None  # None: a connection error
+    stage: str | None
+    chapter: int | None
+
+
+SdkRetryListener = Callable[[SdkRetryWait], None]
+
+
 @runtime_checkable
 class Provider(Protocol):
     """Something that runs a `ModelRequest`, streaming text deltas to `on_text`.

@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from pipeline.providers.base import Provider
+from pipeline.providers.base import Provider, SdkRetryListener
 from pipeline.providers.cost import settings_prices
 from pipeline.providers.ledger import LedgerProvider
 from pipeline.providers.presets import PRESETS
@@ -27,8 +27,15 @@ def is_offline(settings: Settings, offline: bool = False) -> bool:
     return offline or (preset is not None and preset.offline)
 
 
-def base_provider(settings: Settings, *, offline: bool = False, env: Mapping[str, str] | None = None) -> Provider:
-    """The provider without the ledger (tests and tools that must not book anything)."""
+def base_provider(
+    settings: Settings,
+    *,
+    offline: bool = False,
+    env: Mapping[str, str] | None = None,
+    on_sdk_retry: SdkRetryListener | None = None,
+) -> Provider:
+    """The provider without the ledger (tests and tools that must not book anything). `on_sdk_retry` is told
+    of each wait the SDK makes before retrying inside one call (a 429's `retry-after`)."""
     if is_offline(settings, offline):
         from pipeline.providers.offline import OfflineProvider
 
@@ -46,7 +53,8 @@ def base_provider(settings: Settings, *, offline: bool = False, env: Mapping[str
             proxy=p.proxy,
             env=os.environ if env is None else env,
             name=p.preset,
-        )
+        ),
+        on_sdk_retry=on_sdk_retry,
     )
 
 
@@ -56,7 +64,8 @@ def build_provider(
     *,
     offline: bool = False,
     env: Mapping[str, str] | None = None,
+    on_sdk_retry: SdkRetryListener | None = None,
 ) -> LedgerProvider:
     """The provider for a project: offline or real per `is_offline`, booking every call in its ledger."""
-    inner = base_provider(settings, offline=offline, env=env)
+    inner = base_provider(settings, offline=offline, env=env, on_sdk_retry=on_sdk_retry)
     return LedgerProvider(inner, ProjectPaths(Path(project_root)).spend_ledger, settings_prices(settings))

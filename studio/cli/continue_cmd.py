@@ -5,6 +5,10 @@ run's tokens and cost. Exit: 0 done (or stopped at the volume end / the brief / 
 (resumable), 3 paused for the author, 4 locked, 130 interrupted (Ctrl-C, SIGTERM, SIGHUP: the lock is
 released and the chapter left resumable).
 
+With `--json` stdout carries one JSON object per line: the estimate, each event (`pipeline.events.event_data`,
+text deltas left out), and last the run's report (`"event": "result"`, with `exit_code`). Retries print what
+they wait for (`RetryWaiting`). A stage error is reported as an error (exit 1, resumable), never as a pause.
+
 Tests inject agents through `AGENTS_FACTORY` (a module-level seam): `(root, settings, offline) -> Agents`.
 """
 
@@ -42,7 +46,7 @@ from pipeline.events import (
     event_data,
 )
 from pipeline.orchestrator import ChapterReport, Orchestrator, RunResult
-from pipeline.providers.base import Provider, ProviderError
+from pipeline.providers.base import Provider, ProviderError, SdkRetryListener, SdkRetryWait
 from pipeline.providers.factory import build_provider, is_offline
 from pipeline.providers.retry import stage_wait_s
 from studio.cli.common import (
@@ -105,8 +109,8 @@ MESSAGES: Catalog = {
     "brief": ("质量简报：", "Quality brief:"),
     "interrupted": ("已中断；锁已释放，本章可继续", "Interrupted; the lock is released and the chapter can be resumed"),
     "retry_wait": (
-        "{stage} 第 {attempt} 次重试前等待 {wait:.0f} 秒（{message}）",
-        "{stage}: waiting {wait:.0f} s before retry {attempt} ({message})",
+        "{stage} 第 {attempt} 次重试前等待 {wait:g} 秒（{message}）",
+        "{stage}: waiting {wait:g} s before retry {attempt} ({message})",
     ),
     "stale_lock": (
         "项目锁的持有进程已经不在了（上次运行被中断），需要确认后才能接管，但当前不是交互终端。"
@@ -182,10 +186,38 @@ class FreshProjectAgents:
 
 
 def default_agents(
-    root: Path, settings: Settings, offline: bool, on_retry: RetryHook | None = None
+    root: Path,
+    settings: Settings,
+    offline: bool,
+    on_retry: RetryHook | None = None,
+    on_sdk_retry: SdkRetryListener | None = None,
 ) -> Agents:
     """The real agents on the provider `pipeline.providers.factory` builds (booking every call)."""
-    return FreshProjectAgents(root, settings, build_provider(settings, root, offline=offline), on_retry)
+    provider = build_provider(settings, root, offline=offline, on_sdk_retry=on_sdk_retry)
+    return FreshProjectAgents(root, settings, provider, on_retry)
+
+
+_STATUS_KINDS = {429: "rate_limited", 529: "overloaded", 408: "timeout"}
+
+
+def sdk_retry_event(wait: SdkRetryWait) -> RetryWaiting:
+    """The event of a retry the SDK makes inside one call."""
+    status = wait.status_code
+    kind = "connection" if status is None else _STATUS_KINDS.get(status, "server")
+    return RetryWaiting(wait.chapter, wait.stage or "", wait.attempt, wait.wait_s, kind,
+                        f"HTTP {status}" if status is not None else "connection error")
+
+
+def chapter_by_real_model(paths: ProjectPaths, chapter: int) -> bool:
+    """Whether a real (not offline) model wrote or summarized `chapter`, per its chapter log."""
+    path = paths.log(chapter)
+    if not path.is_file():
+        return False
+    try:
+        log = PipelineLog.load(path)
+    except (StudioError, OSError):
+        return False
+    return not getattr(log, "offline", False) and bool(log.stages)
 
 
 def _has_real_chapters(paths: ProjectPaths) -> bool:
@@ -246,8 +278,8 @@ class EventPrinter:
         elif isinstance(event, StageError):
             return  # the error-retry pause right after it says the same, with the way out
         elif isinstance(event, RetryWaiting):
-            self.out(tr(MESSAGES, "retry_wait", self.lang, stage=event.stage, attempt=event.attempt,
-                        wait=event.wait_s, message=event.message))
+            self.out(tr(MESSAGES, "retry_wait", self.lang, stage=event.stage or "-", attempt=event.attempt,
+                        wait=round(event.wait_s, 1), message=event.message))
         elif isinstance(event, Notice):
             self.out(tr(MESSAGES, "notice", self.lang, message=event.message))
 
@@ -392,7 +424,7 @@ def run(args: argparse.Namespace) -> int:
     if AGENTS_FACTORY is not None:
         agents = AGENTS_FACTORY(root, settings, offline)
     else:
-        agents = default_agents(root, settings, offline, on_retry)
+        agents = default_agents(root, settings, offline, on_retry, lambda wait: on_event(sdk_retry_event(wait)))
     decider = cli_decider(lang, yes=bool(args.yes), on_low_score=args.on_low_score)
     orchestrator = Orchestrator(
         root, agents, decider=decider, emit=on_event, settings=settings, lang=lang, offline=offline

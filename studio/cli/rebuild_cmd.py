@@ -49,6 +49,11 @@ MESSAGES: Catalog = {
         "重建第 {chapter} 章？会调用模型重新生成摘要和状态变更",
         "Rebuild chapter {chapter}? This calls the model to summarize it again",
     ),
+    "offline_over_real": (
+        "第 {chapter} 章的摘要和状态是真实模型提取的；离线重建会用演示文本覆盖它们。确定要覆盖吗？",
+        "Chapter {chapter}'s summary and state were extracted by a real model; an offline rebuild replaces them "
+        "with demo output. Overwrite them?",
+    ),
     "stale": ("项目锁的持有进程已不在：接管并重建？", "The project lock's holder is gone: take it over and rebuild?"),
     "cancelled": ("已取消", "cancelled"),
     "offline": ("离线模式：摘要和状态变更来自离线演示模型", "offline mode: summary and state ops come from the offline demo model"),
@@ -190,6 +195,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not offline and not args.yes:
             answer = ask_or_pause(args, tr(MESSAGES, "confirm", lang, chapter=chapter), choices=["y", "n"], default="y")
+            if answer != "y":
+                print(tr(MESSAGES, "cancelled", lang))
+                return int(ExitCode.OK)
+        if offline and not args.yes and continue_cmd.chapter_by_real_model(paths, chapter):
+            # Offline demo output must never silently replace facts a real model extracted.
+            answer = ask_or_pause(args, tr(MESSAGES, "offline_over_real", lang, chapter=chapter), choices=["y", "n"],
+                                  default="n")
             if answer != "y":
                 print(tr(MESSAGES, "cancelled", lang))
                 return int(ExitCode.OK)
