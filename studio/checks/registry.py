@@ -1,7 +1,7 @@
 """The check registry: what every check receives, how it reports, and the list `novel-studio check` runs.
 
 A check is any object with a `kind` (the `Finding.kind` it reports, or a family name) and
-`run(ctx: CheckContext) -> Iterable[Finding]`. It sees every chapter in scope at once (`ctx.chapters`), so
+`run(ctx: CheckContext) -> Iterable[Finding]`; `expensive = True` marks one that `--quick` skips. It sees every chapter in scope at once (`ctx.chapters`), so
 book-wide checks (name variants count a name over the whole scope) and per-chapter ones share one shape;
 later checks (continuity, leaks, foreshadowing, style drift, structure) add an entry to `default_checks()`.
 
@@ -111,8 +111,21 @@ class Check(Protocol):
 
 def default_checks() -> list[Check]:
     """The checks `novel-studio check` runs, cheap ones first."""
+    from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
     from studio.checks.punctuation import PunctuationCheck
     from studio.checks.variants import NameVariantCheck
 
-    return [LengthCheck(), PunctuationCheck(), BlacklistCheck(), StructuralTicCheck(), NameVariantCheck()]
+    return [
+        LengthCheck(),
+        PunctuationCheck(),
+        BlacklistCheck(),
+        StructuralTicCheck(),
+        NameVariantCheck(),
+        NewNameCheck(),
+    ]
+
+
+def is_expensive(check: Check) -> bool:
+    """Checks that segment text (new names) are slow on a first whole-book run; `--quick` skips them."""
+    return bool(getattr(check, "expensive", False))
