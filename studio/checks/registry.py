@@ -87,6 +87,11 @@ class CheckContext:
     reference: Sequence[ChapterText] = ()
     _metrics: dict[int, ProseMetrics] = field(default_factory=dict, repr=False)
 
+    @property
+    def measured(self) -> frozenset[int]:
+        """Chapters whose metrics are computed already."""
+        return frozenset(self._metrics)
+
     def metrics(self, chapter: ChapterText) -> ProseMetrics:
         """The chapter's prose metrics (blacklist, names excluded from repeats, length target), computed once."""
         found = self._metrics.get(chapter.number)

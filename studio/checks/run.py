@@ -75,7 +75,9 @@ def run_checks(
     findings.sort(key=lambda f: (f.chapter or 0, f.paragraph or 0, f.offset or 0, f.kind))
     stats = {
         "chapters": len(ctx.chapters),
-        "chars": sum(word_count(c.text) for c in ctx.chapters),
+        "chars": sum(
+            ctx.metrics(c).chars if c.number in ctx.measured else word_count(c.text) for c in ctx.chapters
+        ),
         "findings": len(findings),
         "by_kind": dict(sorted(Counter(f.kind for f in findings).items())),
         "waived": waived,
