@@ -11,7 +11,7 @@ and is not in `ctx.chapters`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -21,6 +21,7 @@ from studio.checks.metrics import ProseMetrics, prose_metrics
 from studio.checks.names import NameRegistry
 from studio.checks.paragraphs import Paragraphs
 from studio.i18n import DEFAULT_LANG, Lang
+from studio.models.evaluation import Evaluation
 from studio.models.findings import Finding, Severity
 
 CONTEXT_CHARS = 8
@@ -85,6 +86,7 @@ class CheckContext:
     max_chars: int | None = None
     lang: Lang = DEFAULT_LANG
     reference: Sequence[ChapterText] = ()
+    evaluations: Mapping[int, Evaluation] = field(default_factory=dict)  # the judge's, by chapter
     _metrics: dict[int, ProseMetrics] = field(default_factory=dict, repr=False)
 
     @property
@@ -116,6 +118,7 @@ class Check(Protocol):
 
 def default_checks() -> list[Check]:
     """The checks `novel-studio check` runs, cheap ones first."""
+    from studio.checks.evidence import JudgeQuoteCheck
     from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
     from studio.checks.punctuation import PunctuationCheck
@@ -127,6 +130,7 @@ def default_checks() -> list[Check]:
         BlacklistCheck(),
         StructuralTicCheck(),
         NameVariantCheck(),
+        JudgeQuoteCheck(),
         NewNameCheck(),
     ]
 

@@ -75,6 +75,7 @@ KIND_LABELS: Catalog = {
     "chapter_length": ("章节字数", "chapter length"),
     "empty_chapter": ("空章节", "empty chapter"),
     "unreadable": ("无法读取", "unreadable"),
+    "judge_quote_missing": ("评审引文不存在", "judge quote not found"),
     "check_failed": ("检查出错", "check failed"),
 }
 
@@ -100,6 +101,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--to", dest="last", metavar="M", type=_chapter_number, help=tr(MESSAGES, "opt_to", lang)
     )
+    parser.add_argument("--quick", action="store_true", help=tr(MESSAGES, "opt_quick", lang))
     parser.add_argument(
         "--fail-on", choices=SEVERITIES, metavar="SEVERITY", help=tr(MESSAGES, "opt_fail_on", lang)
     )
