@@ -12,6 +12,12 @@ from studio.models.check_allow import CheckAllowList
 from studio.models.findings import ChecksReport
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The new-name and jieba caches go to this test's folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
 def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
@@ -91,3 +97,20 @@ def test_a_range_is_judged_against_the_whole_book(sample: Path, capsys: pytest.C
         1,
         0,
     )
+
+
+def test_quick_skips_the_new_names_and_judge_quotes_are_checked(
+    sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    eval_path = sample / "evaluations" / "chapter-001-eval.json"
+    data = json.loads(eval_path.read_text(encoding="utf-8"))
+    data["scores"]["pacing"]["evidence"] = "沈照拔出长剑，一剑斩落了天上的月亮。"  # invented
+    eval_path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    assert main(["check", "--project", str(sample), "--json", "--quick"]) == 0
+    report = ChecksReport.parse_data(json.loads(capsys.readouterr().out))
+    kinds = [f.kind for f in report.findings]
+    assert "new_name" not in kinds
+    missing = [f for f in report.findings if f.kind == "judge_quote_missing"]
+    assert [(f.chapter, f.text) for f in missing] == [(1, "沈照拔出长剑，一剑斩落了天上的月亮。")]
+    assert main(["check", "--project", str(sample), "--json"]) == 0
+    assert "new_name" in {f["kind"] for f in json.loads(capsys.readouterr().out)["findings"]}

@@ -119,3 +119,24 @@ def test_repeated_phrases_skip_names() -> None:
     text = "林枫拔出长剑。" * 3 + "他慢慢走过去。" * 3
     phrases = dict(repeated_phrases(text, exclude=["林枫"]))
     assert "他慢慢走过" in phrases and not any("林枫" in p for p in phrases)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1. 列表项",
+        "> 引用",
+        "**粗体**",
+        "\u200b",
+        "---",
+        "***",
+        "<br>",
+        "[链接](http://x)",
+        "![图](x.png)",
+        "正文",
+        "3.14 米",
+    ],
+)
+def test_a_line_is_a_paragraph_exactly_when_it_has_body_text(line: str) -> None:
+    text = f"# 第1章\n\n{line}\n"
+    assert (len(Paragraphs(text)) == 1) == (word_count(text) > 0)

@@ -6,6 +6,9 @@ Domain code only: nothing here imports Textual or `pipeline`. The modules:
 - `matcher`: the one dictionary matcher (Aho-Corasick phrases + regex shapes, longest match wins).
 - `metrics`: the one definition of each prose metric (de-AI layer 4).
 - `names`: the name registry (characters, their aliases, the project names file) into one matcher.
-- `findings` / `allow`: what a check reports and how the author waives it.
-- `registry` + the check modules (`variants`, `punctuation`, `prose`): the checks `novel-studio check` runs.
+- `studio.models.findings` / `studio.models.check_allow`: what a check reports and how the author waives it.
+- `chinese`: homophones, look-alike characters, jieba's dictionary.
+- `quotes`: looking up a quoted passage (the judge's evidence) in a chapter.
+- `registry`, `run` + the check modules (`variants`, `newnames`, `punctuation`, `prose`, `evidence`): the checks
+  `novel-studio check` runs.
 """

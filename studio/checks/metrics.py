@@ -127,11 +127,13 @@ def repeated_phrases(text: str, exclude: Iterable[str] = ()) -> list[tuple[str, 
     `exclude` (the registered names) are not counted."""
     counts: Counter[str] = Counter()
     for run in _HAN_RUN.findall(text):
-        counts.update(run[i : i + PHRASE_LEN] for i in range(len(run) - PHRASE_LEN + 1))
+        counts.update([run[i : i + PHRASE_LEN] for i in range(len(run) - PHRASE_LEN + 1)])
     excluded = [e for e in exclude if e]
     frequent = [(g, n) for g, n in counts.items() if n >= PHRASE_MIN]
     # one character repeated (哈哈哈哈哈) is not a phrase; a registered name is not a tic
-    out = [(g, n) for g, n in frequent if len(set(g)) > 1 and not any(e in g for e in excluded)]
+    out = [(g, n) for g, n in frequent if len(set(g)) > 1]
+    if excluded and out:
+        out = [(g, n) for g, n in out if not any(e in g for e in excluded)]
     out.sort(key=lambda item: (-item[1], item[0]))
     return out
 

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from studio.wordcount import word_count
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+# A line of plain prose (no Markdown markup character at all, not a list item): body text for sure, so the
+# 字数 rule need not run on it. Most lines of a web novel are like this.
+_PLAIN = re.compile(r"(?![0-9])[^#*_`\[\]<>~=\\!|+\-\u200b\u200c\u200d\u2060\ufeff]*$")
 
 
 @dataclass(frozen=True)
@@ -91,9 +94,12 @@ def _split(text: str) -> Iterator[Paragraph]:
         if stripped.startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        visible = _without_comments(body, line_start, comments)
-        if not in_fence and word_count(visible) == 0:
+        if not stripped:
             continue
+        if not in_fence and not (not comments and _PLAIN.match(stripped)):
+            # a line that may hold markup: ask the 字数 rule whether any body text is left
+            if word_count(_without_comments(body, line_start, comments)) == 0:
+                continue
         lead = len(body) - len(body.lstrip())
         start = line_start + lead
         end = line_start + len(body.rstrip())

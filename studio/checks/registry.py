@@ -1,7 +1,7 @@
 """The check registry: what every check receives, how it reports, and the list `novel-studio check` runs.
 
 A check is any object with a `kind` (the `Finding.kind` it reports, or a family name) and
-`run(ctx: CheckContext) -> Iterable[Finding]`. It sees every chapter in scope at once (`ctx.chapters`), so
+`run(ctx: CheckContext) -> Iterable[Finding]`; `expensive = True` marks one that `--quick` skips. It sees every chapter in scope at once (`ctx.chapters`), so
 book-wide checks (name variants count a name over the whole scope) and per-chapter ones share one shape;
 later checks (continuity, leaks, foreshadowing, style drift, structure) add an entry to `default_checks()`.
 
@@ -11,7 +11,7 @@ and is not in `ctx.chapters`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -21,6 +21,7 @@ from studio.checks.metrics import ProseMetrics, prose_metrics
 from studio.checks.names import NameRegistry
 from studio.checks.paragraphs import Paragraphs
 from studio.i18n import DEFAULT_LANG, Lang
+from studio.models.evaluation import Evaluation
 from studio.models.findings import Finding, Severity
 
 CONTEXT_CHARS = 8
@@ -85,7 +86,13 @@ class CheckContext:
     max_chars: int | None = None
     lang: Lang = DEFAULT_LANG
     reference: Sequence[ChapterText] = ()
+    evaluations: Mapping[int, Evaluation] = field(default_factory=dict)  # the judge's, by chapter
     _metrics: dict[int, ProseMetrics] = field(default_factory=dict, repr=False)
+
+    @property
+    def measured(self) -> frozenset[int]:
+        """Chapters whose metrics are computed already."""
+        return frozenset(self._metrics)
 
     def metrics(self, chapter: ChapterText) -> ProseMetrics:
         """The chapter's prose metrics (blacklist, names excluded from repeats, length target), computed once."""
@@ -111,8 +118,23 @@ class Check(Protocol):
 
 def default_checks() -> list[Check]:
     """The checks `novel-studio check` runs, cheap ones first."""
+    from studio.checks.evidence import JudgeQuoteCheck
+    from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
     from studio.checks.punctuation import PunctuationCheck
     from studio.checks.variants import NameVariantCheck
 
-    return [LengthCheck(), PunctuationCheck(), BlacklistCheck(), StructuralTicCheck(), NameVariantCheck()]
+    return [
+        LengthCheck(),
+        PunctuationCheck(),
+        BlacklistCheck(),
+        StructuralTicCheck(),
+        NameVariantCheck(),
+        JudgeQuoteCheck(),
+        NewNameCheck(),
+    ]
+
+
+def is_expensive(check: Check) -> bool:
+    """Checks that segment text (new names) are slow on a first whole-book run; `--quick` skips them."""
+    return bool(getattr(check, "expensive", False))

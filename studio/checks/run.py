@@ -22,6 +22,7 @@ from studio.errors import FormatError
 from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
 from studio.models.check_allow import CheckAllowList
+from studio.models.evaluation import Evaluation
 from studio.models.findings import ChecksReport, Finding
 from studio.models.names import NamesFile
 from studio.paths import ProjectPaths
@@ -75,7 +76,9 @@ def run_checks(
     findings.sort(key=lambda f: (f.chapter or 0, f.paragraph or 0, f.offset or 0, f.kind))
     stats = {
         "chapters": len(ctx.chapters),
-        "chars": sum(word_count(c.text) for c in ctx.chapters),
+        "chars": sum(
+            ctx.metrics(c).chars if c.number in ctx.measured else word_count(c.text) for c in ctx.chapters
+        ),
         "findings": len(findings),
         "by_kind": dict(sorted(Counter(f.kind for f in findings).items())),
         "waived": waived,
@@ -122,8 +125,22 @@ def project_context(
         max_chars=max_chars,
         lang=lang,
         reference=others,
+        evaluations=_evaluations(project, [c.number for c in chapters]),
     )
     return ctx, unreadable
+
+
+def _evaluations(project: Project, chapters: Sequence[int]) -> dict[int, Evaluation]:
+    """The judge's evaluations of `chapters`; a broken one is left out (`status` and the studio report it)."""
+    out: dict[int, Evaluation] = {}
+    for n in chapters:
+        try:
+            evaluation = project.evaluation(n)
+        except (FormatError, OSError):
+            continue
+        if evaluation is not None:
+            out[n] = evaluation
+    return out
 
 
 def split_by_chapter(report: ChecksReport) -> dict[int, ChecksReport]:

@@ -14,10 +14,10 @@ A variant hit in the text is reported only when all of these hold (precision mat
    dictionary (小鱼, 枫林) counts only where it stands as a person's name: right before a speech or action word
    (`NAME_FOLLOWERS`: 道, 说, 笑, 沉默, ...), as a vocative (“枫林，...), or between a left and a right
    character that the name itself was seen between in the checked chapters — "大片枫林，" is not a typo;
-3. it is much rarer than the name over the checked chapters and the reference ones (the rest of the book): name count >= `MIN_NAME_COUNT`, variant count *
-   `RARITY` <= name count and variant count <= `typo_cap(name count)` (`MAX_TYPO_COUNT`, or one in
-   `TYPO_SHARE` uses of the name in a long book). A frequent "variant" (an unregistered minor character
-   called 林凤) is a new name, not a typo.
+3. it is much rarer than the name, counted over the checked chapters and the reference ones (the rest of the
+   book): name count >= `MIN_NAME_COUNT`, variant count * `RARITY` <= name count, and variant count <=
+   `typo_cap(name count)` (`MAX_TYPO_COUNT`, or one in `TYPO_SHARE` uses of the name in a long book). A
+   frequent "variant" (an unregistered minor character called 林凤) is a new name, not a typo.
 
 Swaps that give an address form (陈老 -> 老陈, 小X, 阿X) are not variants.
 

@@ -1,4 +1,4 @@
-"""`novel-studio check [--from N] [--to M] [--json] [--fail-on SEVERITY]`: the checks that cost no tokens.
+"""`novel-studio check [--from N] [--to M] [--json] [--quick] [--fail-on SEVERITY]`: the checks that cost no tokens.
 
 Read-only (no lock: it may run beside a run; nothing in the project is written). Exit 0 when it ran, whatever it
 found; with `--fail-on SEVERITY`, exit 1 when a finding of that severity or higher remains after the allow
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from studio.checks.registry import default_checks, is_expensive
 from studio.checks.run import project_context, run_checks
 from studio.cli.common import ExitCode, add_common_arguments, help_lang, require_project, resolve_lang
 from studio.config import load_settings
@@ -29,6 +30,10 @@ MESSAGES: Catalog = {
     "opt_fail_on": (
         "有该级别或更高级别的问题时以状态 1 退出（info/low/medium/high）",
         "exit with status 1 when a finding of this severity or higher remains (info/low/medium/high)",
+    ),
+    "opt_quick": (
+        "跳过较慢的检查（新人名识别需要分词，首次全书运行较慢，之后有缓存）",
+        "skip the slow checks (new names need segmentation: slow on a first whole-book run, cached after)",
     ),
     "bad_range": ("--from {first} 大于 --to {last}", "--from {first} is after --to {last}"),
     "bad_chapter": ("章节号必须是正整数：{value}", "a chapter number must be a positive integer: {value}"),
@@ -61,6 +66,7 @@ MESSAGES: Catalog = {
 
 KIND_LABELS: Catalog = {
     "name_variant": ("人名疑似笔误", "name typo"),
+    "new_name": ("未登记的名字", "unregistered name"),
     "punctuation": ("标点", "punctuation"),
     "blacklist": ("AI 腔黑名单", "blacklisted phrase"),
     "blacklist_density": ("限用词过密", "limited phrases too dense"),
@@ -69,6 +75,7 @@ KIND_LABELS: Catalog = {
     "chapter_length": ("章节字数", "chapter length"),
     "empty_chapter": ("空章节", "empty chapter"),
     "unreadable": ("无法读取", "unreadable"),
+    "judge_quote_missing": ("评审引文不存在", "judge quote not found"),
     "check_failed": ("检查出错", "check failed"),
 }
 
@@ -94,6 +101,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--to", dest="last", metavar="M", type=_chapter_number, help=tr(MESSAGES, "opt_to", lang)
     )
+    parser.add_argument("--quick", action="store_true", help=tr(MESSAGES, "opt_quick", lang))
     parser.add_argument(
         "--fail-on", choices=SEVERITIES, metavar="SEVERITY", help=tr(MESSAGES, "opt_fail_on", lang)
     )
@@ -167,7 +175,10 @@ def run(args: argparse.Namespace) -> int:
         lang=lang,
     )
     allow = CheckAllowList.load_or_default(project.paths.check_allow)
-    report = run_checks(ctx, allow=allow, extra=unreadable)
+    checks = default_checks()
+    if getattr(args, "quick", False):
+        checks = [c for c in checks if not is_expensive(c)]
+    report = run_checks(ctx, checks=checks, allow=allow, extra=unreadable)
     if getattr(args, "json", False):
         print(json.dumps(report.to_data(), ensure_ascii=False, indent=2))
     else:
