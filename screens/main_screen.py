@@ -82,7 +82,7 @@ from studio.views.state_diff import state_diff_for_chapter
 from studio.wordcount import word_count
 from widgets import compat
 from widgets.chapter_view import ChapterView
-from widgets.instant_keys import StudioFooter
+from widgets.instant_keys import JK_BINDINGS, StudioFooter
 from widgets.outline_tree import OutlineTree
 from widgets.scores_view import ScoresView
 from widgets.state_diff_view import StateDiffView
@@ -150,6 +150,7 @@ MESSAGES: Catalog = {
     "k_help": ("帮助", "Help"),
     "k_quit": ("退出", "Quit"),
     "k_palette": ("命令面板", "Command palette"),
+    "k_move": ("在大纲、正文和各窗格里下移 / 上移", "Move down / up in the outline, the text and the panes"),
     "k_review": ("审阅润色", "Review refine edits"),
     "k_undo": ("撤销上一章", "Undo last chapter"),
     "k_edit": ("用编辑器打开", "Open in $EDITOR"),
@@ -270,6 +271,9 @@ class MainScreen(Screen[None]):
             for binding_id, desc in self.DESCRIPTION_KEYS.items()
             if binding_id in by_id
         ]
+        remapped = compat.keymap(self.app)
+        move = [remapped.get(b.id, b.key) for b in JK_BINDINGS if isinstance(b, Binding) and b.id]
+        rows.append((",".join(move), tr(MESSAGES, "k_move", self.lang)))
         rows.append(("ctrl+p", tr(MESSAGES, "k_palette", self.lang)))
         return rows
 

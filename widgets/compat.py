@@ -34,6 +34,11 @@ def rewrite_bindings(node: DOMNode, rewrite: Callable[[Binding], Binding]) -> No
         table[key] = [rewrite(b) for b in bindings]
 
 
+def keymap(app: App[Any]) -> dict[str, str]:
+    """`App._keymap`: binding id -> keys, as set by `App.set_keymap` (normalised)."""
+    return dict(app._keymap)
+
+
 def clear_tree_line_cache(tree: Tree[Any]) -> None:
     """`Tree._clear_line_cache`: drop the rendered lines (they re-render on the next paint) without
     `Tree._invalidate`'s rebuild of every line and layout."""
@@ -59,6 +64,7 @@ def notifications(app: App[Any]) -> list[Notification]:
 
 
 __all__ = [
+    "keymap",
     "clear_tree_line_cache",
     "key_bindings",
     "normalize_keys",

@@ -41,6 +41,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.models.settings import Settings
 from studio.project import Project
 from studio.tui.keymap import apply_keymap, binding_defaults
+from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
     "error_title": ("无法打开项目", "Cannot open the project"),
@@ -264,7 +265,7 @@ class NovelStudioApp(App[None]):
 
     def apply_keymap(self) -> None:
         keymap = self.settings.ui.keymap if self.settings is not None else {}
-        defaults = binding_defaults((MainScreen.BINDINGS, self.BINDINGS))
+        defaults = binding_defaults((MainScreen.BINDINGS, self.BINDINGS, JK_BINDINGS))
         apply_keymap(self, keymap, defaults, self.lang)
 
     # ------------------------------------------------------------------ start
