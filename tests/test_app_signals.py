@@ -127,6 +127,10 @@ def test_server_exit_interrupts_sessions_first(monkeypatch: pytest.MonkeyPatch) 
         def request_exit(self) -> None:
             calls.append("exit")
 
-    monkeypatch.setattr(serve_cmd, "interrupt_sessions", lambda pid=None: calls.append("sessions") or [])
+    def interrupt_sessions(pid: int | None = None) -> list[int]:
+        calls.append("sessions")
+        return []
+
+    monkeypatch.setattr(serve_cmd, "interrupt_sessions", interrupt_sessions)
     serve_cmd.interrupting(Base)().request_exit()
     assert calls == ["sessions", "exit"]
