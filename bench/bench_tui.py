@@ -11,7 +11,8 @@ Prints figures only (no asserts):
     160x48) until its output holds both pane titles (大纲, 正文), with its peak RSS then (VmHWM).
 (b) key-press latency while a chapter streams at `--rate` text deltas per second (the offline replies,
     delivered on absolute deadlines): `c` starts the run; during the draft the keys `2`, `pageup`, `pagedown`,
-    `1`, `k`, `j` (the outline's previous / next chapter), `?`, `escape` (help closed) are pressed in turn, each sent as `pilot.press` sends it (a Key event through
+    `1`, `up`, `down` (the outline's previous / next chapter; `k`/`j` do the same), `?`, `escape` (help closed)
+    are pressed in turn, each sent as `pilot.press` sends it (a Key event through
     the driver) and timed from then to the first frame in which its effect shows (focus moved, help on the
     screen stack, chapter scrolled, another chapter shown); median and p95, and p95 per kind of key (pane
     switching, chapter selection, scrolling, help), against the same keys with nothing running. Also how often `ChapterView` flushed its buffered deltas
@@ -58,10 +59,10 @@ from studio.tui.app import NovelStudioApp  # noqa: E402
 Out = Callable[[str], None]
 SIZE = (160, 48)
 PANE_TITLES = ("大纲", "正文")
-KEY_CYCLE = ("2", "pageup", "pagedown", "1", "k", "j", "question_mark", "escape")
+KEY_CYCLE = ("2", "pageup", "pagedown", "1", "up", "down", "question_mark", "escape")
 KEY_KINDS: dict[str, str] = {
     "1": "pane switching", "2": "pane switching",
-    "k": "chapter selection", "j": "chapter selection",
+    "up": "chapter selection", "down": "chapter selection",
     "pageup": "scrolling", "pagedown": "scrolling",
     "question_mark": "help open/close", "escape": "help open/close",
 }
@@ -345,7 +346,7 @@ def key_effect(app: NovelStudioApp, screen: MainScreen, key: str) -> Callable[[]
         return lambda: isinstance(app.screen, HelpScreen)
     if key == "escape":
         return lambda: app.screen is screen
-    if key in ("j", "k"):
+    if key in ("up", "down"):
         before_selected = screen.selected
         return lambda: screen.selected is not None and screen.selected != before_selected
     before = area.scroll_y
@@ -357,7 +358,7 @@ def key_effect(app: NovelStudioApp, screen: MainScreen, key: str) -> Callable[[]
 
 
 KEY_CHARS: dict[str, str | None] = {"1": "1", "2": "2", "question_mark": "?", "escape": None,
-                                    "pageup": None, "pagedown": None, "j": "j", "k": "k"}
+                                    "pageup": None, "pagedown": None, "up": None, "down": None}
 
 
 def send_key(app: NovelStudioApp, key: str) -> None:

@@ -28,7 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container, Vertical
 from textual.events import Resize
 from textual.notifications import Notification
-from textual.reactive import var
+from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tab, Tabs
@@ -60,7 +60,6 @@ from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.status import build_status
-from studio.tui import compat
 from studio.tui.editor import edit_chapter
 from studio.tui.host import RunRequest, Severity, StudioServices
 from studio.tui.marks import ChapterMarks, read_review_marks
@@ -81,8 +80,9 @@ from studio.views.outline_rows import build_outline_rows, find_chapter
 from studio.views.scores import scores_for_chapter
 from studio.views.state_diff import state_diff_for_chapter
 from studio.wordcount import word_count
+from widgets import compat
 from widgets.chapter_view import ChapterView
-from widgets.instant_keys import StudioFooter
+from widgets.instant_keys import JK_BINDINGS, StudioFooter
 from widgets.outline_tree import OutlineTree
 from widgets.scores_view import ScoresView
 from widgets.state_diff_view import StateDiffView
@@ -150,6 +150,7 @@ MESSAGES: Catalog = {
     "k_help": ("帮助", "Help"),
     "k_quit": ("退出", "Quit"),
     "k_palette": ("命令面板", "Command palette"),
+    "k_move": ("在大纲、正文和各窗格里下移 / 上移", "Move down / up in the outline, the text and the panes"),
     "k_review": ("审阅润色", "Review refine edits"),
     "k_undo": ("撤销上一章", "Undo last chapter"),
     "k_edit": ("用编辑器打开", "Open in $EDITOR"),
@@ -226,6 +227,9 @@ class MainScreen(Screen[None]):
         "quit": "k_quit",
     }
 
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    """As `Screen.focused`, without repainting the whole screen on every focus change (a pane switch): the
+    widgets whose focus styles change repaint themselves."""
     selected: var[int | None] = var(None, init=False)
     """The chapter shown in the panes."""
     inflight: var[int | None] = var(None, init=False)
@@ -267,6 +271,9 @@ class MainScreen(Screen[None]):
             for binding_id, desc in self.DESCRIPTION_KEYS.items()
             if binding_id in by_id
         ]
+        remapped = compat.keymap(self.app)
+        move = [remapped.get(b.id, b.key) for b in JK_BINDINGS if isinstance(b, Binding) and b.id]
+        rows.append((",".join(move), tr(MESSAGES, "k_move", self.lang)))
         rows.append(("ctrl+p", tr(MESSAGES, "k_palette", self.lang)))
         return rows
 
@@ -863,6 +870,9 @@ class MainScreen(Screen[None]):
     ) -> None:
         dialog = ConfirmDialog(text, self.lang, title=title, default=True, yes_label=yes_label, no_label=no_label)
         self.app.push_screen(dialog, answered)
+
+    def log_interrupt(self) -> None:
+        log_line(self.project.root, "run interrupted by a signal (SIGINT/SIGTERM); the chapter stays resumable")
 
     def provider_changed(self) -> None:
         """The App switched provider (offline): the runner and the header follow."""

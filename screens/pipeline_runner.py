@@ -37,6 +37,8 @@ from screens.decision_dialog import ask
 from studio.fileio import append_line
 from studio.i18n import Lang
 from studio.models.settings import Settings
+from studio.paths import ProjectPaths
+from studio.tui.discard import backed_up_message, backup_staged, confirm_discard_dialog
 from studio.tui.host import RunRequest
 from studio.tui.messages import PipelineEventPosted, RunEnded, StageRetrying
 
@@ -114,7 +116,19 @@ class PipelineRunner(Widget):
             self._worker.cancel()
 
     async def decide(self, question: Question) -> str:
-        return await ask(self.app, question, self.lang)
+        """Ask the author. Discarding an interrupted chapter's staged work is asked once more (default keep)
+        and backed up first (`studio.tui.discard`); "keep" asks the question again."""
+        while True:
+            answer = await ask(self.app, question, self.lang)
+            n = question.chapter
+            if question.kind is not QuestionKind.INTERRUPTED or answer != "discard" or n is None:
+                return answer
+            if await self.app.push_screen_wait(confirm_discard_dialog(n, self.lang)):
+                backup = backup_staged(ProjectPaths(self.project_root), n)
+                log_line(self.project_root, f"discard of chapter {n} confirmed; backup: {backup}")
+                if backup is not None:
+                    self.notify(backed_up_message(n, backup, self.lang), timeout=15, markup=False)
+                return answer
 
     def _emit(self, event: Event) -> None:
         self.post_message(PipelineEventPosted(event))

@@ -239,7 +239,8 @@ async def test_edit_through_the_seam_refreshes_and_offers_rebuild(
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert seen == [["myeditor", "--wait", str(sample / "chapters" / "chapter-002.md")]]
         assert "沈照在门口多站了一会儿" in screen.chapter_view.text
-        assert "第2章被手动修改" in app.screen.message
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog) and "第2章被手动修改" in dialog.message
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         await app.workers.wait_for_complete()

@@ -88,3 +88,19 @@ async def test_j_and_k_scroll_the_scores_pane(sample: Path) -> None:
         assert pane.scroll_y == 1
         await pilot.press("k")
         assert pane.scroll_y == 0
+
+
+async def test_j_and_k_can_be_remapped_and_help_says_so(sample: Path) -> None:
+    app = make_app(sample)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        app.set_keymap({"move_down": "w", "move_up": "b"})
+        await pilot.press("1")
+        await pilot.pause()
+        start = screen.outline.cursor_line
+        await pilot.press("b")
+        await pilot.pause()
+        assert screen.outline.cursor_line == start - 1
+        rows = dict(screen.binding_rows())
+        assert any("w" in key.split(",") and "b" in key.split(",") for key in rows)

@@ -13,7 +13,7 @@ import pytest
 from pipeline.providers.offline import OfflineProvider
 from screens.decision_dialog import DecisionDialog
 from screens.main_screen import MainScreen
-from screens.prompt_dialogs import GotoDialog
+from screens.prompt_dialogs import ConfirmDialog, GotoDialog
 from screens.welcome_screen import WelcomeScreen
 from studio.paths import ProjectPaths
 from studio.tui.app import NovelStudioApp
@@ -26,6 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 def checkpoint(root: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((root / ".checkpoint.json").read_text(encoding="utf-8"))
     return data
+
+
+def staged_bytes(root: Path, n: int) -> dict[Path, bytes]:
+    """Chapter `n`'s staged files (relative paths) and their bytes."""
+    from studio.tui.discard import staged_files
+
+    return {p.relative_to(root): p.read_bytes() for p in staged_files(ProjectPaths(root), n)}
 
 
 async def interrupt_chapter_3(root: Path) -> None:
@@ -50,12 +57,37 @@ async def test_interrupted_chapter_asked_on_start_and_discarded(sample: Path) ->
         assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
         dialog = app.screen
         assert isinstance(dialog, DecisionDialog) and dialog.question.kind.value == "interrupted"
-        assert [o.key for o in dialog.question.options] == ["resume", "discard", "later"]
-        await pilot.press("2")  # discard
+        assert [o.key for o in dialog.question.options] == ["resume", "later", "discard"]
+        staged = staged_bytes(sample, 3)
+        assert staged, "nothing was staged"
+        await pilot.press("3")  # discard: not one key away, it is asked once more
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
         assert await wait_for(pilot, lambda: checkpoint(sample)["inflight_chapter"] is None)
         assert not paths.staged_chapter(3).exists()
         assert await wait_for(pilot, lambda: "已丢弃第 3 章" in notes(app))
         assert not main_screen(app).running
+    backups = list((sample / ".novel-studio" / "discarded").glob("chapter-003-*"))
+    assert len(backups) == 1, "the discarded work was not backed up"
+    assert {rel: (backups[0] / rel).read_bytes() for rel in staged} == staged
+
+
+async def test_discard_at_start_up_is_asked_again_and_keeps_by_default(sample: Path) -> None:
+    """Regression (issue 11 item 21): discarding staged work was one key away, with no backup."""
+    await interrupt_chapter_3(sample)
+    staged = staged_bytes(sample, 3)
+    assert staged
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
+        await pilot.press("3")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("enter")  # the default is to keep the work
+        assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.pause()
+    assert staged_bytes(sample, 3) == staged
+    assert checkpoint(sample)["inflight_chapter"] == 3
+    assert not (sample / ".novel-studio" / "discarded").exists()
 
 
 async def test_interrupted_chapter_resumed_from_start_dialog(sample: Path) -> None:
@@ -239,7 +271,9 @@ async def test_resume_answer_is_used_by_that_run_only(sample: Path, monkeypatch:
         assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog)), "answered without asking"
         dialog = app.screen
         assert isinstance(dialog, DecisionDialog) and dialog.question.kind is QuestionKind.INTERRUPTED
-        await pilot.press("2")  # discard: the author's own answer this time
+        await pilot.press("2")  # discard: the author's own answer this time (asked once more)
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
         assert await wait_for(pilot, lambda: answers == ["discard"])
 
 

@@ -22,17 +22,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, TextArea
 
 JK_BINDINGS: list[BindingType] = [
-    Binding("j", "cursor_down", "Down", show=False),
-    Binding("k", "cursor_up", "Up", show=False),
+    Binding("j", "cursor_down", "Down", show=False, id="move_down"),
+    Binding("k", "cursor_up", "Up", show=False, id="move_up"),
 ]
+"""`j`/`k` in lists; the ids make them remappable (`[ui.keymap] move_down = "..."`) like the screen's keys."""
 
 
 class InstantScroll:
     """Mixin: the keyboard's scroll actions of a scrolling widget, without animation."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "scroll_down", "Down", show=False),
-        Binding("k", "scroll_up", "Up", show=False),
+        Binding("j", "scroll_down", "Down", show=False, id="move_down"),
+        Binding("k", "scroll_up", "Up", show=False, id="move_up"),
     ]
 
     def action_scroll_up(self) -> None:

@@ -21,6 +21,7 @@ from textual.widgets.tree import TreeNode
 
 from studio.i18n import Catalog, Lang, tr
 from studio.views.outline_rows import ChapterRow, ChapterStatus, VolumeRow
+from widgets import compat
 from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
@@ -168,6 +169,35 @@ class OutlineTree(Tree[NodeData]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = JK_BINDINGS
+
+    STYLE_COMPONENTS: ClassVar[tuple[str, ...]] = (
+        "tree--label", "tree--guides", "tree--guides-hover", "tree--guides-selected", "tree--cursor",
+        "tree--highlight", "tree--highlight-line",
+    )
+
+    def _style_signature(self) -> tuple[object, ...] | None:
+        """What the tree's lines are drawn with (focus is in the line cache's key already); None before the
+        component styles exist (not mounted yet)."""
+        try:
+            components = tuple(self.get_component_rich_style(name, partial=True) for name in self.STYLE_COMPONENTS)
+        except KeyError:
+            return None
+        return (self.rich_style, self.guide_depth, *components)
+
+    def notify_style_update(self) -> None:
+        """Tree rebuilds every line and asks for a layout on any style update, also when focus merely moves
+        between panes: most of a pane switch's time on a long outline. Rebuild only when what the lines are
+        drawn with changed to styles never seen before; otherwise drop the line cache and repaint."""
+        signature = self._style_signature()
+        seen: set[tuple[object, ...]] = self.__dict__.setdefault("_drawn_with", set())
+        if signature is not None and signature in seen:
+            super(Tree, self).notify_style_update()
+            compat.clear_tree_line_cache(self)  # the lines are redrawn with these styles, no layout
+            self.refresh()
+            return
+        if signature is not None and len(seen) < 16:  # focused, unfocused and the steps between
+            seen.add(signature)
+        super().notify_style_update()
 
     def action_page_down(self) -> None:
         """A page down at once (Tree's own animates the scroll)."""

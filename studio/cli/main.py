@@ -119,7 +119,10 @@ def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = Fals
 
     app = NovelStudioApp(root, lang=lang, offline=offline, welcome=welcome)
     app.run()
-    # An unhandled exception ends the app with return_code 1 (Textual printed the traceback): not a success.
+    # SIGINT/SIGTERM: the run was stopped resumably (130). An unhandled exception ends the app with
+    # return_code 1 (Textual printed the traceback): not a success.
+    if app.return_code == int(ExitCode.INTERRUPTED):
+        return int(ExitCode.INTERRUPTED)
     if app.open_error is not None or (app.return_code or 0) != 0:
         return int(ExitCode.ERROR)
     return int(ExitCode.OK)

@@ -4,12 +4,18 @@ textual-serve (the optional extra `serve`: `pip install 'novel-studio[serve]'`) 
 browser tab runs `python -m studio.cli.main --project DIR --lang L [--offline]` in its own process and shows
 it. Without textual-serve the command says how to install it and exits 1. The host defaults to 127.0.0.1, so
 the studio is reachable from this machine only (over SSH: forward the port, `ssh -L 8000:127.0.0.1:8000`).
+
+Stopping (Ctrl+C, SIGTERM): before the server shuts down, every session process (the server's descendants) gets
+SIGINT, so a run in any tab is interrupted as `continue` is by Ctrl+C: the chapter stays resumable and the
+session exits 130 at once, instead of waiting for textual-serve's polite "quit" while it keeps committing.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,6 +76,54 @@ def _load_server() -> Any:
     return Server
 
 
+def descendants(pid: int, proc: Path = Path("/proc")) -> list[int]:
+    """Every descendant process of `pid` (children first), read from /proc; [] where there is no /proc."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = list(proc.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="utf-8", errors="replace")
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+        children.setdefault(ppid, []).append(int(entry.name))
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(0), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def interrupt_sessions(pid: int | None = None) -> list[int]:
+    """Send SIGINT to every session process of this server; returns the pids signalled."""
+    signalled: list[int] = []
+    for child in descendants(os.getpid() if pid is None else pid):
+        try:
+            os.kill(child, signal.SIGINT)
+        except (ProcessLookupError, PermissionError):
+            continue
+        signalled.append(child)
+    return signalled
+
+
+def interrupting(server_cls: Any) -> Any:
+    """`server_cls` whose exit (Ctrl+C, SIGTERM) first interrupts every session (see the module docstring)."""
+
+    class StudioServer(server_cls):
+        def request_exit(self) -> None:
+            interrupt_sessions()
+            super().request_exit()
+
+    return StudioServer
+
+
 def run(args: argparse.Namespace) -> int:
     lang = resolve_lang(args)
     server_cls = _load_server()
@@ -82,6 +136,6 @@ def run(args: argparse.Namespace) -> int:
     host = str(args.host)
     port = int(args.port)
     print(tr(MESSAGES, "serving", lang, host=host, port=port))
-    server = server_cls(command, host=host, port=port, title=tr(MESSAGES, "title", lang, name=root.name))
+    server = interrupting(server_cls)(command, host=host, port=port, title=tr(MESSAGES, "title", lang, name=root.name))
     server.serve()
     return int(ExitCode.OK)

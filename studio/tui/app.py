@@ -14,7 +14,10 @@ provider with `offline=True`, else the Anthropic(-compatible) provider from the 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import signal
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -37,6 +40,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.models.settings import Settings
 from studio.project import Project
 from studio.tui.keymap import apply_keymap, binding_defaults
+from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
     "error_title": ("无法打开项目", "Cannot open the project"),
@@ -247,7 +251,7 @@ class NovelStudioApp(App[None]):
 
     def apply_keymap(self) -> None:
         keymap = self.settings.ui.keymap if self.settings is not None else {}
-        defaults = binding_defaults((MainScreen.BINDINGS, self.BINDINGS))
+        defaults = binding_defaults((MainScreen.BINDINGS, self.BINDINGS, JK_BINDINGS))
         apply_keymap(self, keymap, defaults, self.lang)
 
     # ------------------------------------------------------------------ start
@@ -268,9 +272,39 @@ class NovelStudioApp(App[None]):
         self.title = self.project.name
         return MainScreen(self.project, self, lang=self.lang)
 
+    INTERRUPTED_EXIT = 130
+    """The exit status after SIGINT / SIGTERM (the CLI's "interrupted, progress can be resumed")."""
+
+    def _install_signal_handlers(self) -> None:
+        """SIGINT / SIGTERM (Ctrl+C on `serve`, a `kill`) stop the run as SIGINT stops `continue`: the chapter
+        stays resumable (checkpoint + staging) and the studio exits 130. Not in headless tests."""
+        if self.is_headless:
+            return
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self.interrupt)
+
+    def interrupt(self) -> None:
+        """Stop the running stage (resumable) and exit with status 130."""
+        if self.return_code == self.INTERRUPTED_EXIT:
+            return
+        screen = self.main_screen
+        if screen is not None and screen.is_mounted and screen.running:
+            screen.log_interrupt()
+            screen.runner.stop()
+        self.exit(return_code=self.INTERRUPTED_EXIT)
+
+    def on_unmount(self) -> None:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
     def on_mount(self) -> None:
         from studio.cli.common import looks_like_project
 
+        self._install_signal_handlers()
         if self.welcome and not looks_like_project(self.project_root):
             self.push_screen(WelcomeScreen(self.project_root, self.lang), self._welcomed)
             return

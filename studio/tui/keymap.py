@@ -21,7 +21,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from studio.i18n import Catalog, Lang, tr
-from studio.tui.compat import normalize_keys
+from widgets.compat import normalize_keys
 
 MESSAGES: Catalog = {
     "unknown": (

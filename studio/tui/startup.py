@@ -9,8 +9,8 @@ of `studio.tui.host`, never the concrete App or screen), in this order:
 2. the API key: not offline and the key's environment variable unset -> MISSING_KEY (how to set it, or continue
    offline: the app switches to the offline provider and the header says so). An AuthError / MissingApiKeyError
    during a run asks the same question (`ask_key_problem`).
-3. recovery (`decide_recovery`): an interrupted chapter -> INTERRUPTED (resume now / discard the staged work /
-   later); a pause waiting for the author (pending actions) -> shown, with "answer now" (starts the run, which
+3. recovery (`decide_recovery`): an interrupted chapter -> INTERRUPTED (resume now / later / discard the staged
+   work: asked once more, default keep, and backed up first by `studio.tui.discard`); a pause waiting for the author (pending actions) -> shown, with "answer now" (starts the run, which
    asks it again) / later.
 
 Resume starts the run with the orchestrator's own INTERRUPTED question answered "resume" as data
@@ -34,6 +34,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.lock import LockState, LockStatus, ProjectLock
 from studio.paths import ProjectPaths
 from studio.recovery import RecoveryKind, decide_recovery
+from studio.tui.discard import backed_up_message, backup_staged, confirm_discard_dialog
 from studio.tui.host import RunRequest, StudioHost
 
 MESSAGES: Catalog = {
@@ -182,6 +183,7 @@ async def discard_staged(host: StudioHost, chapter: int, described: str) -> bool
         host.notify(tr(MESSAGES, "discard_failed", host.lang, message=exc), severity="error", timeout=10)
         return False
     try:
+        backup = backup_staged(paths, chapter)
         orchestrator = Orchestrator(
             root,
             services.make_agents(),
@@ -200,8 +202,10 @@ async def discard_staged(host: StudioHost, chapter: int, described: str) -> bool
         return False
     finally:
         lock.release()
-    log_line(root, f"startup: discarded the staged work of chapter {chapter}")
+    log_line(root, f"startup: discarded the staged work of chapter {chapter} (backup: {backup})")
     host.notify(tr(MESSAGES, "discarded", host.lang, chapter=chapter))
+    if backup is not None:
+        host.notify(backed_up_message(chapter, backup, host.lang), timeout=15, markup=False)
     return True
 
 
@@ -236,7 +240,7 @@ async def _check_recovery(host: StudioHost) -> None:
         QuestionKind.INTERRUPTED,
         rec.chapter,
         "q_interrupted",
-        [("resume", "o_resume"), ("discard", "o_discard"), ("later", "o_later")],
+        [("resume", "o_resume"), ("later", "o_later"), ("discard", "o_discard")],
         "resume",
         facts=[described],
         escape="later",
@@ -247,7 +251,7 @@ async def _check_recovery(host: StudioHost) -> None:
         return
     if answer == "resume":
         host.start_run(RunRequest(1, preanswered={QuestionKind.INTERRUPTED: "resume"}))
-    elif answer == "discard":
+    elif answer == "discard" and await host.show_modal(confirm_discard_dialog(rec.chapter, lang)):
         if await discard_staged(host, rec.chapter, described):
             host.reload()
             if host.selected is not None:

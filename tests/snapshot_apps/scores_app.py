@@ -11,7 +11,7 @@ from studio.views.scores import build_scores, chapter_scores
 from widgets.scores_view import ScoresView
 
 
-def scores_model():  # type: ignore[no-untyped-def]
+def scores_model():
     project = sample_project()
     evaluation = Evaluation.load(project.paths.evaluation(2))
     evaluation.contract_verification.l2_checks.append(

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.keys import _normalize_key_list
 from textual.notifications import Notification, Notify
+from textual.widgets import Tree
 
 
 def normalize_keys(keys: str) -> str:
@@ -31,6 +32,17 @@ def rewrite_bindings(node: DOMNode, rewrite: Callable[[Binding], Binding]) -> No
     table = node._bindings.key_to_bindings
     for key, bindings in table.items():
         table[key] = [rewrite(b) for b in bindings]
+
+
+def keymap(app: App[Any]) -> dict[str, str]:
+    """`App._keymap`: binding id -> keys, as set by `App.set_keymap` (normalised)."""
+    return dict(app._keymap)
+
+
+def clear_tree_line_cache(tree: Tree[Any]) -> None:
+    """`Tree._clear_line_cache`: drop the rendered lines (they re-render on the next paint) without
+    `Tree._invalidate`'s rebuild of every line and layout."""
+    tree._clear_line_cache()
 
 
 def post_notification(app: App[Any], notification: Notification) -> None:
@@ -52,6 +64,8 @@ def notifications(app: App[Any]) -> list[Notification]:
 
 
 __all__ = [
+    "keymap",
+    "clear_tree_line_cache",
     "key_bindings",
     "normalize_keys",
     "notifications",

@@ -1,0 +1,136 @@
+"""Stop means stop (issue 11 item 22): SIGINT / SIGTERM to the studio interrupt a run as Ctrl+C interrupts
+`continue` (checkpoint kept, exit 130), and `serve` passes its Ctrl+C on to every session process.
+
+The studio runs for real on a pseudo-terminal (`python -m studio.cli.main --offline`); a `sitecustomize` on its
+PYTHONPATH slows the offline provider's deltas so the signal lands while the chapter is being drafted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from studio.cli import serve_cmd
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SLOW_OFFLINE = """
+import pipeline.providers.offline as offline
+_init = offline.OfflineProvider.__init__
+def __init__(self, delay_s=0.2, chunk_chars=20):
+    _init(self, delay_s=0.2, chunk_chars=chunk_chars)
+offline.OfflineProvider.__init__ = __init__
+"""
+
+
+def checkpoint(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / ".checkpoint.json").read_text(encoding="utf-8"))
+    return data
+
+
+def _drain(master: int, seconds: float) -> bytes:
+    out = b""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                out += os.read(master, 65536)
+            except OSError:
+                break
+    return out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_interrupts_the_run_and_exits_130(sample: Path, tmp_path: Path, sig: signal.Signals) -> None:
+    import fcntl
+    import struct
+    import termios
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SLOW_OFFLINE, encoding="utf-8")
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "studio.cli.main", "--project", str(sample), "--offline"],
+        stdin=slave, stdout=slave, stderr=slave, env=env, cwd=str(ROOT), start_new_session=True, close_fds=True,
+    )
+    os.close(slave)
+    try:
+        screen = b""
+        for _ in range(1200):  # until the main screen is painted
+            screen += _drain(master, 0.05)
+            if "大纲".encode() in screen or proc.poll() is not None:
+                break
+        assert proc.poll() is None, screen.decode("utf-8", "replace")[-2000:]
+        os.write(master, b"c")
+        partial = sample / "staging" / "chapters"
+        for _ in range(1200):  # until the draft streams
+            _drain(master, 0.05)
+            if any(partial.glob("chapter-003*")):
+                break
+        assert checkpoint(sample).get("inflight_chapter") == 3
+        proc.send_signal(sig)
+        for _ in range(600):
+            _drain(master, 0.05)
+            if proc.poll() is not None:
+                break
+        assert proc.poll() == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    cp = checkpoint(sample)
+    assert cp["inflight_chapter"] == 3 and cp["last_completed_chapter"] == 2  # resumable, not committed
+    log = (sample / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
+    assert "interrupted by a signal" in log
+
+
+def test_descendants_and_interrupt_sessions(tmp_path: Path) -> None:
+    """A session is a shell running the studio: both levels are found and interrupted."""
+    script = "import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); print(p.pid, flush=True); p.wait()"
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        found = serve_cmd.descendants(parent.pid)
+        assert found == [child]
+        assert serve_cmd.interrupt_sessions(parent.pid) == [child]
+        parent.wait(timeout=30)  # its wait on the child returns once the child is gone
+        with pytest.raises(ProcessLookupError):
+            for _ in range(200):
+                os.kill(child, 0)
+                time.sleep(0.05)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def test_server_exit_interrupts_sessions_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    class Base:
+        def request_exit(self) -> None:
+            calls.append("exit")
+
+    def interrupt_sessions(pid: int | None = None) -> list[int]:
+        calls.append("sessions")
+        return []
+
+    monkeypatch.setattr(serve_cmd, "interrupt_sessions", interrupt_sessions)
+    serve_cmd.interrupting(Base)().request_exit()
+    assert calls == ["sessions", "exit"]
