@@ -25,7 +25,7 @@ def _run(
 
 
 def test_each_kind_of_typo_is_found_with_its_place_and_suggestion() -> None:
-    cast = {"lin-feng": ("林枫", []), "mu-rongxue": ("慕容雪", [])}
+    cast: dict[str, tuple[str, list[str]]] = {"lin-feng": ("林枫", []), "mu-rongxue": ("慕容雪", [])}
     body = FILLER * 2 + "慕容雪来了。慕容雪笑了。慕容雪走了。\n" * 2
     typos = {"林峰": "homophone", "林讽": "lookalike", "慕雪": "drop", "容慕雪": "swap"}
     for typo in typos:
@@ -38,12 +38,12 @@ def test_each_kind_of_typo_is_found_with_its_place_and_suggestion() -> None:
 
 
 def test_two_real_names_one_character_apart_are_never_typos_of_each_other() -> None:
-    cast = {"lin-feng": ("林枫", []), "lin-feng-2": ("林峰", [])}
+    cast: dict[str, tuple[str, list[str]]] = {"lin-feng": ("林枫", []), "lin-feng-2": ("林峰", [])}
     assert _run([FILLER * 3 + "林峰也来了。\n"], cast) == []
 
 
 def test_ordinary_words_and_common_word_names_are_quiet() -> None:
-    cast = {"lin-feng": ("林枫", []), "xiao-yu": ("小雨", [])}
+    cast: dict[str, tuple[str, list[str]]] = {"lin-feng": ("林枫", []), "xiao-yu": ("小雨", [])}
     text = (
         FILLER * 3
         + "小雨说：“走吧。”小雨笑了。小雨点头。\n"
@@ -53,14 +53,14 @@ def test_ordinary_words_and_common_word_names_are_quiet() -> None:
 
 
 def test_a_frequent_variant_is_a_new_name_not_a_typo() -> None:
-    cast = {"lin-feng": ("林枫", [])}
+    cast: dict[str, tuple[str, list[str]]] = {"lin-feng": ("林枫", [])}
     text = FILLER * 3 + "林讽来了。" * 5 + "\n"
     assert _run([text], cast) == []  # 5 of 15: not "much rarer"
     assert _run([FILLER, "林讽来了。\n"], cast)[0].chapter == 2  # rarity is counted over all chapters
 
 
 def test_one_character_names_are_skipped_and_nothing_breaks_on_empty_input() -> None:
-    cast = {"yu": ("雨", []), "lin-feng": ("林枫", [])}
+    cast: dict[str, tuple[str, list[str]]] = {"yu": ("雨", []), "lin-feng": ("林枫", [])}
     assert _run(["", "\n\n", FILLER], cast) == []
     assert _run([FILLER], {}) == []
 
@@ -82,7 +82,7 @@ def test_bench_corpus_meets_the_goal() -> None:
 
 
 def test_rarity_counts_the_rest_of_the_book_when_a_range_is_checked() -> None:
-    cast = {"lin-feng": ("林枫", [])}
+    cast: dict[str, tuple[str, list[str]]] = {"lin-feng": ("林枫", [])}
     characters = {slug: CharacterFile(display_name=n, aliases=a) for slug, (n, a) in cast.items()}
     registry = NameRegistry.from_sources(characters)
     typo = ChapterText(2, "林讽来了。\n")

@@ -61,18 +61,19 @@ def test_offline_plot_passes_the_checks_on_the_sample(sample: Project) -> None:
 @pytest.mark.parametrize("length", [1, 3, 12, 31])
 def test_offline_plot_is_valid_for_any_line_count_and_length(lines: int, length: int) -> None:
     ids = ["main-arc", "fog-tide", "sea-plan", "old-debt"][:lines]
-    ctx = {
+    names = {"lin-zhao": "林照", "su-wan-qing": "苏晚晴"}
+    ctx: dict[str, object] = {
         "volume": 3,
         "chapter_start": 41,
         "chapter_end": 40 + length,
         "storyline_ids": ids,
         "storyline_povs": {"main-arc": "lin-zhao"},
         "character_ids": ["lin-zhao", "su-wan-qing"],
-        "character_names": {"lin-zhao": "林照", "su-wan-qing": "苏晚晴"},
+        "character_names": names,
         "rule_ids": ["W-001"],
     }
     plan = VolumePlanReply.parse_data(plot_reply(ctx)).to_plan(3, 41, 40 + length)
-    context = PlanContext.build(storylines=ids, characters=ctx["character_names"], world_rules=["W-001"])
+    context = PlanContext.build(storylines=ids, characters=names, world_rules=["W-001"])
     report = validate_plan(plan, context)
     assert report.ok and report.warnings == [], [f.line("en") for f in [*report.errors, *report.warnings]]
     assert plot_reply(ctx) == plot_reply(ctx)  # deterministic

@@ -102,7 +102,7 @@ def test_a_torn_ledger_line_is_counted_not_fatal(root: Path) -> None:
 class BookingAgents(FakeAgents):
     """Fake agents whose draft also pays for a failed side call, as repair rounds do inside a stage."""
 
-    async def write(self, chapter: int, **kwargs: object) -> WriterOutput:  # type: ignore[override]
+    async def write(self, chapter: int, **kwargs: object) -> WriterOutput:
         append_spend(self.paths.spend_ledger, SpendEntry(at="t", stage="repair", chapter=chapter, model="m",
                                                          cost_usd=2.0, ok=False, error="server"))
         return await super().write(chapter, **kwargs)  # type: ignore[arg-type]
@@ -119,7 +119,7 @@ async def test_max_cost_counts_every_booked_call(root: Path) -> None:
 
 
 async def _recommended(question: object) -> str:
-    return question.recommended  # type: ignore[attr-defined,no-any-return]
+    return question.recommended  # type: ignore[attr-defined]
 
 
 def test_estimate_counts_no_more_chapters_than_the_volume_has_left(root: Path) -> None:
