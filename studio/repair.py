@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Literal
 
 from studio.coldstart import Finding, check_cold_start, refusals
-from studio.errors import FormatError, StateVersionMismatch, StudioError
+from studio.errors import FormatError, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
+from studio.ids import chapter_id
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, PipelineStage, save_checkpoint
 from studio.models.state import CurrentState
@@ -201,8 +202,6 @@ def _plan_state(paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEn
 
 
 def _has_staging(paths: ProjectPaths, n: int) -> bool:
-    from studio.ids import chapter_id
-
     cid = chapter_id(n)
     return paths.staging.is_dir() and any(cid in p.name for p in paths.staging.rglob("*") if p.is_file())
 
@@ -283,10 +282,6 @@ def _backup(paths: ProjectPaths, files: list[Path], now: datetime | None) -> Pat
         if src.is_file():
             atomic_write_bytes(dest / src.relative_to(paths.root), src.read_bytes())
     return dest
-
-
-class RepairError(StudioError):
-    pass
 
 
 def apply_repair(paths: ProjectPaths, plan: RepairPlan, *, now: datetime | None = None) -> Path | None:
