@@ -74,9 +74,9 @@ MESSAGES: Catalog = {
         "chapter file(s) {empty} in chapters/ are empty",
     ),
     "chapter_ahead": (
-        "chapters/ 中已有第 {chapter} 章，但检查点只记录到第 {done} 章；继续写作会覆盖它",
-        "chapters/ already holds chapter {chapter} but the checkpoint records only {done} done; "
-        "continuing would overwrite it",
+        "chapters/ 中已有第 {chapters} 章，但检查点只记录到第 {done} 章；继续写作会覆盖第 {chapter} 章",
+        "chapters/ already holds chapter(s) {chapters} but the checkpoint records only {done} done; "
+        "continuing would overwrite chapter {chapter}",
     ),
     "inflight_absurd": (
         "检查点称第 {inflight} 章正在进行，但已完成的是第 {done} 章（下一章应为第 {next} 章）",
@@ -100,9 +100,9 @@ MESSAGES: Catalog = {
         "really done",
     ),
     "way_out_chapter_ahead": (
-        "若该章是手写的，把 .checkpoint.json 的 last_completed_chapter 改为 {chapter}；否则移走该文件",
-        "if you wrote that chapter yourself, set last_completed_chapter in .checkpoint.json to {chapter}; "
-        "otherwise move the file away",
+        "若这些章节是手写或从其他工具带来的，把 .checkpoint.json 的 last_completed_chapter 改为 {last}；否则移走这些文件",
+        "if you wrote these chapters yourself or brought them from another tool, set last_completed_chapter in "
+        ".checkpoint.json to {last}; otherwise move the files away",
     ),
     "way_out_checkpoint": (
         "运行 novel-studio repair（会把检查点改回与磁盘一致，先备份）",
@@ -238,10 +238,12 @@ def rule_chapters(ctx: ColdStart) -> Iterable[Finding]:
     empty = [n for n in range(1, done + 1) if ctx.chapters.get(n) == 0]
     if empty:
         yield finding("chapters_empty", "refuse", "way_out_chapters", empty=_ranges(empty))
-    ahead = [n for n in ctx.chapters if n > done and n not in ctx.pending_journals]
+    ahead = sorted(n for n in ctx.chapters if n > done and n not in ctx.pending_journals)
     if ahead:
-        first = min(ahead)
-        yield finding("chapter_ahead", "refuse", "way_out_chapter_ahead", chapter=first, done=done)
+        yield finding(
+            "chapter_ahead", "refuse", "way_out_chapter_ahead",
+            chapters=_ranges(ahead), chapter=ahead[0], done=done, last=ahead[-1],
+        )
 
 
 def rule_inflight(ctx: ColdStart) -> Iterable[Finding]:

@@ -384,3 +384,13 @@ def test_current_state_model_still_loads_a_snapshot(root: Path) -> None:
     run(root)
     snapshot = CurrentState.load(archive_dir(ProjectPaths(root), 3) / STATE_BEFORE)
     assert snapshot.state_version == 2
+
+
+def test_chapters_without_a_checkpoint_are_not_overwritten(root: Path) -> None:
+    paths = ProjectPaths(root)
+    paths.checkpoint.unlink()  # a project brought from another tool: chapters, no checkpoint
+    text = paths.chapter(1).read_bytes()
+    with pytest.raises(ColdStartRefused) as caught:
+        run(root)
+    assert "1-2" in str(caught.value) and "last_completed_chapter" in str(caught.value)
+    assert paths.chapter(1).read_bytes() == text
