@@ -12,8 +12,10 @@ the gate from the staged evaluation and prepares again.
 to run again after a kill at any point, even if the journal update that would have recorded it was lost:
 
 1. `archive`  - into `logs/chapter-NNN/`: the pass texts, refine records, earlier evaluations and the calls
-                log; and, once only (guarded by `undo.json` being there), the storyline memory and
-                `foreshadowing/global.json` as they were *before* this chapter, which undo restores.
+                log; and, once only (guarded by `undo.json` being there), the storyline memory,
+                `foreshadowing/global.json` and `current-state.json` as they were *before* this chapter,
+                which undo restores (the state copy matters when the changelog does not describe the
+                whole state: a project begun by another tool or edited by hand).
 2. `chapter`, `summary`, `evaluation`, `memory`, `log` - copies from staging by the atomic writer
                 (copying the same bytes again changes nothing; staging is only removed in `cleanup`).
 3. `state`    - `reconcile` finishes a merge cut between the changelog line and the state file; then the
@@ -34,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.staging import ChapterStaging, call_from_data, prune_empty_dirs, remove_temp_files
-from studio.errors import FormatError
-from studio.fileio import atomic_write_bytes, atomic_write_json, read_json
+from pipeline.staging import ChapterStaging, call_from_data, prune_empty_dirs
+from studio.errors import FormatError, StudioError
+from studio.fileio import atomic_write_bytes, atomic_write_json, read_json, sweep_temp_files
 from studio.foreshadow_ledger import apply_foreshadow_ops
 from studio.ids import chapter_id
 from studio.models.changelog import ChangelogEntry
@@ -65,6 +67,7 @@ StepHook = Callable[[str], None]
 UNDO_INFO = "undo.json"
 MEMORY_BEFORE = "memory-before.md"
 FORESHADOWING_BEFORE = "foreshadowing-before.json"
+STATE_BEFORE = "state-before.json"  # current-state.json before this chapter: undo's starting point
 
 
 def archive_dir(paths: ProjectPaths, n: int) -> Path:
@@ -149,6 +152,33 @@ def build_log(
     return log.model_copy(update=extra)
 
 
+class CommitRefused(StudioError):
+    """The state and changelog cannot take this chapter's patch; found before the commit's first move."""
+
+
+def validate_before_commit(paths: ProjectPaths, n: int) -> None:
+    """Staging -> validate -> commit: before anything moves, repair what an interrupted write left
+    (`reconcile`: a torn last changelog line, a merge cut short) and check that the state, the changelog
+    and the staged patch fit together. Raises CommitRefused (or the state engine's FormatError /
+    StateVersionMismatch, which name `novel-studio repair`) with the project unchanged."""
+    if not paths.current_state.parent.is_dir():
+        raise CommitRefused(f"{paths.current_state.parent} is missing; restore the state/ folder before committing")
+    reconcile(paths)
+    if chapter_patch_entry(paths, n) is not None:
+        return  # merged before a kill: the commit only finishes
+    st = ChapterStaging(paths, n)
+    if not st.delta.is_file():
+        return
+    patch, _ = st.load_delta()
+    state = load_state(paths)
+    if patch is not None and patch.base_state_version != state.state_version:
+        raise CommitRefused(
+            f"the staged state changes of chapter {n} ({st.delta}) were made against state version "
+            f"{patch.base_state_version}, but {paths.current_state} is at version {state.state_version}; "
+            "nothing was committed. Discard the chapter's staged summary so it is made again"
+        )
+
+
 def prepare_commit(
     paths: ProjectPaths,
     n: int,
@@ -159,7 +189,8 @@ def prepare_commit(
     started_at: str | None,
     warnings: list[str] | None = None,
 ) -> None:
-    """Stage the final text, evaluation and log, then write the journal (the commit point)."""
+    """Validate, stage the final text, evaluation and log, then write the journal (the commit point)."""
+    validate_before_commit(paths, n)
     st = ChapterStaging(paths, n)
     text = st.final_text()
     atomic_write_bytes(st.current, text.encode("utf-8"))
@@ -237,6 +268,7 @@ def _archive(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) 
     ledger_existed = paths.global_foreshadowing.is_file()
     if ledger_existed:
         _copy(paths.global_foreshadowing, folder / FORESHADOWING_BEFORE)
+    _copy(paths.current_state, folder / STATE_BEFORE)
     atomic_write_json(
         folder / UNDO_INFO,
         {
@@ -322,7 +354,7 @@ def _cleanup(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) 
     for path in st.own_files():
         if path != st.journal:
             path.unlink(missing_ok=True)
-    remove_temp_files(paths.staging)
+    sweep_temp_files(paths.staging)
     st.journal.unlink(missing_ok=True)
     prune_empty_dirs(paths.staging)
 
@@ -336,6 +368,8 @@ def run_commit(paths: ProjectPaths, n: int, *, hook: StepHook | None = None) -> 
     patch_skipped = bool(journal.get("patch_skipped"))
     done: list[str] = [s for s in journal.get("steps_done", []) if s in STEPS]
     outcome = CommitOutcome(n, storyline_id, patch_skipped, resumed=bool(done))
+    if not done:
+        validate_before_commit(paths, n)  # again: the project may have changed since the journal was written
 
     for step in STEPS:
         if step in done:
@@ -378,10 +412,12 @@ def resume_commits(paths: ProjectPaths, *, hook: StepHook | None = None) -> list
 
 
 def clean_leftovers(paths: ProjectPaths, last_completed: int) -> list[int]:
-    """Remove staging files of chapters already committed (a cleanup cut short). Returns their numbers."""
+    """Remove staging files of chapters already committed (a cleanup cut short), and the temp files of
+    atomic writes killed half-way anywhere in the project (the caller holds the lock). Returns the
+    chapters cleaned."""
     from pipeline.staging import staged_chapters
 
-    remove_temp_files(paths.staging)
+    sweep_temp_files(paths.root)
     removed: list[int] = []
     for n in sorted(staged_chapters(paths)):
         if n <= last_completed and not ChapterStaging(paths, n).journal.exists():

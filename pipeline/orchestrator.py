@@ -57,6 +57,7 @@ from pipeline.events import (
 from pipeline.gate import GateAction, GateDecision, decide_gate
 from pipeline.providers.base import Usage
 from pipeline.staging import ChapterStaging, refine_record
+from studio.coldstart import ensure_can_start
 from studio.errors import StudioError
 from studio.fileio import atomic_write_text, read_text
 from studio.i18n import Catalog, Lang, tr
@@ -79,7 +80,7 @@ from studio.outline import VolumeOutline, parse_outline
 from studio.paths import ProjectPaths
 from studio.recovery import REFINE, SUMMARY, RecoveryKind, decide_recovery
 from studio.spend_ledger import ledger_length, spend_totals
-from studio.state_engine import load_state
+from studio.state_engine import load_state, reconcile
 from studio.wordcount import word_count
 
 MESSAGES: Catalog = {
@@ -287,9 +288,16 @@ class Orchestrator:
 
     async def _run(self, chapters: int, max_cost_usd: float | None) -> None:
         result = self._result
+        # Cold start (seed 003 10.4): refuse a checkpoint the disk contradicts, before anything moves; then
+        # repair what an interrupted write left (torn changelog tail, a merge cut short).
+        ensure_can_start(self.paths, lang=self.lang)
+        reconcile(self.paths)
+        self._load()
+        recorded = self._cp.last_completed_chapter
         for outcome in resume_commits(self.paths, hook=self.step_hook):
             self._notice(outcome.chapter, tr(MESSAGES, "resumed_commit", self.lang, chapter=outcome.chapter), "info")
-            self._after_commit_report(outcome.chapter)
+            if outcome.chapter > recorded:  # only its cleanup was left: the last run already counted it
+                self._after_commit_report(outcome.chapter)
         self._load()
         clean_leftovers(self.paths, self._cp.last_completed_chapter)
         if self._cp.orchestrator_state is OrchestratorState.ERROR_RETRY:
@@ -494,12 +502,17 @@ class Orchestrator:
 
     async def _polish(self, n: int) -> None:
         st = ChapterStaging(self.paths, n)
-        text = st.final_text()
-        out = await self._call(n, "polish", "style_refiner", self.agents.refine(n, text, polish=True))
-        record = refine_record(self._cp.revision_count, st.current.name, text, out.result, list(out.edits))
-        st.write_polish(record, out.result.text)
-        st.record_calls(out.calls)
-        self._hook("polish")
+        polished = st.polished_text()
+        if polished is not None:
+            # Polished before a kill that beat the checkpoint: the record is the result; never pay twice.
+            st.sync_current(polished)
+        else:
+            text = st.final_text()
+            out = await self._call(n, "polish", "style_refiner", self.agents.refine(n, text, polish=True))
+            record = refine_record(self._cp.revision_count, st.current.name, text, out.result, list(out.edits))
+            st.write_polish(record, out.result.text)
+            st.record_calls(out.calls)
+            self._hook("polish")
         self._cp.pipeline_stage = PipelineStage.JUDGED
         self._cp.revision_kind = None
         self._save()

@@ -47,12 +47,20 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.agents.protocol import Agents, CallRecord
-from pipeline.commit import FORESHADOWING_BEFORE, MEMORY_BEFORE, UNDO_INFO, archive_dir, pending_commits
+from pipeline.commit import (
+    FORESHADOWING_BEFORE,
+    MEMORY_BEFORE,
+    STATE_BEFORE,
+    UNDO_INFO,
+    archive_dir,
+    pending_commits,
+)
 from pipeline.events import Event, Notice, StageFinished, StageStarted
-from studio.errors import FormatError, Problem, StudioError
-from studio.fileio import atomic_write_json, atomic_write_text, read_json, read_text
+from studio.errors import FormatError, Problem, StateVersionMismatch, StudioError
+from studio.fileio import atomic_write_bytes, atomic_write_json, atomic_write_text, read_json, read_text
 from studio.foreshadow_ledger import apply_foreshadow_ops
 from studio.i18n import Catalog, Lang, tr
+from studio.ids import chapter_id
 from studio.impact import Fact, changed_facts, impacted_chapters
 from studio.lock import ProjectLock
 from studio.models.changelog import ChangelogEntry, OpWarning
@@ -63,10 +71,25 @@ from studio.models.patch import StateOp, StatePatch
 from studio.models.review_marks import record_review_marks
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths
-from studio.state_engine import apply_patch, load_changelog, load_state, reconcile, replay
+from studio.state_engine import (
+    apply_patch,
+    load_changelog,
+    load_state,
+    log_describes,
+    reconcile,
+    replay,
+    replay_from,
+)
 from studio.views.state_diff import collect_display_names
 
 MESSAGES: Catalog = {
+    "no_snapshot": (
+        "无法重建第 {chapter} 章：变更日志没有记录完整的状态（缺少起始快照），也没有版本 {version} 或更早的状态副本；"
+        "从空状态重算会丢失日志之外的角色、地点和世界状态。未做任何改动",
+        "cannot rebuild chapter {chapter}: the changelog does not describe the whole state (no starting "
+        "snapshot) and there is no copy of the state at version {version} or earlier; recomputing from empty "
+        "would drop the characters, places and world state it does not describe. Nothing was changed",
+    ),
     "not_committed": (
         "第 {chapter} 章尚未提交（已提交到第 {last} 章），无法重建",
         "chapter {chapter} is not committed (chapters 1-{last} are), so it cannot be rebuilt",
@@ -133,6 +156,7 @@ class RebuildResult:
     display_names: dict[str, str]
     warnings: list[str] = field(default_factory=list)
     evaluation: Evaluation | None = None
+    backup_dir: Path | None = None
     calls: list[CallRecord] = field(default_factory=list)
 
     def diff_lines(self, lang: Lang = "zh") -> list[str]:
@@ -162,21 +186,86 @@ def effective_chain(entries: Sequence[ChangelogEntry]) -> list[ChainLink]:
     return chain
 
 
-def state_before(entries: Sequence[ChangelogEntry], chain: Sequence[ChainLink], n: int, source: str) -> CurrentState:
-    """The state before chapter n's ops: the replay up to the last link of a chapter before n."""
+def state_before(
+    entries: Sequence[ChangelogEntry],
+    chain: Sequence[ChainLink],
+    n: int,
+    source: str,
+    *,
+    current: CurrentState | None = None,
+    snapshots: Sequence[CurrentState] = (),
+) -> CurrentState:
+    """The state before chapter n's ops: the replay up to the last link of a chapter before n.
+
+    The log alone gives it only when it describes the whole state (an init snapshot first, or its replay
+    gives `current`); otherwise the replay starts from one of `snapshots` (the commits' state-before
+    copies) at or below that version. With neither, RebuildError: a replay from empty would silently drop
+    the characters, places and world state the log does not describe."""
     earlier = [link for link in chain if link.chapter < n]
-    if earlier:
-        return replay(entries, upto_version=earlier[-1].entry.state_version, source=source)
-    if any(e.kind == "foreign" for e in entries):
+    if not earlier and any(e.kind == "foreign" for e in entries):
         # Another tool's chapters have no state versions: only a chapter after the snapshot that follows
         # them has a known state before it; anything else would be re-derived from a wrong base.
         first = next((e for e in entries if e.kind == "init"), None)
         if first is None or n <= first.chapter:
             raise FormatError([Problem(source, FOREIGN_REBUILD.format(n=n))])
         return replay(entries, upto_version=first.state_version, source=source)
-    if entries and entries[0].kind == "init":
-        return replay(entries, upto_version=entries[0].state_version, source=source)
-    return CurrentState()
+    # The first line of our own (another tool's lines before it are history, never replayed).
+    first_own = next((e for e in entries if e.kind != "foreign"), None)
+    starts_with_snapshot = first_own is not None and first_own.kind == "init"
+    if earlier:
+        target = earlier[-1].entry.state_version
+    elif first_own is not None and starts_with_snapshot:
+        target = first_own.state_version
+    else:
+        target = first_own.base_state_version if first_own is not None else 0
+    whole = starts_with_snapshot
+    if not whole and current is not None:
+        whole = log_describes(entries, current, source=source)
+    if current is None or whole:
+        if earlier or starts_with_snapshot:
+            return replay(entries, upto_version=target, source=source)
+        return CurrentState()
+    for snapshot in sorted(snapshots, key=lambda s: -s.state_version):
+        if snapshot.state_version <= target:
+            try:
+                return replay_from(snapshot, entries, upto_version=target, source=source)
+            except (FormatError, StateVersionMismatch):
+                continue
+    raise RebuildError(tr(MESSAGES, "no_snapshot", "zh", chapter=n, version=target)
+                       + "\n" + tr(MESSAGES, "no_snapshot", "en", chapter=n, version=target))
+
+
+def archived_states(paths: ProjectPaths) -> list[CurrentState]:
+    """The commits' copies of the state before each chapter (`logs/chapter-NNN/state-before.json`)."""
+    out: list[CurrentState] = []
+    for path in sorted((paths.root / "logs").glob(f"chapter-*/{STATE_BEFORE}")):
+        try:
+            out.append(CurrentState.load(path))
+        except FormatError:
+            continue
+    return out
+
+
+def _backup(paths: ProjectPaths, n: int, storyline_id: str | None) -> Path:
+    """Copy what a rebuild rewrites into `.novel-studio/rebuild/chapter-NNN-<timestamp>/` (same relative
+    paths), as undo does: the changelog, the state, the ledger, the chapter's summary and evaluation, the
+    storyline memory and the review marks."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = paths.root / ".novel-studio" / "rebuild"
+    dest = base / f"{chapter_id(n)}-{stamp}"
+    suffix = 1
+    while dest.exists():
+        suffix += 1
+        dest = base / f"{chapter_id(n)}-{stamp}-{suffix}"
+    sources = [paths.changelog, paths.current_state, paths.global_foreshadowing, paths.summary(n),
+               paths.evaluation(n), paths.checkpoint, paths.root / ".novel-studio" / "review-marks.json"]
+    if storyline_id:
+        sources.append(paths.storyline_memory(storyline_id))
+    dest.mkdir(parents=True)
+    for src in sources:
+        if src.is_file():
+            atomic_write_bytes(dest / src.relative_to(paths.root), src.read_bytes())
+    return dest
 
 
 def finish_interrupted_rebuild(paths: ProjectPaths) -> bool:
@@ -356,6 +445,12 @@ async def _rebuild(
     cp = _check_target(paths, n, lang)
     finish_interrupted_rebuild(paths)
     text = read_text(paths.chapter(n))
+    # The state before n is settled before the model is paid: a log that cannot give it refuses here.
+    source = str(paths.changelog)
+    entries = load_changelog(paths.changelog)
+    current = load_state(paths)
+    chain = effective_chain(entries)
+    before = state_before(entries, chain, n, source, current=current, snapshots=archived_states(paths))
 
     emit(StageStarted(n, "summarize", ""))
     started = datetime.now()
@@ -364,12 +459,7 @@ async def _rebuild(
     emit(StageFinished(n, "summarize", calls[-1].model if calls else "", _ms(started)))
 
     # ---- state: before n, the new patch, the later chapters on top
-    source = str(paths.changelog)
-    entries = load_changelog(paths.changelog)
-    current = load_state(paths)
-    chain = effective_chain(entries)
     links = {link.chapter: link for link in chain}
-    before = state_before(entries, chain, n, source)
     old_link = links.get(n)
     old_ops = list(old_link.ops) if old_link else []
 
@@ -426,6 +516,7 @@ async def _rebuild(
     final = state.model_copy(
         update={"state_version": group[-1].state_version, "last_updated_chapter": group[-1].chapter}
     )
+    backup = _backup(paths, n, out.storyline_id)
     _append_group(paths, group)  # log first, then the state (module docstring)
     final.save(paths.current_state)
 
@@ -497,6 +588,7 @@ async def _rebuild(
         warnings=warnings,
         evaluation=evaluation,
         calls=calls,
+        backup_dir=backup,
     )
 
 

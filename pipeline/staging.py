@@ -22,7 +22,6 @@ besides them, all under `staging/`, and the small readers and writers around the
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from dataclasses import asdict
 from pathlib import Path
@@ -31,7 +30,14 @@ from typing import Any
 from pipeline.agents.protocol import CallRecord, RevisionInput
 from pipeline.providers.base import Usage
 from pipeline.refine_edits import RefineResult
-from studio.fileio import append_line, atomic_write_json, atomic_write_text, read_json, read_text
+from studio.fileio import (
+    append_line,
+    atomic_write_json,
+    atomic_write_text,
+    read_json,
+    read_text,
+    replace_file,
+)
 from studio.ids import chapter_id
 from studio.models.patch import StatePatch
 from studio.paths import ProjectPaths
@@ -149,7 +155,7 @@ class ChapterStaging:
         atomic_write_text(self.pass_text(k), text)
         atomic_write_text(self.pass_hints(k), hints)
         atomic_write_text(self.partial, text)
-        os.replace(self.partial, self.current)
+        replace_file(self.partial, self.current)
 
     def pass_source(self, k: int) -> tuple[str, str]:
         """The writer's text and hints of pass `k` (the input of the Summarizer and the StyleRefiner)."""
@@ -254,9 +260,9 @@ class ChapterStaging:
         """Move pass `k`'s refine record and evaluation to numbered names and drop its summary set, so the
         next pass starts clean. Idempotent (a missing file is already moved)."""
         if self.refine.is_file():
-            os.replace(self.refine, self.refine_archive(k))
+            replace_file(self.refine, self.refine_archive(k))
         if self.evaluation.is_file():
-            os.replace(self.evaluation, self.evaluation_archive(k))
+            replace_file(self.evaluation, self.evaluation_archive(k))
         self.polish.unlink(missing_ok=True)
         self.clear_summary()
 
@@ -359,19 +365,6 @@ def prune_empty_dirs(root: Path) -> None:
             folder.rmdir()
         except OSError:
             pass
-
-
-def remove_temp_files(root: Path) -> list[Path]:
-    """Remove the temp files (`.<name>.<random>.tmp`) an atomic write killed half-way leaves under `root`.
-    Only safe while holding the project lock: nobody else writes there then."""
-    removed: list[Path] = []
-    if not root.is_dir():
-        return removed
-    for path in root.rglob(".*.tmp"):
-        if path.is_file():
-            path.unlink(missing_ok=True)
-            removed.append(path)
-    return removed
 
 
 def staged_chapters(paths: ProjectPaths) -> set[int]:

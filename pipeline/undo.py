@@ -5,7 +5,11 @@ Order, chosen so a kill at any point leaves something `undo` can simply run agai
 1. back up every file of the chapter, and the state, changelog, ledger and memory as they are now, into
    `.novel-studio/undo/chapter-NNN-<timestamp>/` (nothing is ever lost);
 2. truncate `state/changelog.jsonl` before this chapter's patch line, then rewrite `current-state.json` as
-   the replay of what is left (both by the atomic writer; recomputed from the log on a second run);
+   the state the kept lines end on: their replay when the log describes the whole state (an init snapshot
+   first, or its replay gives the current state), else the commit's copy `logs/chapter-NNN/state-before.json`;
+   with neither, undo refuses before changing anything (the state is never recomputed from empty over data
+   the log does not describe). Both by the atomic writer; a second run finds the log cut and writes the same
+   state;
 3. restore `foreshadowing/global.json` and the storyline memory from the "before" copies the commit kept
    in `logs/chapter-NNN/` (a file that did not exist before the chapter is removed);
 4. remove the chapter, summary, evaluation and log;
@@ -23,21 +27,30 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from pipeline.commit import FORESHADOWING_BEFORE, MEMORY_BEFORE, UNDO_INFO, archive_dir
+from pipeline.commit import FORESHADOWING_BEFORE, MEMORY_BEFORE, STATE_BEFORE, UNDO_INFO, archive_dir
 from studio import own_writes
 from studio.errors import StudioError
 from studio.fileio import atomic_write_bytes, atomic_write_text, dumps_json, read_json, read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
+from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
+from studio.models.state import CurrentState
 from studio.paths import ProjectPaths
-from studio.state_engine import load_changelog, replay
+from studio.state_engine import load_changelog, load_state, log_describes, reconcile, replay
 
 MESSAGES: Catalog = {
     "nothing": ("没有可撤销的章节", "there is no committed chapter to take back"),
     "inflight": (
         "第 {chapter} 章还在进行中（或等待作者决定）；先完成或丢弃它，再撤销",
         "chapter {chapter} is in flight (or waits for the author); finish or discard it before undoing",
+    ),
+    "no_snapshot": (
+        "无法撤销第 {chapter} 章：变更日志没有记录完整的状态（缺少起始快照），且没有该章之前（版本 {version}）的状态副本；"
+        "从日志重算会丢失日志之外的角色、地点和世界状态。未做任何改动",
+        "cannot take back chapter {chapter}: the changelog does not describe the whole state (no starting "
+        "snapshot) and there is no copy of the state before it (version {version}); recomputing from the log "
+        "would drop the characters, places and world state it does not describe. Nothing was changed",
     ),
     "missing_archive": (
         "第 {chapter} 章缺少提交时保存的恢复信息（logs/{cid}/undo.json），伏笔和故事线记忆将保持现状",
@@ -99,19 +112,52 @@ def _backup(paths: ProjectPaths, n: int, stamp: str, storyline_id: str | None) -
     return dest
 
 
-def _rewind_state(paths: ProjectPaths, n: int) -> None:
-    """Cut the changelog before chapter `n`'s patch line (the kept lines byte for byte), then write the
-    state as the replay of what is left. Running it again changes nothing."""
-    entries = load_changelog(paths.changelog, repair_tail=True)
+def _state_after_cut(paths: ProjectPaths, n: int, entries: list[ChangelogEntry], kept: list[ChangelogEntry],
+                     lang: Lang) -> CurrentState:
+    """The state the kept lines end on. Replaying the log is exact only when the log describes the whole
+    state (it starts with an init snapshot, or its replay gives the current state); otherwise the commit's
+    copy of the state before chapter n is the starting point. Without either, undo refuses (nothing has
+    changed yet) rather than drop what the log does not describe."""
+    target = kept[-1].state_version if kept else (entries[0].base_state_version if entries else 0)
+    current = load_state(paths)
+    describes = bool(entries) and entries[0].kind == "init"
+    if not describes and current.state_version == (entries[-1].state_version if entries else 0):
+        describes = log_describes(entries, current, source=str(paths.changelog))
+    if describes:
+        return replay(kept, source=str(paths.changelog)) if kept else CurrentState()
+    before = archive_dir(paths, n) / STATE_BEFORE
+    if before.is_file():
+        snapshot = CurrentState.load(before)
+        if snapshot.state_version == target:
+            return snapshot
+    raise UndoError(tr(MESSAGES, "no_snapshot", lang, chapter=n, version=target))
+
+
+def _rewind_plan(paths: ProjectPaths, n: int, lang: Lang) -> tuple[int | None, CurrentState | None]:
+    """(lines to keep, or None when chapter n has no line left; the state to write, or None: none needed).
+    Reads only: it runs before anything changes, so a refusal leaves the project as it was."""
+    entries = load_changelog(paths.changelog)
     # The chapter's *last* line: after a rebuild, chapter n was re-derived by a later `rebuild` line, and the
     # rebuild lines of earlier chapters in that group must stay.
     cut = max((i for i, e in enumerate(entries) if e.kind not in ("init", "foreign") and e.chapter == n), default=None)
     if cut is not None:
+        return cut, _state_after_cut(paths, n, entries, entries[:cut], lang)
+    if not entries:
+        return None, None
+    # A second run after a kill between the changelog cut and the state write: the log is already cut.
+    current = load_state(paths)
+    if current.state_version == entries[-1].state_version:
+        return None, None
+    return None, _state_after_cut(paths, n, entries, entries, lang)
+
+
+def _rewind_state(paths: ProjectPaths, cut: int | None, state: CurrentState | None) -> None:
+    """Cut the changelog before chapter n's patch line (the kept lines byte for byte), then write the
+    state. Running it again changes nothing."""
+    if cut is not None:
         raw = [line for line in read_text(paths.changelog).split("\n") if line.strip()]
         atomic_write_text(paths.changelog, "".join(line + "\n" for line in raw[:cut]))
-        entries = entries[:cut]
-    if entries:
-        state = replay(entries, source=str(paths.changelog))
+    if state is not None:
         atomic_write_text(paths.current_state, dumps_json(state.to_data()))
 
 
@@ -148,10 +194,12 @@ def _storyline_of(paths: ProjectPaths, n: int) -> str | None:
 def undo_last_chapter(paths: ProjectPaths, *, lang: Lang = "zh", now: datetime | None = None) -> UndoResult:
     """Take back the last committed chapter. The caller holds the project lock."""
     n = undo_target(paths, lang)
+    reconcile(paths)  # a torn last line or a merge cut short: what every run repairs first
+    cut, state = _rewind_plan(paths, n, lang)
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     storyline_id = _storyline_of(paths, n)
     backup = _backup(paths, n, stamp, storyline_id)
-    _rewind_state(paths, n)
+    _rewind_state(paths, cut, state)
     warnings = _restore(paths, n, lang)
 
     removed: list[Path] = []

@@ -1,22 +1,74 @@
 """The one atomic writer, and strict readers that report problems instead of guessing.
 
 Every write of the app goes through `atomic_write_bytes`: temp file in the same folder, flush + fsync,
-rename over the target, fsync of the folder. A crash leaves either the old file or the new one, never half.
+rename over the target, fsync of the folder. A crash leaves either the old file or the new one, never half,
+plus at most a hidden temp file `.<name>.<8 random chars>.tmp` next to it, which `sweep_temp_files` removes
+at a safe point (the project lock held, no write of this process in flight).
+
+Fault injection (tests only, no effect unless set): every write point (`atomic_write_bytes`, `append_line`,
+`replace_file`) is counted per process, and with `NOVEL_STUDIO_FAULT_WRITE=N` the Nth one dies by SIGKILL
+half-way: an atomic write after its temp file is complete but before the rename, an append after half of
+its bytes (cut inside a multi-byte character when the line has one), a rename before it happens. This is
+how the crash tests reach every write point of a run deterministically, without timing. Such a test may
+also set `NOVEL_STUDIO_TEST_NO_FSYNC=1`: fsync protects against power loss, never against a killed process
+(the page cache outlives it), so skipping it changes nothing a kill test checks and saves most of its time.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
 from studio import own_writes
 from studio.errors import FormatError, Problem
 
+FAULT_ENV = "NOVEL_STUDIO_FAULT_WRITE"
+NO_FSYNC_ENV = "NOVEL_STUDIO_TEST_NO_FSYNC"
+TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what mkstemp below names a temp file
+
+_counter_lock = threading.Lock()
+_write_count = 0
+_in_flight: set[str] = set()  # temp files being written by this process right now
+
+
+def _fault_at() -> int:
+    try:
+        return int(os.environ.get(FAULT_ENV, "") or 0)
+    except ValueError:
+        return 0
+
+
+def _write_point() -> bool:
+    """Count one write point; True when fault injection says this one must die half-way."""
+    global _write_count
+    with _counter_lock:
+        _write_count += 1
+        return _write_count == _fault_at()
+
+
+def write_count() -> int:
+    """How many write points this process has passed (for the fault-injection tests)."""
+    return _write_count
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _fsync(fd: int) -> None:
+    if os.environ.get(NO_FSYNC_ENV) != "1":
+        os.fsync(fd)
+
 
 def _fsync_dir(folder: Path) -> None:
+    if os.environ.get(NO_FSYNC_ENV) == "1":
+        return
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -34,11 +86,13 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
+    _in_flight.add(tmp_name)
+    fault = _write_point()
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            _fsync(fh.fileno())
         if path.exists():
             try:
                 os.chmod(tmp, path.stat().st_mode & 0o777)
@@ -47,11 +101,23 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         else:
             os.chmod(tmp, 0o644)
         own_writes.record(path, data)  # before the rename: a watcher must never see unrecorded content
+        if fault:
+            _die()
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        _in_flight.discard(tmp_name)
     _fsync_dir(path.parent)
+
+
+def replace_file(src: Path, dest: Path) -> None:
+    """Rename `src` over `dest` (same folder: atomic) and fsync the folder; a counted write point."""
+    if _write_point():
+        _die()
+    os.replace(src, dest)
+    _fsync_dir(Path(dest).parent)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -72,11 +138,60 @@ def append_line(path: Path, line: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = line.rstrip("\n").encode("utf-8") + b"\n"
+    fault = _write_point()
     with open(path, "ab") as fh:
         own_writes.record_append(path, data, fh.seek(0, os.SEEK_END) + len(data))
+        if fault:
+            fh.write(data[: _torn_length(data)])
+            fh.flush()
+            _fsync(fh.fileno())
+            _die()
         fh.write(data)
         fh.flush()
-        os.fsync(fh.fileno())
+        _fsync(fh.fileno())
+
+
+def _torn_length(data: bytes) -> int:
+    """Where an injected fault cuts an append: inside the first multi-byte character from the middle on
+    (the hardest tail to repair), else at the middle."""
+    middle = len(data) // 2
+    for index in range(middle, len(data)):
+        if 0x80 <= data[index] <= 0xBF:  # a UTF-8 continuation byte: the cut splits a character
+            return index
+    return max(middle, 1)
+
+
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "node_modules"})
+
+
+def find_temp_files(root: Path) -> list[Path]:
+    """The temp files (`.<name>.<random>.tmp`) atomic writes killed half-way left anywhere under `root`
+    (version-control and virtualenv folders skipped; temp files this process is writing right now left out)."""
+    found: list[Path] = []
+    root = Path(root)
+    if not root.is_dir():
+        return found
+    busy = {os.path.realpath(name) for name in list(_in_flight)}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        for name in files:
+            path = Path(folder) / name
+            if TEMP_NAME.match(name) and os.path.realpath(path) not in busy:
+                found.append(path)
+    return found
+
+
+def sweep_temp_files(root: Path) -> list[Path]:
+    """Remove `find_temp_files(root)`; returns what was removed. Call only at a safe point: holding the
+    project lock (no other process of ours writes there)."""
+    removed: list[Path] = []
+    for path in find_temp_files(root):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        removed.append(path)
+    return removed
 
 
 def decode_text(data: bytes, path: Path | str) -> str:

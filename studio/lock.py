@@ -6,6 +6,12 @@ its process is gone (same host only: pids mean nothing elsewhere) or its heartbe
 directory to a unique trash name first and checks it moved the directory it judged (same inode), so two
 processes taking over at once cannot both win and nobody deletes a lock that was just created.
 
+A process killed half-way through taking the lock must not block the next run: info.json is written by the
+atomic writer, so a kill before its rename leaves the complete content in the hidden temp file next to it,
+which names the (dead) owner; the take-over guard holds an `owner.json` the same way. A lock folder or
+guard whose owner is a dead process on this host is stale at once; only one with no owner at all (killed
+between the mkdir and the first byte of the owner file) waits `info_grace` to be judged by its age.
+
 Release runs on every exit path the process controls: `with`, exceptions, KeyboardInterrupt, SIGTERM /
 SIGHUP once `studio.signals.install_termination_handlers()` is in place (the CLI entry does that), and
 an `atexit` safety net. A SIGKILL leaves the lock behind; the next run sees it stale (pid gone).
@@ -65,8 +71,16 @@ MESSAGES: Catalog = {
         "僵尸锁：info.json 无法读取，锁目录已存在 {ago}",
         "stale lock: info.json is unreadable and the lock folder is {ago} old",
     ),
+    "takeover": (
+        "另一进程（pid {pid}，主机 {host}）正在接管僵尸锁；若该进程已不存在，删除文件夹 .novel.lock.takeover 后重试",
+        "another process (pid {pid} on host {host}) is taking over the stale lock; if no such process runs, "
+        "remove the folder .novel.lock.takeover and try again",
+    ),
     "unknown": ("未知", "unknown"),
 }
+
+GUARD_NAME = ".novel.lock.takeover"
+GUARD_OWNER = "owner.json"
 
 
 class LockState(StrEnum):
@@ -128,6 +142,26 @@ def _duration(seconds: float, lang: Lang) -> str:
         return f"{minutes} 分钟" if lang == "zh" else f"{minutes} min"
     hours = minutes // 60
     return f"{hours} 小时" if lang == "zh" else f"{hours} h"
+
+
+def _read_owner(path: Path) -> LockInfo | None:
+    try:
+        return LockInfo.load(path)
+    except (OSError, FormatError):
+        return None
+
+
+def _info_from_temp(folder: Path, name: str) -> LockInfo | None:
+    """The owner named by a complete temp file of `name` (an atomic write killed before its rename)."""
+    try:
+        candidates = [p for p in folder.iterdir() if p.name.startswith(f".{name}.") and p.name.endswith(".tmp")]
+    except OSError:
+        return None
+    for path in candidates:
+        info = _read_owner(path)
+        if info is not None:
+            return info
+    return None
 
 
 def _chapter_or_none(chapter: int | None) -> int | None:
@@ -208,7 +242,7 @@ class ProjectLock:
             info: LockInfo | None = LockInfo.load(self.paths.lock_info)
             cause = ""
         except FileNotFoundError:
-            info, cause = None, "stale_no_info"
+            info, cause = _info_from_temp(lock_dir, self.paths.lock_info.name), "stale_no_info"
         except (FormatError, OSError):
             info, cause = None, "stale_corrupt"
         if info is None:
@@ -251,6 +285,9 @@ class ProjectLock:
                     return self._info
                 # FREE (released meanwhile), "creating", or another take-over in progress: look again.
                 if time.monotonic() > deadline:
+                    guard = self._guard_owner()
+                    if guard is not None:
+                        raise LockBusyError(self.paths.root, LockStatus(LockState.HELD_ALIVE, "takeover", guard))
                     raise LockBusyError(self.paths.root, self.status())
                 time.sleep(0.02)
 
@@ -350,9 +387,15 @@ class ProjectLock:
         self._start_heartbeat()
         return True
 
+    def _guard_owner(self) -> LockInfo | None:
+        guard = self.paths.root / GUARD_NAME
+        if not guard.is_dir():
+            return None
+        return _read_owner(guard / GUARD_OWNER) or _info_from_temp(guard, GUARD_OWNER)
+
     def _take_over(self) -> bool:
         """Remove a stale lock and create ours, under the take-over guard. False: look again."""
-        guard = self.paths.root / ".novel.lock.takeover"
+        guard = self.paths.root / GUARD_NAME
         try:
             os.mkdir(guard)
         except FileExistsError:
@@ -360,10 +403,18 @@ class ProjectLock:
                 guard_stat = os.stat(guard)
             except FileNotFoundError:
                 return False
-            if time.time() - guard_stat.st_mtime > self.info_grace:
-                self._discard(guard, guard_stat.st_ino)  # a take-over that crashed half-way
+            owner = self._guard_owner()
+            if owner is not None:
+                abandoned = owner.host == self.host and not pid_alive(owner.pid)
+            else:
+                abandoned = time.time() - guard_stat.st_mtime > self.info_grace
+            if abandoned:
+                self._discard(guard, guard_stat.st_ino)  # a take-over that was killed half-way
             return False
         try:
+            now = now_local()
+            owner_info = LockInfo(pid=os.getpid(), host=self.host, started=now, heartbeat=now, tool=TOOL_NAME)
+            atomic_write_json(guard / GUARD_OWNER, owner_info.to_data())
             st = self.status()  # re-judge under the guard: the lock may have changed meanwhile
             if st.state is LockState.STALE:
                 log.warning("%s: taking over (%s)", self.paths.lock_dir, st.reason)
@@ -372,6 +423,7 @@ class ProjectLock:
                 return False
             return self._try_create()
         finally:
+            (guard / GUARD_OWNER).unlink(missing_ok=True)
             try:
                 os.rmdir(guard)
             except OSError:

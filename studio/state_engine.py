@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from studio.errors import FormatError, Problem, StateVersionMismatch, UsageError
-from studio.fileio import append_line, atomic_write_text, read_text
+from studio.fileio import append_line, atomic_write_bytes
 from studio.ids import is_slug
 from studio.models.base import json_path
 from studio.models.changelog import ChangelogEntry, ChangelogKind, OpWarning
@@ -265,30 +265,58 @@ def apply_patch(state: CurrentState, patch: StatePatch) -> tuple[CurrentState, l
 # --------------------------------------------------------------------------- changelog
 
 
+REPAIR_HINT = "novel-studio repair"
+
+
 def load_changelog(path: Path, *, repair_tail: bool = False) -> list[ChangelogEntry]:
     """Read `state/changelog.jsonl` (missing file: no entries). Blank lines are skipped.
 
-    A line that is not JSON is a FormatError naming its line number, except that with
-    `repair_tail=True` a broken *last* line (an append cut short by a crash: nothing was merged for it,
-    since the state is written after the log line) is removed from the file and ignored.
+    A line that is not UTF-8 or not JSON is a FormatError naming its line number, except that with
+    `repair_tail=True` a broken *last* line (an append cut short by a crash, possibly inside a multi-byte
+    character: nothing was merged for it, since the state is written after the log line) is removed from
+    the file and ignored. A line repeated right after itself (a copy or a replayed append) is a
+    FormatError: building on it would put two merges of one chapter in the state (`novel-studio repair`
+    removes the repeat).
     """
     path = Path(path)
     if not path.exists():
         return []
-    lines = read_text(path).split("\n")
+    raw = path.read_bytes()
+    entries, kept = parse_changelog(raw, path, drop_torn_tail=repair_tail)
+    if kept is not None:
+        atomic_write_bytes(path, kept)
+    return entries
+
+
+def parse_changelog(
+    raw: bytes, path: Path | str, *, drop_torn_tail: bool = False
+) -> tuple[list[ChangelogEntry], bytes | None]:
+    """Parse the changelog's bytes (see `load_changelog`). Returns the entries and, when a torn last line
+    was dropped (`drop_torn_tail`), the bytes the file should hold instead (else None). Pure."""
+    lines = raw.split(b"\n")
     numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
     entries: list[ChangelogEntry] = []
+    previous: bytes | None = None
     for position, (lineno, line) in enumerate(numbered):
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if repair_tail and position == len(numbered) - 1:
-                keep = "\n".join(lines[: lineno - 1])
-                atomic_write_text(path, keep + "\n" if keep else "")
-                break
+            text = line.decode("utf-8")
+            if lineno == 1:
+                text = text.removeprefix("\ufeff")
+            data = json.loads(text)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            if drop_torn_tail and position == len(numbered) - 1:
+                keep = b"\n".join(lines[: lineno - 1])
+                return entries, (keep + b"\n" if keep.strip() else b"")
+            what = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"invalid JSON: {exc.msg}"
+            column = exc.colno if isinstance(exc, json.JSONDecodeError) else None
             raise FormatError(
-                [Problem(path, f"invalid JSON (torn or edited line?): {exc.msg}", line=lineno, column=exc.colno)]
+                [Problem(path, f"{what} (torn or edited line?); run {REPAIR_HINT}", line=lineno, column=column)]
             ) from None
+        if previous is not None and line.strip() == previous:
+            raise FormatError(
+                [Problem(path, f"line {lineno} repeats the line before it; run {REPAIR_HINT}", line=lineno)]
+            )
+        previous = line.strip()
         try:
             entries.append(ChangelogEntry.model_validate(data))
         except ValidationError as exc:
@@ -299,7 +327,7 @@ def load_changelog(path: Path, *, repair_tail: bool = False) -> list[ChangelogEn
             raise FormatError(
                 [Problem(path, "an init entry may only be the first line or follow another tool's lines", line=lineno)]
             )
-    return entries
+    return entries, None
 
 
 def last_changelog_entry(path: Path) -> ChangelogEntry | None:
@@ -315,9 +343,10 @@ def last_changelog_entry(path: Path) -> ChangelogEntry | None:
             start = max(0, size - chunk)
             fh.seek(start)
             data = fh.read(size - start)
-            lines = [line for line in data.split(b"\n") if line.strip()]
-            # a line is known to be whole once a newline precedes it inside the chunk (or it starts the file)
-            if not lines or start == 0 or len(lines) > 1:
+            lines = [line.strip() for line in data.split(b"\n") if line.strip()]
+            # a line is known to be whole once a newline precedes it inside the chunk (or it starts the file);
+            # the one before it is read too, to catch a repeated last line
+            if not lines or start == 0 or len(lines) > 2:
                 break
             chunk *= 4
     if not lines:
@@ -325,11 +354,14 @@ def last_changelog_entry(path: Path) -> ChangelogEntry | None:
     try:
         data_obj = json.loads(lines[-1].decode("utf-8"))
     except UnicodeDecodeError:
-        raise FormatError([Problem(path, "the last line is not UTF-8 (torn or edited?)")]) from None
+        raise FormatError([Problem(path, f"the last line is not UTF-8 (torn or edited?); run {REPAIR_HINT}")]) from None
     except json.JSONDecodeError as exc:
         raise FormatError(
-            [Problem(path, f"invalid JSON in the last line (torn or edited?): {exc.msg}", column=exc.colno)]
+            [Problem(path, f"invalid JSON in the last line (torn or edited?): {exc.msg}; run {REPAIR_HINT}",
+                     column=exc.colno)]
         ) from None
+    if len(lines) > 1 and lines[-1] == lines[-2]:
+        raise FormatError([Problem(path, f"the last line repeats the line before it; run {REPAIR_HINT}")])
     try:
         return ChangelogEntry.model_validate(data_obj)
     except ValidationError as exc:
@@ -417,6 +449,44 @@ def replay(
     return state
 
 
+def replay_from(
+    base: CurrentState,
+    entries: Sequence[ChangelogEntry],
+    upto_version: int | None = None,
+    *,
+    source: str = "state/changelog.jsonl",
+) -> CurrentState:
+    """Like `replay`, but starting from `base` (a snapshot of some version) instead of the log's start:
+    the entries after `base.state_version` are applied in order, up to `upto_version` (default: the end)."""
+    state = base
+    for index, entry in enumerate(entries):
+        if entry.kind == "init" or entry.state_version <= base.state_version:
+            continue
+        if upto_version is not None and state.state_version >= upto_version:
+            break
+        if entry.base_state_version != state.state_version:
+            raise FormatError(
+                [Problem(source, f"entry starts from version {entry.base_state_version} but the replay is at "
+                         f"version {state.state_version}", json_path=f"$[{index}]")]
+            )
+        state = _apply_entry(state, entry, source, index)
+    if upto_version is not None and state.state_version != upto_version:
+        raise StateVersionMismatch(f"{source}: no state version {upto_version} after version {base.state_version}")
+    return state
+
+
+def log_describes(entries: Sequence[ChangelogEntry], state: CurrentState, *, source: str = "") -> bool:
+    """True when replaying the whole log from its start gives exactly `state`: then every older version
+    can be replayed from the log alone. False for a log begun on a state it does not record (another
+    tool's project, hand edits, lost lines): replaying it from empty would drop what it does not describe."""
+    if not entries:
+        return state.is_empty() and state.state_version == 0
+    try:
+        return replay(entries, source=source or "changelog").to_data() == state.to_data()
+    except (FormatError, StateVersionMismatch):
+        return False
+
+
 # --------------------------------------------------------------------------- merge and repair
 
 
@@ -434,11 +504,12 @@ def _check_in_step(paths: ProjectPaths, state: CurrentState, last_entry: Changel
     if last == state.state_version + 1:
         raise StateVersionMismatch(
             f"{paths.changelog} records version {last} but {paths.current_state} is at {state.state_version}: "
-            "the last merge was interrupted; run reconcile to finish it"
+            f"the last merge was interrupted; run {REPAIR_HINT} to finish it"
         )
     raise StateVersionMismatch(
         f"{paths.current_state} is at version {state.state_version} but {paths.changelog} ends at {last}; "
-        "rebuild the state from the changelog (replay) or restore the missing changelog lines"
+        f"run {REPAIR_HINT} (it rebuilds the state from the changelog, keeping a backup) or restore the "
+        "missing changelog lines"
     )
 
 

@@ -14,7 +14,9 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from studio import wordcount
-from studio.errors import FormatError, Problem
+from studio.coldstart import check_cold_start
+from studio.config import load_settings
+from studio.errors import FormatError, Problem, StudioError
 from studio.fileio import atomic_write_json, parse_json
 from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Catalog, Lang, tr
@@ -57,6 +59,9 @@ MESSAGES: Catalog = {
     "pending": ("待作者决定：{n} 项", "Waiting for the author: {n} item(s)"),
     "bad_files": ("无法读取的文件 {n} 个：", "{n} unreadable file(s):"),
     "notices": ("须知 {n} 条（已读取，但请留意）：", "{n} notice(s) (read, but note):"),
+    "blocked": ("无法继续写作（continue 会拒绝）：", "continue would refuse:"),
+    "will_repair": ("下次运行会自动修复：", "the next run repairs itself:"),
+    "settings_invalid": ("novel-studio.toml 无效：{detail}", "novel-studio.toml is invalid: {detail}"),
 }
 
 
@@ -105,6 +110,14 @@ class RecoverySummary(BaseModel):
     description_en: str
 
 
+class ColdStartNote(BaseModel):
+    """One finding of the cold-start check (studio.coldstart), or an invalid settings file."""
+
+    key: str
+    text: str  # Chinese
+    text_en: str
+
+
 class StatusReport(BaseModel):
     """Everything `status` shows; `--json` prints `model_dump(mode="json")` of it."""
 
@@ -136,6 +149,8 @@ class StatusReport(BaseModel):
     pending_actions: int = 0
     problems: list[str] = Field(default_factory=list)  # unreadable evaluation/log files, etc.
     notices: list[str] = Field(default_factory=list)  # read with a caveat: Project.notices()
+    blockers: list[ColdStartNote] = Field(default_factory=list)  # what `continue` would refuse
+    self_repairs: list[ColdStartNote] = Field(default_factory=list)  # what the next run repairs itself
 
 
 # ---------------------------------------------------------------------------------------------- caches
@@ -343,6 +358,29 @@ def _recovery(project: Project) -> RecoverySummary | None:
     )
 
 
+def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdStartNote]]:
+    """(what `continue` would refuse, what the next run repairs itself): the same check the orchestrator
+    runs (studio.coldstart), plus the settings file `continue` loads first."""
+    blockers: list[ColdStartNote] = []
+    repairs: list[ColdStartNote] = []
+    try:
+        load_settings(project.root)
+    except StudioError as exc:
+        detail = str(exc)
+        blockers.append(
+            ColdStartNote(
+                key="settings_invalid",
+                text=tr(MESSAGES, "settings_invalid", "zh", detail=detail),
+                text_en=tr(MESSAGES, "settings_invalid", "en", detail=detail),
+            )
+        )
+    checkpoint = project.checkpoint if project.has_checkpoint else None
+    for f in check_cold_start(project.paths, checkpoint):
+        note = ColdStartNote(key=f.key, text=f.describe("zh"), text_en=f.describe("en"))
+        (blockers if f.severity == "refuse" else repairs).append(note)
+    return blockers, repairs
+
+
 def _lock_summary(status: LockStatus) -> LockSummary:
     info = status.info
     return LockSummary(
@@ -412,6 +450,7 @@ def build_status(
 
     if lock_status is None:
         lock_status = ProjectLock(project.paths).status()
+    blockers, repairs = cold_start_notes(project)
 
     return StatusReport(
         project_name=project.name,
@@ -442,6 +481,8 @@ def build_status(
         pending_actions=len(getattr(cp, "pending_actions", []) or []),
         problems=problems,
         notices=[str(p) for p in project.notices(lang=lang)],
+        blockers=blockers,
+        self_repairs=repairs,
     )
 
 
@@ -493,6 +534,12 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
         tr(MESSAGES, "state", lang, state=report.orchestrator_state,
            stage=report.pipeline_stage or tr(MESSAGES, "idle", lang))
     )
+    if report.blockers:
+        lines.append(tr(MESSAGES, "blocked", lang))
+        lines.extend(f"  - {b.text if lang == 'zh' else b.text_en}" for b in report.blockers)
+    if report.self_repairs:
+        lines.append(tr(MESSAGES, "will_repair", lang))
+        lines.extend(f"  - {b.text if lang == 'zh' else b.text_en}" for b in report.self_repairs)
     if report.recovery is not None:
         r = report.recovery
         lines.append(tr(MESSAGES, "interrupted", lang, chapter=r.chapter, stage=r.stage or "-",

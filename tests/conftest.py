@@ -8,6 +8,7 @@ after another on one worker and stay deterministic on a loaded machine.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.name in SERIAL_FILES or item.get_closest_marker("serial") is not None:
             item.add_marker(pytest.mark.xdist_group("serial"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _temp_under_basetemp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Temp folders made by code under test (mkdtemp in the demo, the snapshot apps, subprocesses) land in
+    pytest's own base temp folder, which pytest rotates, instead of piling up in the system temp folder."""
+    folder = tmp_path_factory.mktemp("systemp", numbered=False)
+    saved_env, saved_dir = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = str(folder)
+    yield
+    tempfile.tempdir = saved_dir
+    if saved_env is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = saved_env
 
 
 @pytest.fixture(autouse=True)

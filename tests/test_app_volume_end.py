@@ -19,6 +19,8 @@ async def test_volume_end_dialog_offers_review_and_export(tmp_path: Path) -> Non
     data = json.loads(checkpoint.read_text(encoding="utf-8"))
     data["last_completed_chapter"] = 9  # the next chapter is the volume's last (10)
     checkpoint.write_text(json.dumps(data), encoding="utf-8")
+    for n in range(3, 10):  # the cold-start check wants the chapters the checkpoint counts
+        (root / "chapters" / f"chapter-{n:03d}.md").write_text(f"# 第{n}章\n\n占位。\n", encoding="utf-8")
     app = NovelStudioApp(root, lang="zh", offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

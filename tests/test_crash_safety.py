@@ -9,7 +9,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNNER = ROOT / "tests" / "crash_runner.py"
 SCORES = "3:4.2;4:3.2,4.1"  # chapter 4 takes a revision, so the revising steps are crossed too
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+pytestmark = [
+    pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL"),
+    pytest.mark.serial,
+    pytest.mark.xdist_group("serial"),
+]
 
 
 def _spawn(root: Path, chapters: int, **env: str) -> subprocess.Popen[str]:
@@ -83,16 +86,16 @@ def test_kill_at_step_boundary(tmp_path: Path, step: str, chapter: str) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_kill_at_random_points(tmp_path: Path, seed: int) -> None:
+    """Several kills in a row at write points drawn from a seeded generator (fault injection in
+    `studio.fileio`, not a timer), each resumed by the next subprocess or in process: the same kills on
+    every machine, however loaded."""
     rng = random.Random(seed)
     root = init_project(tmp_path / "novel", sample=True)
-    for _ in range(3):  # several kills in a row, each resumed by the next subprocess or in process
+    for _ in range(3):
         done = Checkpoint.load(ProjectPaths(root).checkpoint).last_completed_chapter
         if done >= 4:
             break
-        proc = _spawn(root, 4 - done, NOVEL_STUDIO_TEST_DELAY="0.01")
-        assert proc.stdout is not None
-        proc.stdout.readline()  # "ready"
-        time.sleep(rng.uniform(0.0, 0.6))
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate(timeout=60)
+        proc = _spawn(root, 4 - done, NOVEL_STUDIO_FAULT_WRITE=str(rng.randint(1, 120)))
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode in (0, -signal.SIGKILL), err  # 0: the run had fewer writes than drawn
     _resume_and_check(root, 2)

@@ -326,6 +326,8 @@ async def test_key_chapter_dual_judge_keeps_lower(h: Harness) -> None:
     data = json.loads(h.paths.checkpoint.read_text(encoding="utf-8"))
     data["last_completed_chapter"] = 9
     h.paths.checkpoint.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    for n in range(3, 10):  # the cold-start check wants the chapters the checkpoint counts
+        h.paths.chapter(n).write_text(f"# 第{n}章\n\n占位。\n", encoding="utf-8")
     h.script.prepare(10)
     h.script.add("judge", 4.6)
     h.script.add("judge2", 4.1)

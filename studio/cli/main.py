@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.continue_cmd",
     "studio.cli.undo_cmd",
     "studio.cli.rebuild_cmd",
+    "studio.cli.repair_cmd",
     "studio.cli.export_cmd",
     "studio.cli.serve_cmd",
     "studio.cli.check_cmd",

@@ -58,6 +58,7 @@ MESSAGES: Catalog = {
     "cancelled": ("已取消", "cancelled"),
     "offline": ("离线模式：摘要和状态变更来自离线演示模型", "offline mode: summary and state ops come from the offline demo model"),
     "done": ("第 {chapter} 章已重建（状态版本 {base} → {version}）", "Chapter {chapter} rebuilt (state version {base} -> {version})"),
+    "backup": ("改动前的文件备份在 {path}", "the files as they were are backed up in {path}"),
     "summary": ("新摘要：{summary}", "New summary: {summary}"),
     "changes": ("状态变化：", "State changes:"),
     "no_changes": ("状态变化：无", "State changes: none"),
@@ -129,6 +130,8 @@ def render_result(result: RebuildResult, lang: Lang) -> str:
             lines += [f"    - {reason}" for reason in reasons]
     else:
         lines.append(tr(MESSAGES, "no_impact", lang))
+    if result.backup_dir is not None:
+        lines.append(tr(MESSAGES, "backup", lang, path=result.backup_dir))
     return "\n".join(lines)
 
 
@@ -137,6 +140,7 @@ def result_data(result: RebuildResult, lang: Lang) -> dict[str, Any]:
         "chapter": result.chapter,
         "storyline_id": result.storyline_id,
         "base_state_version": result.base_state_version,
+        "backup": str(result.backup_dir) if result.backup_dir else None,
         "state_version": result.state_version,
         "summary": result.summary,
         "facts": [

@@ -1,0 +1,88 @@
+"""`novel-studio repair`: fix the state, changelog and checkpoint where that is safe, report the rest
+(see `studio.repair`). Shows the plan and asks first (`--yes` skips the question); every changed file is
+backed up under `.novel-studio/repair/`. Exit 0 when the project is consistent afterwards, 1 when
+something is left that needs the author, 3 when a question could not be asked, 4 when locked."""
+
+from __future__ import annotations
+
+import argparse
+
+from studio.cli.common import (
+    ExitCode,
+    add_common_arguments,
+    ask_or_pause,
+    emit,
+    help_lang,
+    require_project,
+    resolve_lang,
+)
+from studio.i18n import Catalog, tr
+from studio.lock import ProjectLock, StaleLockError
+from studio.paths import ProjectPaths
+from studio.repair import apply_repair, plan_repair
+
+MESSAGES: Catalog = {
+    "help": (
+        "修复状态、变更日志和检查点中能安全修复的问题（先备份），并报告无法自动修复的问题",
+        "fix what can be fixed safely in the state, changelog and checkpoint (backed up first) and report the rest",
+    ),
+    "opt_yes": ("不确认，直接修复", "do not ask for confirmation"),
+    "nothing": ("未发现需要修复的问题", "nothing to repair"),
+    "will_fix": ("可以修复：", "can be fixed:"),
+    "fixed": ("已修复（备份在 {backup}）：", "fixed (backup in {backup}):"),
+    "cannot": ("无法自动修复，需要作者处理：", "cannot be fixed automatically; needs the author:"),
+    "confirm": ("执行以上修复？", "Apply these fixes?"),
+    "cancelled": ("已取消，未做任何改动", "cancelled; nothing was changed"),
+    "stale": ("项目锁的持有进程已不在：接管并修复？", "The project lock's holder is gone: take it over and repair?"),
+}
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    lang = help_lang()
+    parser = subparsers.add_parser("repair", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang))
+    parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
+    add_common_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = require_project(args)
+    lang = resolve_lang(args, root)
+    paths = ProjectPaths(root)
+    lock = ProjectLock(paths, heartbeat_interval=0)
+    try:
+        lock.acquire()  # a live holder: LockBusyError (exit 4)
+    except StaleLockError as exc:
+        if not args.yes:
+            answer = ask_or_pause(args, exc.status.describe(lang) + "\n" + tr(MESSAGES, "stale", lang),
+                                  choices=["y", "n"], default="n")
+            if answer != "y":
+                print(tr(MESSAGES, "cancelled", lang))
+                return int(ExitCode.LOCKED)
+        lock.acquire(take_over_stale=True)
+    try:
+        plan = plan_repair(paths)
+        if plan.fixes and not args.yes:
+            lines = [tr(MESSAGES, "will_fix", lang), *(f"- {i.describe(lang)}" for i in plan.fixes)]
+            if plan.cannot:
+                lines += [tr(MESSAGES, "cannot", lang), *(f"- {i.describe(lang)}" for i in plan.cannot)]
+            print("\n".join(lines))
+            answer = ask_or_pause(args, tr(MESSAGES, "confirm", lang), choices=["y", "n"], default="n")
+            if answer != "y":
+                print(tr(MESSAGES, "cancelled", lang))
+                return int(ExitCode.ERROR)
+        backup = apply_repair(paths, plan)
+    finally:
+        lock.release()
+    text: list[str] = []
+    if plan.fixes:
+        text += [tr(MESSAGES, "fixed", lang, backup=backup), *(f"- {i.describe(lang)}" for i in plan.fixes)]
+    if plan.cannot:
+        text += [tr(MESSAGES, "cannot", lang), *(f"- {i.describe(lang)}" for i in plan.cannot)]
+    data = {
+        "fixed": [{"key": i.key, "text": i.describe(lang)} for i in plan.fixes],
+        "cannot": [{"key": i.key, "text": i.describe(lang)} for i in plan.cannot],
+        "backup": str(backup) if backup else None,
+    }
+    emit(args, data, "\n".join(text) or tr(MESSAGES, "nothing", lang))
+    return int(ExitCode.ERROR if plan.cannot else ExitCode.OK)

@@ -1,0 +1,327 @@
+"""The cold-start consistency check (seed 003 section 10.4): before a run trusts the checkpoint, check it
+against the chapters on disk, the changelog and the state. Pure: reads files, changes nothing.
+
+`check_cold_start(paths)` returns `Finding`s, each with a severity:
+- `refuse`: `continue` must not start (it would write the wrong chapter, build on a broken log or a lost
+  state); the message says what is wrong and the way out (`novel-studio repair`, `undo`, restoring a file);
+- `repairable`: what an interrupted write leaves and every run repairs itself before it starts (a torn
+  last changelog line, a merge cut between the log line and the state file); `status` shows it as a note.
+
+One source of truth: `continue` (the orchestrator), `status` and `repair` all ask this module.
+
+Rules are a table, `RULES`: the rules of `COMMON` run in every orchestrator state, then the tuple listed
+for the checkpoint's `orchestrator_state`. A rule is a function `(ColdStart) -> Iterable[Finding]`; the
+`ColdStart` context loads each file once, lazily. To teach the check a new state (QUICK_START,
+VOL_PLANNING, VOL_REVIEW, a staged volume plan), write its rules as such functions and list them under
+that state in `RULES`; a state not listed gets the common rules only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+from studio.errors import FormatError, StudioError
+from studio.i18n import Catalog, Lang, tr
+from studio.models.changelog import ChangelogEntry
+from studio.models.checkpoint import Checkpoint, OrchestratorState
+from studio.models.state import CurrentState
+from studio.paths import ProjectPaths, numbered_files
+from studio.state_engine import parse_changelog
+
+Severity = Literal["refuse", "repairable"]
+
+_CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
+_JOURNAL_NAME = re.compile(r"^commit-(chapter-\d{3,})\.json$")
+
+MESSAGES: Catalog = {
+    "checkpoint_unreadable": (
+        "无法读取 .checkpoint.json：{detail}",
+        "cannot read .checkpoint.json: {detail}",
+    ),
+    "state_dir_missing": (
+        "缺少 state/ 文件夹（角色、地点、世界状态与变更日志都在其中）；不会从空状态重新开始",
+        "the state/ folder is missing (characters, places, world state and the changelog live there); "
+        "the state is not restarted from empty",
+    ),
+    "changelog_torn": (
+        "state/changelog.jsonl 最后一行不完整（写入时被中断），下次运行会自动修复",
+        "the last line of state/changelog.jsonl is incomplete (an interrupted write); the next run repairs it",
+    ),
+    "changelog_invalid": ("state/changelog.jsonl 无法使用：{detail}", "state/changelog.jsonl cannot be used: {detail}"),
+    "state_invalid": ("state/current-state.json 无法使用：{detail}", "state/current-state.json cannot be used: {detail}"),
+    "state_file_missing": (
+        "state/current-state.json 缺失，下次运行会按变更日志重建",
+        "state/current-state.json is missing; the next run rebuilds it from the changelog",
+    ),
+    "merge_interrupted": (
+        "上次状态合并被中断（变更日志比状态文件多一个版本），下次运行会自动完成",
+        "the last state merge was interrupted (the changelog is one version ahead); the next run finishes it",
+    ),
+    "state_out_of_step": (
+        "状态文件为版本 {state}，变更日志却到版本 {log}",
+        "current-state.json is at version {state} but the changelog ends at version {log}",
+    ),
+    "chapters_missing": (
+        "检查点记录已完成 {done} 章，但 chapters/ 中缺少第 {missing} 章",
+        "the checkpoint says {done} chapters are done, but chapters/ lacks chapter(s) {missing}",
+    ),
+    "chapters_empty": (
+        "chapters/ 中第 {empty} 章是空文件",
+        "chapter file(s) {empty} in chapters/ are empty",
+    ),
+    "chapter_ahead": (
+        "chapters/ 中已有第 {chapters} 章，但检查点只记录到第 {done} 章；继续写作会覆盖第 {chapter} 章",
+        "chapters/ already holds chapter(s) {chapters} but the checkpoint records only {done} done; "
+        "continuing would overwrite chapter {chapter}",
+    ),
+    "inflight_absurd": (
+        "检查点称第 {inflight} 章正在进行，但已完成的是第 {done} 章（下一章应为第 {next} 章）",
+        "the checkpoint says chapter {inflight} is in flight, but {done} chapters are done (next is {next})",
+    ),
+    "log_ahead": (
+        "变更日志已含第 {chapter} 章的状态变更，但检查点只记录到第 {done} 章",
+        "the changelog already has chapter {chapter}'s state changes, but the checkpoint records only {done} done",
+    ),
+    "way_out_repair": (
+        "运行 novel-studio repair 查看并修复（会先备份）",
+        "run novel-studio repair to see and fix it (a backup is kept)",
+    ),
+    "way_out_restore_state": (
+        "从备份恢复 state/ 文件夹（例如 .novel-studio/undo/ 下的备份或版本控制）",
+        "restore the state/ folder from a backup (e.g. under .novel-studio/undo/ or version control)",
+    ),
+    "way_out_chapters": (
+        "恢复缺少的章节文件，或修改 .checkpoint.json 的 last_completed_chapter 为实际完成的章数",
+        "restore the missing chapter files, or set last_completed_chapter in .checkpoint.json to the chapters "
+        "really done",
+    ),
+    "way_out_chapter_ahead": (
+        "若这些章节是手写或从其他工具带来的，把 .checkpoint.json 的 last_completed_chapter 改为 {last}；否则移走这些文件",
+        "if you wrote these chapters yourself or brought them from another tool, set last_completed_chapter in "
+        ".checkpoint.json to {last}; otherwise move the files away",
+    ),
+    "way_out_checkpoint": (
+        "运行 novel-studio repair（会把检查点改回与磁盘一致，先备份）",
+        "run novel-studio repair (it sets the checkpoint back in line with the disk, after a backup)",
+    ),
+    "refused": (
+        "项目状态不一致，未开始写作：\n{findings}",
+        "the project is inconsistent; nothing was written:\n{findings}",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One inconsistency. `key` and `way_out` are MESSAGES keys; `params` fill both."""
+
+    key: str
+    severity: Severity
+    way_out: str | None = None
+    params: tuple[tuple[str, str], ...] = ()
+
+    def describe(self, lang: Lang = "zh") -> str:
+        params = dict(self.params)
+        text = tr(MESSAGES, self.key, lang, **params)
+        if self.way_out:
+            text += ("；" if lang == "zh" else "; ") + tr(MESSAGES, self.way_out, lang, **params)
+        return text
+
+
+def finding(key: str, severity: Severity, way_out: str | None = None, **params: object) -> Finding:
+    return Finding(key, severity, way_out, tuple((k, str(v)) for k, v in params.items()))
+
+
+class ColdStartRefused(StudioError):
+    """`continue` refuses to start; `findings` says why and how to get out."""
+
+    def __init__(self, findings: list[Finding], lang: Lang = "zh") -> None:
+        self.findings = findings
+        lines = "\n".join(f"- {f.describe(lang)}" for f in findings)
+        super().__init__(tr(MESSAGES, "refused", lang, findings=lines))
+
+
+@dataclass
+class ColdStart:
+    """What the rules look at, each file read once. Loading problems become findings, not exceptions."""
+
+    paths: ProjectPaths
+    checkpoint: Checkpoint
+    findings: list[Finding] = field(default_factory=list)
+
+    @cached_property
+    def chapters(self) -> dict[int, int]:
+        """Chapter number -> file size, of `chapters/chapter-NNN.md`."""
+        return {n: p.stat().st_size for n, p in numbered_files(self.paths.root / "chapters", _CHAPTER_NAME).items()}
+
+    @cached_property
+    def pending_journals(self) -> set[int]:
+        """Chapters whose commit journal exists (a commit every run finishes first)."""
+        return set(numbered_files(self.paths.staging, _JOURNAL_NAME))
+
+    @cached_property
+    def changelog_read(self) -> tuple[list[ChangelogEntry], bool] | None:
+        """(entries without a torn last line, whether the last line is torn); None when unusable."""
+        path = self.paths.changelog
+        if not path.exists():
+            return [], False
+        try:
+            entries, kept = parse_changelog(path.read_bytes(), path, drop_torn_tail=True)
+        except FormatError as exc:
+            self.findings.append(finding("changelog_invalid", "refuse", "way_out_repair", detail=_first(exc)))
+            return None
+        return entries, kept is not None
+
+    @property
+    def changelog(self) -> list[ChangelogEntry] | None:
+        read = self.changelog_read
+        return read[0] if read is not None else None
+
+    @cached_property
+    def state(self) -> CurrentState | None:
+        path = self.paths.current_state
+        if not path.exists():
+            return None
+        try:
+            return CurrentState.load(path)
+        except FormatError as exc:
+            self.findings.append(finding("state_invalid", "refuse", "way_out_repair", detail=_first(exc)))
+            return None
+
+
+def _first(exc: FormatError) -> str:
+    return str(exc.problems[0]) if exc.problems else str(exc)
+
+
+Rule = Callable[[ColdStart], Iterable[Finding]]
+
+
+def rule_state(ctx: ColdStart) -> Iterable[Finding]:
+    """state/ must exist; the changelog must be readable; state and changelog must be in step."""
+    paths = ctx.paths
+    if not paths.current_state.parent.is_dir():
+        yield finding("state_dir_missing", "refuse", "way_out_restore_state")
+        return
+    read = ctx.changelog_read
+    if read is not None and read[1]:
+        yield finding("changelog_torn", "repairable")
+    entries = ctx.changelog
+    state = ctx.state
+    if entries is None or (state is None and paths.current_state.exists()):
+        return  # already reported while loading
+    if state is None:
+        if entries:
+            yield finding("state_file_missing", "repairable")
+        return
+    if not entries:
+        return
+    last = entries[-1].state_version
+    if last == state.state_version:
+        return
+    if last == state.state_version + 1:
+        yield finding("merge_interrupted", "repairable")
+        return
+    yield finding("state_out_of_step", "refuse", "way_out_repair", state=state.state_version, log=last)
+
+
+def rule_chapters(ctx: ColdStart) -> Iterable[Finding]:
+    """Chapters 1..last_completed are there and not empty; the next one is not there already."""
+    cp = ctx.checkpoint
+    done = cp.last_completed_chapter
+    missing = [n for n in range(1, done + 1) if n not in ctx.chapters]
+    if missing:
+        yield finding("chapters_missing", "refuse", "way_out_chapters", done=done, missing=_ranges(missing))
+    empty = [n for n in range(1, done + 1) if ctx.chapters.get(n) == 0]
+    if empty:
+        yield finding("chapters_empty", "refuse", "way_out_chapters", empty=_ranges(empty))
+    ahead = sorted(n for n in ctx.chapters if n > done and n not in ctx.pending_journals)
+    if ahead:
+        yield finding(
+            "chapter_ahead", "refuse", "way_out_chapter_ahead",
+            chapters=_ranges(ahead), chapter=ahead[0], done=done, last=ahead[-1],
+        )
+
+
+def rule_inflight(ctx: ColdStart) -> Iterable[Finding]:
+    """An inflight chapter is the next one (or one whose commit journal is pending)."""
+    cp = ctx.checkpoint
+    n = cp.inflight_chapter
+    if n is None or n == cp.next_chapter or n in ctx.pending_journals:
+        return
+    yield finding(
+        "inflight_absurd", "refuse", "way_out_checkpoint",
+        inflight=n, done=cp.last_completed_chapter, next=cp.next_chapter,
+    )
+
+
+def rule_log_behind_checkpoint(ctx: ColdStart) -> Iterable[Finding]:
+    """The changelog has no state changes of a chapter the checkpoint has not completed (unless its
+    commit journal is pending: that commit is finished first)."""
+    entries = ctx.changelog or []
+    done = ctx.checkpoint.last_completed_chapter
+    ahead = sorted({e.chapter for e in entries if e.kind != "init" and e.chapter > done} - ctx.pending_journals)
+    if ahead:
+        yield finding("log_ahead", "refuse", "way_out_checkpoint", chapter=ahead[0], done=done)
+
+
+COMMON: tuple[Rule, ...] = (rule_state,)
+WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
+
+RULES: dict[OrchestratorState, tuple[Rule, ...]] = {
+    OrchestratorState.INIT: WRITING_RULES,
+    OrchestratorState.WRITING: WRITING_RULES,
+    OrchestratorState.CHAPTER_REWRITE: WRITING_RULES,
+    OrchestratorState.ERROR_RETRY: WRITING_RULES,
+    OrchestratorState.VOL_REVIEW: WRITING_RULES,
+}
+
+
+def _ranges(numbers: list[int]) -> str:
+    parts: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(parts)
+
+
+def load_checkpoint_checked(paths: ProjectPaths) -> tuple[Checkpoint, list[Finding]]:
+    try:
+        return Checkpoint.load_or_default(paths.checkpoint), []
+    except FormatError as exc:
+        return Checkpoint(), [finding("checkpoint_unreadable", "refuse", None, detail=_first(exc))]
+
+
+def check_cold_start(paths: ProjectPaths, checkpoint: Checkpoint | None = None) -> list[Finding]:
+    """Every finding, common rules first, then those of the checkpoint's orchestrator state."""
+    found: list[Finding] = []
+    if checkpoint is None:
+        checkpoint, found = load_checkpoint_checked(paths)
+        if found:
+            return found
+    ctx = ColdStart(paths, checkpoint)
+    for rule in (*COMMON, *RULES.get(checkpoint.orchestrator_state, ())):
+        produced = list(rule(ctx))
+        found.extend(ctx.findings)
+        ctx.findings.clear()
+        found.extend(produced)
+    return found
+
+
+def refusals(findings: Iterable[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == "refuse"]
+
+
+def ensure_can_start(paths: ProjectPaths, checkpoint: Checkpoint | None = None, lang: Lang = "zh") -> None:
+    """Raise ColdStartRefused when a run must not start."""
+    refused = refusals(check_cold_start(paths, checkpoint))
+    if refused:
+        raise ColdStartRefused(refused, lang)

@@ -1,0 +1,302 @@
+"""`novel-studio repair`: fix what can be fixed safely in the state, the changelog and the checkpoint, and
+say plainly what cannot. Domain only (no terminal I/O); the caller holds the project lock.
+
+`plan_repair(paths)` reads and returns `RepairItem`s; `apply_repair(paths, items)` backs up every file it
+will change into `.novel-studio/repair/<timestamp>/` (same relative paths) and then applies the fixable
+items in order. Safe fixes, each one exact or loss-free:
+
+- `temp_files`: hidden temp files of atomic writes killed half-way (`fileio.sweep_temp_files`);
+- `torn_tail`: a changelog last line cut short (nothing was merged for it: the state is written after);
+- `duplicate_lines`: a changelog line repeated right after itself (the repeat is removed);
+- `merge_interrupted`: the log one version ahead of the state (the logged ops are re-applied);
+- `state_rebuilt`: the state behind the log by more, missing or unreadable: rebuilt from a snapshot and the
+  changelog after it (the current state when readable and older than the log's end, else the log's init
+  snapshot, else a commit's `logs/chapter-NNN/state-before.json`; from empty only when the log starts at
+  version 0). Never from empty over a state the log does not describe;
+- `inflight_reset`: a checkpoint naming an inflight chapter that is not the next one, with no staged work.
+
+Everything else the cold-start check refuses is reported as `cannot` with its way out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from studio.coldstart import Finding, check_cold_start, refusals
+from studio.errors import FormatError, StateVersionMismatch
+from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
+from studio.i18n import Catalog, Lang, tr
+from studio.ids import chapter_id
+from studio.models.changelog import ChangelogEntry
+from studio.models.checkpoint import Checkpoint, PipelineStage, save_checkpoint
+from studio.models.state import CurrentState
+from studio.paths import ProjectPaths
+from studio.state_engine import parse_changelog, replay, replay_from
+
+Kind = Literal["fix", "cannot"]
+
+MESSAGES: Catalog = {
+    "temp_files": ("删除 {count} 个中断写入留下的临时文件", "remove {count} temp file(s) left by interrupted writes"),
+    "torn_tail": (
+        "删除 state/changelog.jsonl 中不完整的最后一行（该次合并从未写入状态）",
+        "drop the incomplete last line of state/changelog.jsonl (its merge never reached the state)",
+    ),
+    "duplicate_lines": (
+        "删除 state/changelog.jsonl 中重复的第 {lines} 行",
+        "remove the repeated line(s) {lines} of state/changelog.jsonl",
+    ),
+    "merge_interrupted": (
+        "完成被中断的状态合并（版本 {state} → {log}）",
+        "finish the interrupted state merge (version {state} -> {log})",
+    ),
+    "state_rebuilt": (
+        "按{base}和其后的变更日志重建 state/current-state.json（版本 {log}）",
+        "rebuild state/current-state.json (version {log}) from {base} and the changelog after it",
+    ),
+    "base_current": ("当前状态文件（版本 {version}）", "the current state file (version {version})"),
+    "base_init": ("变更日志的起始快照", "the changelog's starting snapshot"),
+    "base_empty": ("空状态（日志从版本 0 开始）", "the empty state (the log starts at version 0)"),
+    "base_archive": ("{file}（版本 {version}）", "{file} (version {version})"),
+    "inflight_reset": (
+        "检查点中进行中的第 {inflight} 章不是下一章且没有暂存内容：清除它",
+        "the checkpoint's inflight chapter {inflight} is not the next one and has nothing staged: clear it",
+    ),
+    "changelog_unusable": (
+        "state/changelog.jsonl 无法自动修复：{detail}",
+        "state/changelog.jsonl cannot be repaired automatically: {detail}",
+    ),
+    "state_ahead": (
+        "状态文件为版本 {state}，变更日志只到版本 {log}：日志缺行，无法安全重建；请恢复缺失的日志行",
+        "the state is at version {state} but the changelog ends at {log}: lines are missing and the state "
+        "cannot be rebuilt safely; restore the missing changelog lines",
+    ),
+    "no_base": (
+        "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
+        "cannot rebuild the state: the log does not start at version 0 and no snapshot (version {first} or "
+        "later) exists",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class RepairItem:
+    kind: Kind
+    key: str
+    text_zh: str
+    text_en: str
+
+    def describe(self, lang: Lang = "zh") -> str:
+        return self.text_zh if lang == "zh" else self.text_en
+
+
+@dataclass
+class RepairPlan:
+    items: list[RepairItem] = field(default_factory=list)
+    changelog: bytes | None = None  # the bytes the changelog gets, when it changes
+    state: CurrentState | None = None  # the state to write, when it changes
+    checkpoint: Checkpoint | None = None
+    temp_files: list[Path] = field(default_factory=list)
+
+    @property
+    def fixes(self) -> list[RepairItem]:
+        return [i for i in self.items if i.kind == "fix"]
+
+    @property
+    def cannot(self) -> list[RepairItem]:
+        return [i for i in self.items if i.kind == "cannot"]
+
+
+def _item(kind: Kind, key: str, **params: object) -> RepairItem:
+    fill = {k: str(v) for k, v in params.items()}
+    return RepairItem(kind, key, tr(MESSAGES, key, "zh", **fill), tr(MESSAGES, key, "en", **fill))
+
+
+def _finding_item(f: Finding) -> RepairItem:
+    return RepairItem("cannot", f.key, f.describe("zh"), f.describe("en"))
+
+
+def _dedupe(raw: bytes) -> tuple[bytes, list[int]]:
+    """The changelog without lines that repeat the line before them; the removed line numbers."""
+    out: list[bytes] = []
+    removed: list[int] = []
+    previous: bytes | None = None
+    for lineno, line in enumerate(raw.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        if previous is not None and line.strip() == previous:
+            removed.append(lineno)
+            continue
+        out.append(line)
+        previous = line.strip()
+    return b"".join(line + b"\n" for line in out), removed
+
+
+def _archived_snapshots(paths: ProjectPaths) -> list[tuple[CurrentState, Path]]:
+    out: list[tuple[CurrentState, Path]] = []
+    for path in sorted((paths.root / "logs").glob("chapter-*/state-before.json")):
+        try:
+            out.append((CurrentState.load(path), path))
+        except FormatError:
+            continue
+    return out
+
+
+def _plan_state(paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEntry]) -> None:
+    source = str(paths.changelog)
+    state: CurrentState | None = None
+    if paths.current_state.exists():
+        try:
+            state = CurrentState.load(paths.current_state)
+        except FormatError:
+            state = None
+    if not entries:
+        return
+    end = entries[-1].state_version
+    if state is not None and state.state_version == end:
+        return
+    if state is not None and state.state_version > end:
+        plan.items.append(_item("cannot", "state_ahead", state=state.state_version, log=end))
+        return
+    if state is not None and state.state_version == end - 1:
+        try:
+            plan.state = replay_from(state, entries, source=source)
+        except (FormatError, StateVersionMismatch):
+            pass
+        else:
+            plan.items.append(_item("fix", "merge_interrupted", state=state.state_version, log=end))
+            return
+    bases: list[tuple[CurrentState, str, str]] = []
+    if state is not None:
+        bases.append((state, "base_current", ""))
+    if entries[0].kind == "init" or entries[0].base_state_version == 0:
+        bases.append((CurrentState(), "base_init" if entries[0].kind == "init" else "base_empty", ""))
+    archived = sorted(_archived_snapshots(paths), key=lambda item: -item[0].state_version)
+    bases.extend((snap, "base_archive", str(path.relative_to(paths.root))) for snap, path in archived)
+    for base, key, file in bases:
+        if base.state_version > end:
+            continue
+        try:
+            rebuilt = (
+                replay(entries, source=source) if key in ("base_init", "base_empty")
+                else replay_from(base, entries, source=source)
+            )
+        except (FormatError, StateVersionMismatch):
+            continue
+        plan.state = rebuilt
+        base_text = {
+            lang: tr(MESSAGES, key, lang, version=base.state_version, file=file) for lang in ("zh", "en")
+        }
+        plan.items.append(
+            RepairItem(
+                "fix",
+                "state_rebuilt",
+                tr(MESSAGES, "state_rebuilt", "zh", base=base_text["zh"], log=end),
+                tr(MESSAGES, "state_rebuilt", "en", base=base_text["en"], log=end),
+            )
+        )
+        return
+    plan.items.append(_item("cannot", "no_base", first=entries[0].base_state_version))
+
+
+def _has_staging(paths: ProjectPaths, n: int) -> bool:
+    cid = chapter_id(n)
+    return paths.staging.is_dir() and any(cid in p.name for p in paths.staging.rglob("*") if p.is_file())
+
+
+def plan_repair(paths: ProjectPaths) -> RepairPlan:
+    """What `apply_repair` would do, and what it cannot. Reads only."""
+    plan = RepairPlan()
+    plan.temp_files = find_temp_files(paths.root)
+    if plan.temp_files:
+        plan.items.append(_item("fix", "temp_files", count=len(plan.temp_files)))
+
+    entries: list[ChangelogEntry] | None = []
+    if paths.changelog.exists():
+        raw = paths.changelog.read_bytes()
+        fixed = raw
+        try:
+            _, kept = parse_changelog(fixed, paths.changelog, drop_torn_tail=True)
+        except FormatError:
+            kept = None
+        if kept is not None:
+            fixed = kept
+            plan.items.append(_item("fix", "torn_tail"))
+        deduped, removed = _dedupe(fixed)
+        if removed:
+            fixed = deduped
+            plan.items.append(_item("fix", "duplicate_lines", lines=", ".join(map(str, removed))))
+        try:
+            entries, still = parse_changelog(fixed, paths.changelog, drop_torn_tail=True)
+            if still is not None:  # a torn line uncovered by removing a repeat
+                fixed = still
+        except FormatError as exc:
+            detail = str(exc.problems[0]) if exc.problems else str(exc)
+            plan.items.append(_item("cannot", "changelog_unusable", detail=detail))
+            entries = None
+        if fixed != raw and entries is not None:
+            plan.changelog = fixed
+
+    if entries is not None and paths.current_state.parent.is_dir():
+        _plan_state(paths, plan, entries)
+
+    try:
+        cp = Checkpoint.load_or_default(paths.checkpoint)
+    except FormatError:
+        cp = None
+    if cp is not None and cp.inflight_chapter is not None and cp.inflight_chapter != cp.next_chapter:
+        if not _has_staging(paths, cp.inflight_chapter) and not cp.pending_actions:
+            fixed_cp = cp.model_copy(deep=True)
+            fixed_cp.inflight_chapter = None
+            fixed_cp.pipeline_stage = PipelineStage.COMMITTED if cp.last_completed_chapter else None
+            fixed_cp.revision_count = 0
+            fixed_cp.revision_kind = None
+            plan.checkpoint = fixed_cp
+            plan.items.append(_item("fix", "inflight_reset", inflight=cp.inflight_chapter))
+
+    # What the cold-start check would still refuse once the fixes above are made.
+    handled = {"changelog_invalid", "state_invalid", "state_out_of_step"} if plan.state or plan.changelog else set()
+    if plan.checkpoint is not None:
+        handled.add("inflight_absurd")
+    reported = {i.key for i in plan.items}
+    for f in refusals(check_cold_start(paths, plan.checkpoint)):
+        if f.key in handled or (f.key == "changelog_invalid" and "changelog_unusable" in reported):
+            continue
+        if f.key == "state_out_of_step" and ("state_ahead" in reported or "no_base" in reported):
+            continue
+        plan.items.append(_finding_item(f))
+    return plan
+
+
+def _backup(paths: ProjectPaths, files: list[Path], now: datetime | None) -> Path:
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    dest = paths.root / ".novel-studio" / "repair" / stamp
+    suffix = 1
+    while dest.exists():
+        suffix += 1
+        dest = paths.root / ".novel-studio" / "repair" / f"{stamp}-{suffix}"
+    dest.mkdir(parents=True)
+    for src in files:
+        if src.is_file():
+            atomic_write_bytes(dest / src.relative_to(paths.root), src.read_bytes())
+    return dest
+
+
+def apply_repair(paths: ProjectPaths, plan: RepairPlan, *, now: datetime | None = None) -> Path | None:
+    """Back up what changes, then apply the plan's fixes (changelog first, then the state: the log is the
+    record the state is checked against). Returns the backup folder (None when nothing changed)."""
+    if not plan.fixes:
+        return None
+    changed = [paths.changelog, paths.current_state, paths.checkpoint]
+    backup = _backup(paths, changed, now)
+    if plan.temp_files:
+        sweep_temp_files(paths.root)
+    if plan.changelog is not None:
+        atomic_write_bytes(paths.changelog, plan.changelog)
+    if plan.state is not None:
+        plan.state.save(paths.current_state)
+    if plan.checkpoint is not None:
+        save_checkpoint(paths, plan.checkpoint)
+    return backup

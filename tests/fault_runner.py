@@ -1,0 +1,137 @@
+"""Kill a run at every write point and resume it, for the fault-injection test (see test_fault_injection).
+
+Usage: python tests/fault_runner.py PRISTINE WORKDIR LAST_CHAPTER [FIRST_WRITE [LAST_WRITE]]
+Environment: NOVEL_STUDIO_TEST_SCORES  "4:3.7" judge scores per chapter (as in crash_runner.py)
+
+Imports once, then forks a child per run so each run is a fresh process state without paying for the
+imports again: a reference run of PRISTINE's copy writes chapters until LAST_CHAPTER is committed; then for
+every write point N (all of the reference run's, or FIRST..LAST) a child runs a fresh copy with
+`NOVEL_STUDIO_FAULT_WRITE=N` (it dies by SIGKILL there, see `studio.fileio`), another child resumes it
+without a fault, and the files are compared with the reference. The changelog's clock is frozen so the
+runs write byte-identical files. Prints one JSON line: {"writes": W, "checked": [...], "failures": [...]}.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pipeline.decisions import take_recommended  # noqa: E402
+from pipeline.orchestrator import Orchestrator  # noqa: E402
+from studio import fileio, state_engine  # noqa: E402
+from studio.models.checkpoint import Checkpoint, PipelineStage  # noqa: E402
+from studio.models.settings import Settings  # noqa: E402
+from studio.paths import ProjectPaths  # noqa: E402
+from tests.crash_runner import parse_scores  # noqa: E402
+from tests.fake_agents import FakeAgents  # noqa: E402
+
+FROZEN = "2026-01-01T00:00:00+00:00"
+COMPARED = ("chapters", "summaries", "evaluations", "storylines", "foreshadowing", "state")
+
+
+def run_until(root: Path, last: int) -> int:
+    """Write chapters until `last` is committed (a commit finished on resume counts as one chapter)."""
+    paths = ProjectPaths(root)
+    state_engine._now = lambda: FROZEN  # the only clock in the compared files
+    agents = FakeAgents(paths, scores=parse_scores(os.environ.get("NOVEL_STUDIO_TEST_SCORES", "")))
+    orch = Orchestrator(root, agents, decider=take_recommended, emit=lambda e: None, settings=Settings())
+    done = Checkpoint.load_or_default(paths.checkpoint).last_completed_chapter
+    result = asyncio.run(orch.run(max(last - done, 0)))
+    return result.exit_code
+
+
+def in_child(root: Path, last: int, fault: int | None, report: Path | None = None) -> int:
+    """Run in a forked child; returns its wait status code (exit code, or -signal)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            if fault is None:
+                os.environ.pop(fileio.FAULT_ENV, None)
+            else:
+                os.environ[fileio.FAULT_ENV] = str(fault)
+            fileio._write_count = 0
+            code = run_until(root, last)
+            if report is not None:
+                report.write_text(str(fileio.write_count()))
+        except BaseException as exc:  # noqa: BLE001 - the child must never return into the parent's loop
+            sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for folder in COMPARED:
+        base = root / folder
+        for path in sorted(base.rglob("*")) if base.is_dir() else []:
+            if path.is_file():
+                out[str(path.relative_to(root))] = path.read_bytes()
+    return out
+
+
+def leftovers(root: Path) -> list[str]:
+    paths = ProjectPaths(root)
+    staged = [p for p in paths.staging.rglob("*") if p.is_file()] if paths.staging.exists() else []
+    temps = [p for p in root.rglob("*.tmp")]
+    lock = [paths.lock_dir] if paths.lock_dir.exists() else []
+    return [str(p.relative_to(root)) for p in [*staged, *temps, *lock]]
+
+
+def check_one(pristine: Path, work: Path, last: int, n: int, expected: dict[str, bytes]) -> str | None:
+    root = work / f"kill-{n}"
+    shutil.copytree(pristine, root)
+    killed = in_child(root, last, n)
+    if killed != -signal.SIGKILL:
+        return f"write {n}: the faulty run ended with {killed}, not SIGKILL"
+    resumed = in_child(root, last, None)
+    if resumed != 0:
+        return f"write {n}: the resumed run exited {resumed}"
+    got = snapshot(root)
+    differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
+    if differ:
+        return f"write {n}: files differ from the uninterrupted run: {differ}"
+    cp = Checkpoint.load(ProjectPaths(root).checkpoint)
+    if cp.last_completed_chapter != last or cp.pipeline_stage is not PipelineStage.COMMITTED:
+        return f"write {n}: checkpoint at {cp.last_completed_chapter} / {cp.pipeline_stage}"
+    left = leftovers(root)
+    if left:
+        return f"write {n}: left behind {left}"
+    shutil.rmtree(root)
+    return None
+
+
+def main() -> int:
+    pristine, work, last = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    reference = work / "reference"
+    shutil.copytree(pristine, reference)
+    count_file = work / "writes.txt"
+    if in_child(reference, last, None, count_file) != 0:
+        print(json.dumps({"writes": 0, "checked": [], "failures": ["the uninterrupted run failed"]}))
+        return 1
+    writes = int(count_file.read_text())
+    first = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    final = int(sys.argv[5]) if len(sys.argv) > 5 else writes
+    expected = snapshot(reference)
+    checked: list[int] = []
+    failures: list[str] = []
+    for n in range(first, min(final, writes) + 1):
+        problem = check_one(pristine, work, last, n, expected)
+        checked.append(n)
+        if problem:
+            failures.append(problem)
+    print(json.dumps({"writes": writes, "checked": checked, "failures": failures}, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
