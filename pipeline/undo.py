@@ -52,6 +52,11 @@ MESSAGES: Catalog = {
         "snapshot) and there is no copy of the state before it (version {version}); recomputing from the log "
         "would drop the characters, places and world state it does not describe. Nothing was changed",
     ),
+    "foreign_chapter": (
+        "无法撤销第 {chapter} 章：它是另一个工具写的（变更日志中没有状态版本），没有可以回到的状态。未做任何改动",
+        "cannot take back chapter {chapter}: it was written by another tool (its changelog lines carry no state "
+        "version), so there is no state to go back to. Nothing was changed",
+    ),
     "missing_archive": (
         "第 {chapter} 章缺少提交时保存的恢复信息（logs/{cid}/undo.json），伏笔和故事线记忆将保持现状",
         "chapter {chapter} has no restore information (logs/{cid}/undo.json); foreshadowing and storyline "
@@ -142,6 +147,8 @@ def _rewind_plan(paths: ProjectPaths, n: int, lang: Lang) -> tuple[int | None, C
     cut = max((i for i, e in enumerate(entries) if e.kind not in ("init", "foreign") and e.chapter == n), default=None)
     if cut is not None:
         return cut, _state_after_cut(paths, n, entries, entries[:cut], lang)
+    if any(e.kind == "foreign" and e.chapter == n for e in entries):
+        raise UndoError(tr(MESSAGES, "foreign_chapter", lang, chapter=n))
     if not entries:
         return None, None
     # A second run after a kill between the changelog cut and the state write: the log is already cut.

@@ -217,7 +217,9 @@ def rule_state(ctx: ColdStart) -> Iterable[Finding]:
         if entries:
             yield finding("state_file_missing", "repairable")
         return
-    if not entries:
+    if not entries or entries[-1].kind == "foreign":
+        # Another tool's lines carry no state version: nothing to compare; the next merge logs a snapshot
+        # after them (studio.state_engine.merge_patch).
         return
     last = entries[-1].state_version
     if last == state.state_version:
@@ -263,7 +265,9 @@ def rule_log_behind_checkpoint(ctx: ColdStart) -> Iterable[Finding]:
     commit journal is pending: that commit is finished first)."""
     entries = ctx.changelog or []
     done = ctx.checkpoint.last_completed_chapter
-    ahead = sorted({e.chapter for e in entries if e.kind != "init" and e.chapter > done} - ctx.pending_journals)
+    ahead = sorted(
+        {e.chapter for e in entries if e.kind not in ("init", "foreign") and e.chapter > done} - ctx.pending_journals
+    )
     if ahead:
         yield finding("log_ahead", "refuse", "way_out_checkpoint", chapter=ahead[0], done=done)
 
