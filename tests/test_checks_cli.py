@@ -114,3 +114,22 @@ def test_quick_skips_the_new_names_and_judge_quotes_are_checked(
     assert [(f.chapter, f.text) for f in missing] == [(1, "沈照拔出长剑，一剑斩落了天上的月亮。")]
     assert main(["check", "--project", str(sample), "--json"]) == 0
     assert "new_name" in {f["kind"] for f in json.loads(capsys.readouterr().out)["findings"]}
+
+
+def test_a_broken_names_file_is_a_clear_error(sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (sample / "world" / "names.json").write_text('{"entities": [{"kind": "item"}]}', encoding="utf-8")
+    assert main(["check", "--project", str(sample), "--quick"]) == 1
+    err = capsys.readouterr().err
+    assert "names.json" in err and "$.entities[0].name" in err
+
+
+def test_registered_names_silence_new_names(sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (sample / "world" / "names.json").write_text(
+        json.dumps({"entities": [{"name": "雾港", "kind": "location"}]}, ensure_ascii=False), encoding="utf-8"
+    )
+    (sample / "characters" / "active" / "shen-huaishan.json").write_text(
+        json.dumps({"display_name": "沈怀山", "aliases": ["沈老爷子"]}, ensure_ascii=False), encoding="utf-8"
+    )
+    assert main(["check", "--project", str(sample), "--json"]) == 0
+    kinds = [f["kind"] for f in json.loads(capsys.readouterr().out)["findings"]]
+    assert "new_name" not in kinds

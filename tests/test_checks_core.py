@@ -141,3 +141,13 @@ def test_repeated_phrases_skip_names() -> None:
 def test_a_line_is_a_paragraph_exactly_when_it_has_body_text(line: str) -> None:
     text = f"# 第1章\n\n{line}\n"
     assert (len(Paragraphs(text)) == 1) == (word_count(text) > 0)
+
+
+def test_the_judges_metrics_come_from_the_one_module() -> None:
+    from pipeline.context import style_metrics
+
+    text = "# 第1章\n\n时间仿佛静止了。“你来了。”\n“多段对白，\n“第二段。”\n"
+    got = style_metrics(text, ["仿佛", "时间仿佛静止了"])
+    assert got["blacklist_hits"] == {"时间仿佛静止了": 1}  # the listed 仿佛 inside it is not a second hit
+    assert got["dialogue_ratio"] == round(dialogue_ratio(text), 2)
+    assert got == prose_metrics(text, Matcher([Entry.parse("仿佛"), Entry.parse("时间仿佛静止了")])).as_dict()

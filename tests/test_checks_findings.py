@@ -148,3 +148,19 @@ def test_chapter_reports_are_written_per_chapter(tmp_path: Path) -> None:
     write_chapter_reports(paths, report, [1, 2])
     assert ChecksReport.load(paths.checks_log(1)).findings == []
     assert ChecksReport.load(tmp_path / "logs" / "chapter-002" / "checks.json").findings[0].text == ","
+
+
+def test_check_after_commit_saves_the_chapter_report_and_never_raises(tmp_path: Path) -> None:
+    from studio.checks.run import check_after_commit
+    from studio.init_project import init_project
+    from studio.project import Project
+
+    root = tmp_path / "novel"
+    init_project(root, sample=True)
+    (root / "chapters" / "chapter-003.md").write_text("# 第3章\n\n　　他说,好。\n", encoding="utf-8")
+    project = Project.open(root)
+    report = check_after_commit(project, 3)
+    assert report is not None and [f.text for f in report.findings] == [","]
+    assert ChecksReport.load(project.paths.checks_log(3)).findings[0].suggestion == "，"
+    (root / "world" / "names.json").write_text("{broken", encoding="utf-8")
+    assert check_after_commit(project, 3) is None  # a broken names file does not fail the commit

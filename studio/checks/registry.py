@@ -1,9 +1,10 @@
 """The check registry: what every check receives, how it reports, and the list `novel-studio check` runs.
 
 A check is any object with a `kind` (the `Finding.kind` it reports, or a family name) and
-`run(ctx: CheckContext) -> Iterable[Finding]`; `expensive = True` marks one that `--quick` skips. It sees every chapter in scope at once (`ctx.chapters`), so
-book-wide checks (name variants count a name over the whole scope) and per-chapter ones share one shape;
-later checks (continuity, leaks, foreshadowing, style drift, structure) add an entry to `default_checks()`.
+`run(ctx: CheckContext) -> Iterable[Finding]`; `expensive = True` marks one that `--quick` skips. It sees every
+chapter in scope at once (`ctx.chapters`, plus `ctx.reference` for book-wide counts), so book-wide checks (name
+variants count a name over the whole book) and per-chapter ones share one shape; later checks (continuity,
+leaks, foreshadowing, style drift, structure) add an entry to `default_checks()`.
 
 Checks never raise on bad text: a chapter that cannot be read is reported once by the runner (`unreadable`)
 and is not in `ctx.chapters`.

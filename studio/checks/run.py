@@ -1,7 +1,8 @@
 """Run the checks over a range of chapters: load the texts, run each check, drop waived findings, report.
 
-- Read-only: nothing in the project is written by `run_checks`; `write_chapter_reports` (called by whoever
-  owns the write, e.g. the after-commit step) saves each chapter's part to `logs/chapter-NNN/checks.json`.
+- Read-only: nothing in the project is written by `run_checks`; `write_chapter_reports` saves each chapter's
+  part to `logs/chapter-NNN/checks.json`, and `check_after_commit` (the entry point for the commit step: cheap
+  checks of one chapter, report saved, never raises) uses it.
 - A chapter that is not UTF-8 is an `unreadable` finding (high; it says when the bytes read as GB18030, the
   usual other encoding of Chinese text files) and is skipped; a missing chapter in the range is skipped
   silently; a check that crashes on some text becomes a `check_failed` finding instead of a crash.
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from studio.checks.matcher import blacklist_matcher
 from studio.checks.names import NameRegistry
-from studio.checks.registry import ChapterText, Check, CheckContext, default_checks
+from studio.checks.registry import ChapterText, Check, CheckContext, default_checks, is_expensive
 from studio.errors import FormatError
 from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
@@ -161,3 +162,29 @@ def write_chapter_reports(paths: ProjectPaths, report: ChecksReport, chapters: S
     parts = split_by_chapter(report)
     for n in chapters:
         parts.get(n, ChecksReport(stats={"findings": 0, "by_kind": {}})).save(paths.checks_log(n))
+
+
+def check_after_commit(
+    project: Project,
+    chapter: int,
+    *,
+    min_chars: int | None = None,
+    max_chars: int | None = None,
+    lang: Lang = DEFAULT_LANG,
+) -> ChecksReport | None:
+    """The cheap checks of a just-committed chapter, saved to `logs/chapter-NNN/checks.json`.
+
+    For the commit step (003 §10.3: checks after a commit never fail that commit): everything goes wrong
+    quietly, returning None; the rest of the book is read for name counts only. Waived findings are dropped.
+    """
+    try:
+        ctx, unreadable = project_context(
+            project, chapter, chapter, min_chars=min_chars, max_chars=max_chars, lang=lang
+        )
+        checks = [c for c in default_checks() if not is_expensive(c)]
+        allow = CheckAllowList.load_or_default(project.paths.check_allow)
+        report = run_checks(ctx, checks=checks, allow=allow, extra=unreadable)
+        write_chapter_reports(project.paths, report, [chapter])
+        return report
+    except Exception:  # noqa: BLE001 - a check must never fail the commit it follows
+        return None
