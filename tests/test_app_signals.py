@@ -89,8 +89,8 @@ def test_signal_interrupts_the_run_and_exits_130(sample: Path, tmp_path: Path, s
             tail = (tail + _drain(master, 0.05))[-4000:]
             if proc.poll() is not None:
                 break
-        log = sample / ".novel-studio" / "logs" / "studio.log"
-        assert proc.poll() == 130, (tail.decode("utf-8", "replace"), log.read_text(encoding="utf-8")[-3000:])
+        log_file = sample / ".novel-studio" / "logs" / "studio.log"
+        assert proc.poll() == 130, (tail.decode("utf-8", "replace"), log_file.read_text(encoding="utf-8")[-3000:])
     finally:
         if proc.poll() is None:
             proc.kill()
