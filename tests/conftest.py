@@ -20,6 +20,8 @@ SERIAL_FILES = frozenset({"test_crash_safety.py", "test_lock.py"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.pluginmanager.hasplugin("xdist"):
+        return  # a plain run is serial anyway
     for item in items:
         if item.path.name in SERIAL_FILES or item.get_closest_marker("serial") is not None:
             item.add_marker(pytest.mark.xdist_group("serial"))
