@@ -566,10 +566,11 @@ class MainScreen(Screen[None]):
             def estimate(n: int) -> str:
                 return tr(MESSAGES, "estimate_offline", self.lang)
         else:
-            per = estimate_chapter_cost(self.project.paths, services.settings, offline=False).usd
+            cost = estimate_chapter_cost(self.project.paths, services.settings, offline=False)
 
             def estimate(n: int) -> str:
-                return tr(MESSAGES, "estimate", self.lang, cost=per * n)
+                # Never more chapters than the volume has left: the run stops at the volume's end.
+                return tr(MESSAGES, "estimate", self.lang, cost=cost.for_chapters(n))
 
         def answered(n: int | None) -> None:
             if n:

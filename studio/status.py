@@ -432,8 +432,13 @@ def build_status(
 
     total, _ = total_word_count(project, problems)
     average, evaluated, recent = _scores(project, problems)
-    book = spend_totals(project.paths.spend_ledger)  # the spend ledger: every call ever paid; undo never lowers it
-    cost, tokens_in, tokens_out, unknown_cost = book.cost_usd, book.tokens_in, book.tokens_out, book.unpriced_calls
+    if project.paths.spend_ledger.exists():
+        # The spend ledger: every call ever paid, failed and repair calls too; undo never lowers it.
+        book = spend_totals(project.paths.spend_ledger)
+        cost, tokens_in, tokens_out, unknown_cost = book.cost_usd, book.tokens_in, book.tokens_out, book.unpriced_calls
+    else:
+        # A project written before the ledger existed: its chapter logs are the only record of what it cost.
+        cost, tokens_in, tokens_out, unknown_cost = _costs(project, problems)
 
     ledger = project.foreshadowing
     unresolved = [item for item in ledger.foreshadowing if item.status != "resolved"]

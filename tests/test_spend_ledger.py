@@ -90,6 +90,19 @@ def test_status_reads_the_ledger_and_undo_never_lowers_it(root: Path) -> None:
     assert (after.cost_usd, after.input_tokens) == (before.cost_usd, before.input_tokens)
 
 
+def test_a_project_from_before_the_ledger_keeps_the_cost_its_chapter_logs_record(root: Path) -> None:
+    paths = ProjectPaths(root)
+    log = paths.root / "logs" / "chapter-001-log.json"
+    data = json.loads(log.read_text(encoding="utf-8"))
+    data["stages"][0]["cost_usd"] = 0.25  # written by a version of the studio that had no spend ledger
+    log.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    assert not paths.spend_ledger.exists()
+    assert build_status(Project.open(root)).cost_usd == pytest.approx(0.25)
+    append_spend(paths.spend_ledger, SpendEntry(at="2026-11-22T10:00:00+00:00", stage="draft", chapter=3,
+                                                model="m", input_tokens=10, output_tokens=5, cost_usd=0.5))
+    assert build_status(Project.open(root)).cost_usd == pytest.approx(0.5)  # once there is a ledger, it rules
+
+
 def test_a_torn_ledger_line_is_counted_not_fatal(root: Path) -> None:
     path = ProjectPaths(root).spend_ledger
     append_spend(path, SpendEntry(at="t", model="m", cost_usd=0.25))
