@@ -34,6 +34,7 @@ from pipeline.events import Event
 from pipeline.orchestrator import Orchestrator
 from pipeline.providers.base import ProviderError
 from screens.decision_dialog import ask
+from studio.errors import StudioError
 from studio.fileio import append_line
 from studio.i18n import Lang
 from studio.models.settings import Settings
@@ -158,7 +159,9 @@ class PipelineRunner(Widget):
             raise
         except Exception as exc:  # shown as a readable line; the traceback goes to the log only
             log_line(self.project_root, "run failed:\n" + traceback.format_exc())
-            self.post_message(RunEnded(None, error=f"{type(exc).__name__}: {exc}"))
+            # A StudioError already says what is wrong and the way out (e.g. the cold-start refusal).
+            error = str(exc) if isinstance(exc, StudioError) else f"{type(exc).__name__}: {exc}"
+            self.post_message(RunEnded(None, error=error))
             return
         log_line(
             self.project_root,

@@ -18,7 +18,7 @@ from screens.welcome_screen import WelcomeScreen
 from studio.paths import ProjectPaths
 from studio.tui.app import NovelStudioApp
 from studio.tui.keymap import binding_defaults, check_keymap
-from tests.tui_helpers import main_screen, make_app, notes, wait_for
+from tests.tui_helpers import main_screen, make_app, notes, run_to_end, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -309,3 +309,16 @@ async def test_latest_chapter_not_utf8_is_reported_not_a_crash(sample: Path) -> 
         assert "第2章无法读取" in screen.chapter_view.text and "UTF-8" in screen.chapter_view.text
         assert "第2章无法读取" in notes(app)
     assert chapter.read_bytes() == original  # never rewritten
+
+
+async def test_a_refused_run_says_why_not_a_class_name(sample: Path) -> None:
+    # The checkpoint counts chapter 2, which is gone: the cold-start check refuses the run with a way out.
+    (sample / "chapters" / "chapter-002.md").unlink()
+    app = make_app(sample)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("c")
+        await run_to_end(app, pilot)
+        shown = notes(app)
+        assert "novel-studio repair" in shown or "第 2 章" in shown, shown
+        assert "ColdStartRefused" not in shown
+    assert not (sample / "chapters" / "chapter-003.md").exists()
