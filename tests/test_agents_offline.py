@@ -155,7 +155,7 @@ async def test_dual_judge_runs_both_on_key_chapters(project: Project) -> None:
     out = await agents.judge(1, "# 第1章 子时送单\n\n正文。", key_chapter=True, revision=0)
     assert [c.stage for c in out.calls] == ["judge", "judge-secondary"]
     assert out.evaluation.overall == min(
-        weighted_overall(JudgeReply.model_validate(judge_reply({"chapter": 1}, secondary=s)).scores) for s in (0, 1)
+        weighted_overall(JudgeReply.model_validate(judge_reply({"chapter": 1}, secondary=s)).scores) for s in (False, True)
     )
 
 

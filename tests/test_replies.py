@@ -122,7 +122,7 @@ def test_model_cannot_set_ops_error() -> None:
 
 
 def test_judge_reply_recomputes_overall() -> None:
-    scores = dict(zip(DIMENSION_WEIGHTS, [5, 4, 3, 4, 2, 4, 3, 5], strict=True))
+    scores: dict[str, float] = dict(zip(DIMENSION_WEIGHTS, [5, 4, 3, 4, 2, 4, 3, 5], strict=True))
     evaluation = JudgeReply.model_validate(judge_reply(scores)).to_evaluation(3)
     assert evaluation.overall == weighted_overall(scores) != 1.0
     assert evaluation.recommendation == "revise"
