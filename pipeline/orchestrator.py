@@ -58,7 +58,7 @@ from pipeline.gate import GateAction, GateDecision, decide_gate
 from pipeline.providers.base import Usage
 from pipeline.staging import ChapterStaging, refine_record
 from studio.coldstart import ensure_can_start
-from studio.errors import StudioError
+from studio.errors import PausedForAuthor, StudioError
 from studio.fileio import atomic_write_text, read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import ProjectLock, StaleLockError
@@ -218,8 +218,6 @@ def sum_cost(calls: list[CallRecord]) -> float | None:
 
 
 def _ask_pause(exc: BaseException) -> bool:
-    from studio.cli.common import PausedForAuthor  # no Textual; keeps the import graph one-way at load
-
     return isinstance(exc, PausedForAuthor)
 
 

@@ -59,3 +59,9 @@ class StateVersionMismatch(StudioError):
 
 class LockHeldError(StudioError):
     exit_code = 4
+
+
+class PausedForAuthor(StudioError):
+    """A command needs an answer from the author but nobody is at a terminal: it stops, resumable (exit 3)."""
+
+    exit_code = 3

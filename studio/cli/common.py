@@ -11,7 +11,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from studio.errors import ProjectNotFoundError, StudioError
+from studio.errors import PausedForAuthor, ProjectNotFoundError, StudioError
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, normalize_lang, tr
 
 
@@ -22,12 +22,6 @@ class ExitCode(IntEnum):
     PAUSED = 3
     LOCKED = 4
     INTERRUPTED = 130
-
-
-class PausedForAuthor(StudioError):
-    """A command needs an answer from the author but nobody is at a terminal: it stops, resumable."""
-
-    exit_code = int(ExitCode.PAUSED)
 
 
 MESSAGES: Catalog = {
