@@ -96,7 +96,7 @@ def test_a_project_from_before_the_ledger_keeps_the_cost_its_chapter_logs_record
     data = json.loads(log.read_text(encoding="utf-8"))
     data["stages"][0]["cost_usd"] = 0.25  # written by a version of the studio that had no spend ledger
     log.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    assert not paths.spend_ledger.exists()
+    paths.spend_ledger.unlink()  # the sample ships an empty ledger; a project from before it has none
     assert build_status(Project.open(root)).cost_usd == pytest.approx(0.25)
     append_spend(paths.spend_ledger, SpendEntry(at="2026-11-22T10:00:00+00:00", stage="draft", chapter=3,
                                                 model="m", input_tokens=10, output_tokens=5, cost_usd=0.5))
