@@ -78,6 +78,7 @@ from studio.models.settings import Settings
 from studio.models.storyline_spec import StorylineSpec
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import ProjectPaths
+from studio.planning.staged import resume_plan_applies
 from studio.recovery import REFINE, SUMMARY, RecoveryKind, decide_recovery
 from studio.spend_ledger import ledger_length, spend_totals
 from studio.state_engine import load_state, reconcile
@@ -291,6 +292,7 @@ class Orchestrator:
         # Cold start (seed 003 10.4): refuse a checkpoint the disk contradicts, before anything moves; then
         # repair what an interrupted write left (torn changelog tail, a merge cut short).
         ensure_can_start(self.paths, lang=self.lang)
+        resume_plan_applies(self.paths)  # an approved plan cut short by a kill is finished before anything else
         reconcile(self.paths)
         self._load()
         recorded = self._cp.last_completed_chapter
