@@ -169,3 +169,36 @@ def test_only_the_next_volume_can_be_planned(tmp_path: Path, capsys: pytest.Capt
     root = _short_volume(tmp_path)
     assert main(["plan", "--project", str(root), "--offline", "--yes", "--volume", "1"]) == 2
     assert "第 2 卷" in capsys.readouterr().err
+
+
+def _answers(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
+    queue = list(answers)
+    monkeypatch.setattr("studio.cli.plan_cmd.is_interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": queue.pop(0))
+    return queue
+
+
+def test_change_the_chapter_count_then_approve(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _short_volume(tmp_path)
+    _to_volume_end(root, capsys)
+    left = _answers(monkeypatch, "k", "0", "4", "y")
+    assert main(["plan", "--project", str(root), "--offline", "--volume-length", "3"]) == 0
+    assert left == []
+    out = capsys.readouterr().out
+    assert "共 3 章" in out and "共 4 章" in out and "请输入一个正整数" in out
+    _check_volume_two(root, 4, 7)
+
+
+def test_replan_with_a_note_then_cancel(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _short_volume(tmp_path)
+    _to_volume_end(root, capsys)
+    _answers(monkeypatch, "r", "让顾远舟早点出场", "n")
+    assert main(["plan", "--project", str(root), "--offline", "--volume-length", "3"]) == 0
+    assert "已取消" in capsys.readouterr().out
+    paths = ProjectPaths(root)
+    calls = [json.loads(line) for line in paths.spend_ledger.read_text("utf-8").splitlines()]
+    assert [c["stage"] for c in calls if c["agent"] == "plot_architect"] == ["plan", "plan"]
+    assert not paths.volume_dir(2).exists() and not (paths.staging / "plan").exists()
+    assert Checkpoint.load(paths.checkpoint).orchestrator_state is OrchestratorState.VOL_REVIEW

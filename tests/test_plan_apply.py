@@ -199,3 +199,15 @@ def test_kill_at_every_write_point_of_an_apply(at_volume_end: Path, tmp_path: Pa
             failures.append(f"write {n}: temp files left")
         shutil.rmtree(root)
     assert failures == []
+
+
+def test_continue_finishes_an_interrupted_apply_first(at_volume_end: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from studio.cli.main import main
+
+    paths = _staged(at_volume_end, PlanTarget(2, 3, 5))
+    prepare_apply(paths, 2)  # the commit point was reached, then the process died
+    assert main(["continue", "1", "--project", str(paths.root), "--yes", "--offline"]) == 0
+    cp = Checkpoint.load(paths.checkpoint)
+    assert (cp.current_volume, cp.last_completed_chapter) == (2, 3)
+    assert paths.contract(2, 3).is_file() and paths.chapter(3).is_file()
+    assert pending_plan_applies(paths) == []
