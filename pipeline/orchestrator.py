@@ -108,10 +108,13 @@ MESSAGES: Catalog = {
     "o_continue": ("继续写", "continue"),
     "o_review": ("先回顾（停止）", "review first (stop)"),
     "o_adjust": ("调整设定或大纲（停止）", "adjust settings or outline (stop)"),
-    "volume_end": ("第 {volume} 卷写完了，停在卷末回顾", "stopped at the end of volume {volume}"),
+    "volume_end": (
+        "第 {volume} 卷写完了，停在卷末回顾；运行 novel-studio plan 规划下一卷",
+        "stopped at the end of volume {volume}; run novel-studio plan to plan the next one",
+    ),
     "volume_done": (
-        "第 {volume} 卷已写完（第 {last} 章）；请先做卷末回顾和下一卷规划",
-        "volume {volume} is finished (chapter {last}); review it and plan the next volume first",
+        "第 {volume} 卷已写完（第 {last} 章）；请先做卷末回顾，再运行 novel-studio plan 规划下一卷",
+        "volume {volume} is finished (chapter {last}); review it and run novel-studio plan for the next volume first",
     ),
     "max_cost": (
         "预计下一章约 ${estimate:.2f}，将超过上限 ${limit:.2f}（已用 ${spent:.2f}），停止",

@@ -39,7 +39,7 @@ def _to_volume_end(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["continue", "5", "--project", str(root), "--yes", "--offline"]) == 0
     cp = Checkpoint.load(ProjectPaths(root).checkpoint)
     assert (cp.last_completed_chapter, cp.orchestrator_state) == (3, OrchestratorState.VOL_REVIEW)
-    capsys.readouterr()
+    assert "novel-studio plan" in capsys.readouterr().out  # the volume end says what comes next
 
 
 def _check_volume_two(root: Path, first: int, last: int) -> None:
@@ -202,3 +202,14 @@ def test_replan_with_a_note_then_cancel(tmp_path: Path, capsys: pytest.CaptureFi
     assert [c["stage"] for c in calls if c["agent"] == "plot_architect"] == ["plan", "plan"]
     assert not paths.volume_dir(2).exists() and not (paths.staging / "plan").exists()
     assert Checkpoint.load(paths.checkpoint).orchestrator_state is OrchestratorState.VOL_REVIEW
+
+
+def test_a_project_without_an_outline_plans_its_first_volume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = init_project(tmp_path / "fresh")
+    assert main(["plan", "--project", str(root), "--offline", "--yes", "--volume-length", "3"]) == 0
+    assert "novel-studio continue 写第 1 章" in capsys.readouterr().out
+    paths = ProjectPaths(root)
+    cp = Checkpoint.load(paths.checkpoint)
+    assert (cp.current_volume, cp.orchestrator_state) == (1, OrchestratorState.WRITING)
+    assert load_volume_plan(paths, 1).first_chapter == 1
+    _continue_writes(root, 1, capsys)
