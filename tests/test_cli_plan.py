@@ -213,3 +213,24 @@ def test_a_project_without_an_outline_plans_its_first_volume(tmp_path: Path, cap
     assert (cp.current_volume, cp.orchestrator_state) == (1, OrchestratorState.WRITING)
     assert load_volume_plan(paths, 1).first_chapter == 1
     _continue_writes(root, 1, capsys)
+
+
+def test_a_volume_planned_ahead_is_taken_up_at_the_volume_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _short_volume(tmp_path)  # writing chapter 3 of volume 1 (chapters 1-3)
+    assert main(["plan", "--project", str(root), "--offline", "--yes", "--volume-length", "3"]) == 0
+    paths = ProjectPaths(root)
+    assert "写完当前卷后会接着写它" in capsys.readouterr().out
+    assert Checkpoint.load(paths.checkpoint).current_volume == 1 and paths.outline(2).is_file()
+    # planning again now targets volume 3, after the planned-ahead volume 2
+    assert main(["plan", "--project", str(root), "--offline", "--json", "--volume-length", "2"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert (data["plan"]["volume"], data["plan"]["first_chapter"]) == (3, 7)
+    assert main(["plan", "--project", str(root), "--offline", "--yes"]) == 0
+    capsys.readouterr()
+    _to_volume_end(root, capsys)
+    spent = len(paths.spend_ledger.read_text("utf-8").splitlines())
+    assert main(["plan", "--project", str(root), "--offline", "--yes"]) == 0
+    assert "现在转入该卷" in capsys.readouterr().out
+    assert len(paths.spend_ledger.read_text("utf-8").splitlines()) == spent  # no new call
+    _check_volume_two(root, 4, 6)
+    _continue_writes(root, 4, capsys)

@@ -15,7 +15,9 @@ Flow, under the project lock:
    the question (as JSON with `--json`); the staged plan waits, and `plan --yes` approves it later;
 4. approval applies the plan in one journaled step; `continue` then writes the new volume's first chapter.
 
-Committed chapters are never touched. `--volume` names the volume to plan; only the next unplanned one can
+A volume planned ahead (applied while the current one was still being written) becomes the current one
+when `plan` runs after the current volume's last chapter, without a new call. Committed chapters are never
+touched. `--volume` names the volume to plan; only the next unplanned one can
 be planned here (re-planning a volume that has an outline is not built yet, and says so).
 
 With `--json` stdout carries one JSON object (the result, or the pending question).
@@ -48,16 +50,18 @@ from studio.cli.common import (
 )
 from studio.coldstart import PLANNING_KEYS, check_cold_start, refusals
 from studio.errors import StudioError
-from studio.fileio import sweep_temp_files
+from studio.fileio import read_text, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import ProjectLock, StaleLockError
 from studio.models.settings import Settings
 from studio.models.volume_plan import VolumePlan, hook, payoff
+from studio.outline import parse_outline
 from studio.paths import ProjectPaths
 from studio.planning.staged import (
     ApplyOutcome,
     PlanApplyRefused,
     StagedPlanMeta,
+    activate_volume,
     apply_staged_plan,
     discard_staged_plan,
     load_staged_plan,
@@ -143,6 +147,11 @@ MESSAGES: Catalog = {
     "ahead": (
         "本卷从第 {first} 章开始，当前卷还没写完；写完当前卷后会接着写它",
         "the volume starts at chapter {first}; the current volume is not finished yet and comes first",
+    ),
+    "activated": (
+        "第 {volume} 卷已提前规划好（第 {first}-{last} 章），现在转入该卷；novel-studio continue 写第 {first} 章",
+        "volume {volume} was planned ahead (chapters {first}-{last}) and is now the current one; "
+        "novel-studio continue writes chapter {first}",
     ),
     "cancelled": ("已取消，计划已丢弃", "cancelled; the plan was discarded"),
     "spent": ("规划花费 ${cost:.4f}（{calls} 次调用）", "planning cost ${cost:.4f} ({calls} calls)"),
@@ -386,6 +395,21 @@ class _Planner:
                                cost_usd=round(self.spent, 6))
 
 
+def _planned_ahead(project: Project, args: argparse.Namespace) -> tuple[int, int, int] | None:
+    """(volume, first, last) of the next volume when it was planned ahead and the current one is written."""
+    current = project.outline.chapter_range if project.outline is not None else None
+    nxt = project.current_volume + 1
+    path = project.paths.outline(nxt)
+    if current is None or project.last_completed_chapter < current[1] or not path.is_file():
+        return None
+    if args.volume not in (None, nxt) or args.volume_length or args.note:
+        return None
+    ahead = parse_outline(read_text(path), path).chapter_range
+    if ahead is None or ahead[0] != project.last_completed_chapter + 1:
+        return None
+    return nxt, ahead[0], ahead[1]
+
+
 def _target(project: Project, args: argparse.Namespace, lang: Lang) -> PlanTarget | str:
     length = args.volume_length if args.volume_length and args.volume_length > 0 else DEFAULT_VOLUME_LENGTH
     target = next_plan_target(project, length)
@@ -430,7 +454,13 @@ def run(args: argparse.Namespace) -> int:
                     discard_staged_plan(paths, volume)  # a new plan was asked for
             if keep:
                 return planner.approve_loop(keep[0])
-            target = _target(Project.open(root), args, lang)
+            project = Project.open(root)
+            ready = _planned_ahead(project, args)
+            if ready is not None:
+                activate_volume(paths, ready[0])
+                out.say(tr(MESSAGES, "activated", lang, volume=ready[0], first=ready[1], last=ready[2]))
+                return out.finish(int(ExitCode.OK), applied=False, activated=True, volume=ready[0])
+            target = _target(project, args, lang)
             if isinstance(target, str):
                 out.err(target)
                 return out.finish(int(ExitCode.USAGE), error=target)

@@ -59,6 +59,7 @@ __all__ = [
     "PlanApplyRefused",
     "StagedPlanMeta",
     "apply_journal_path",
+    "activate_volume",
     "apply_staged_plan",
     "discard_staged_plan",
     "load_staged_plan",
@@ -326,6 +327,15 @@ def _checkpoint(paths: ProjectPaths, j: PlanApplyJournal) -> None:
     if (cp.orchestrator_state, cp.current_volume, len(cp.pending_actions)) == (state, volume, len(pending)):
         return
     cp.orchestrator_state, cp.current_volume, cp.pending_actions = state, volume, pending
+    save_checkpoint(paths, cp)
+
+
+def activate_volume(paths: ProjectPaths, volume: int) -> None:
+    """Make `volume` (planned ahead, its outline in place) the current one: WRITING, volume-end pause cleared."""
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    cp.current_volume = volume
+    cp.orchestrator_state = OrchestratorState.WRITING
+    cp.pending_actions = [a for a in cp.pending_actions if a.kind != VOLUME_END_KIND]
     save_checkpoint(paths, cp)
 
 
