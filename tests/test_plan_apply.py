@@ -211,3 +211,12 @@ def test_continue_finishes_an_interrupted_apply_first(at_volume_end: Path, capsy
     assert (cp.current_volume, cp.last_completed_chapter) == (2, 3)
     assert paths.contract(2, 3).is_file() and paths.chapter(3).is_file()
     assert pending_plan_applies(paths) == []
+
+
+def test_planning_again_after_a_staged_plan_was_removed_by_hand(tmp_path: Path) -> None:
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = _staged(root, PlanTarget(2, 11, 13))
+    shutil.rmtree(staged_plan_dir(paths, 2))  # VOL_PLANNING with nothing staged
+    paths = _staged(root, PlanTarget(2, 11, 13))
+    apply_staged_plan(paths, 2)  # planned ahead: the state goes back to writing, not to VOL_PLANNING
+    assert Checkpoint.load(paths.checkpoint).orchestrator_state is OrchestratorState.WRITING

@@ -185,6 +185,8 @@ def stage_plan(
     old_meta = folder / META_NAME
     if old_meta.is_file():  # re-planning: keep the state the first staging replaced
         previous = StagedPlanMeta.load(old_meta).previous_state
+    if previous is OrchestratorState.VOL_PLANNING:  # its staged plan is gone (removed by hand): writing goes on
+        previous = OrchestratorState.WRITING
     if folder.exists():
         shutil.rmtree(folder)
     atomic_write_text(folder / "outline.md", render_outline(plan.outline))
