@@ -78,6 +78,7 @@ from studio.models.settings import Settings
 from studio.models.storyline_spec import StorylineSpec
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import ProjectPaths
+from studio.planning.staged import resume_plan_applies
 from studio.recovery import REFINE, SUMMARY, RecoveryKind, decide_recovery
 from studio.spend_ledger import ledger_length, spend_totals
 from studio.state_engine import load_state, reconcile
@@ -107,10 +108,13 @@ MESSAGES: Catalog = {
     "o_continue": ("继续写", "continue"),
     "o_review": ("先回顾（停止）", "review first (stop)"),
     "o_adjust": ("调整设定或大纲（停止）", "adjust settings or outline (stop)"),
-    "volume_end": ("第 {volume} 卷写完了，停在卷末回顾", "stopped at the end of volume {volume}"),
+    "volume_end": (
+        "第 {volume} 卷写完了，停在卷末回顾；运行 novel-studio plan 规划下一卷",
+        "stopped at the end of volume {volume}; run novel-studio plan to plan the next one",
+    ),
     "volume_done": (
-        "第 {volume} 卷已写完（第 {last} 章）；请先做卷末回顾和下一卷规划",
-        "volume {volume} is finished (chapter {last}); review it and plan the next volume first",
+        "第 {volume} 卷已写完（第 {last} 章）；请先做卷末回顾，再运行 novel-studio plan 规划下一卷",
+        "volume {volume} is finished (chapter {last}); review it and run novel-studio plan for the next volume first",
     ),
     "max_cost": (
         "预计下一章约 ${estimate:.2f}，将超过上限 ${limit:.2f}（已用 ${spent:.2f}），停止",
@@ -289,6 +293,7 @@ class Orchestrator:
         # Cold start (seed 003 10.4): refuse a checkpoint the disk contradicts, before anything moves; then
         # repair what an interrupted write left (torn changelog tail, a merge cut short).
         ensure_can_start(self.paths, lang=self.lang)
+        resume_plan_applies(self.paths)  # an approved plan cut short by a kill is finished before anything else
         reconcile(self.paths)
         self._load()
         recorded = self._cp.last_completed_chapter

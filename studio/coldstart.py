@@ -30,6 +30,7 @@ from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths, numbered_files
+from studio.planning.staged import pending_plan_applies, staged_plans
 from studio.state_engine import parse_changelog
 
 Severity = Literal["refuse", "repairable"]
@@ -107,6 +108,22 @@ MESSAGES: Catalog = {
     "way_out_checkpoint": (
         "运行 novel-studio repair（会把检查点改回与磁盘一致，先备份）",
         "run novel-studio repair (it sets the checkpoint back in line with the disk, after a backup)",
+    ),
+    "plan_apply_pending": (
+        "第 {volumes} 卷计划的应用被中断，下次运行 plan 或 continue 时会先完成它",
+        "applying the plan of volume {volumes} was interrupted; the next plan or continue finishes it first",
+    ),
+    "plan_staged": (
+        "第 {volumes} 卷的计划已生成，正在等待作者批准，批准前不会写新章节",
+        "the plan of volume {volumes} is staged and waits for the author's approval; no chapter is written before",
+    ),
+    "planning_unfinished": (
+        "卷规划没有完成（检查点处于 VOL_PLANNING，但没有待批准的计划）",
+        "volume planning did not finish (the checkpoint says VOL_PLANNING but no plan is staged)",
+    ),
+    "way_out_plan": (
+        "运行 novel-studio plan（批准、修改或取消计划）",
+        "run novel-studio plan (approve, change or cancel the plan)",
     ),
     "refused": (
         "项目状态不一致，未开始写作：\n{findings}",
@@ -272,7 +289,26 @@ def rule_log_behind_checkpoint(ctx: ColdStart) -> Iterable[Finding]:
         yield finding("log_ahead", "refuse", "way_out_checkpoint", chapter=ahead[0], done=done)
 
 
-COMMON: tuple[Rule, ...] = (rule_state,)
+def rule_plan_apply(ctx: ColdStart) -> Iterable[Finding]:
+    """An interrupted plan apply (its journal exists) is finished by the next run, whatever the state."""
+    pending = pending_plan_applies(ctx.paths)
+    if pending:
+        yield finding("plan_apply_pending", "repairable", volumes=_ranges(pending))
+
+
+def rule_staged_plan(ctx: ColdStart) -> Iterable[Finding]:
+    """VOL_PLANNING: nothing is written while a staged plan waits for approval, nor when planning stopped
+    before a plan was staged; an interrupted apply is not a reason to refuse (the run finishes it)."""
+    if pending_plan_applies(ctx.paths):
+        return
+    staged = staged_plans(ctx.paths)
+    if staged:
+        yield finding("plan_staged", "refuse", "way_out_plan", volumes=_ranges(staged))
+    else:
+        yield finding("planning_unfinished", "refuse", "way_out_plan")
+
+
+COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply)
 WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
 
 RULES: dict[OrchestratorState, tuple[Rule, ...]] = {
@@ -281,7 +317,11 @@ RULES: dict[OrchestratorState, tuple[Rule, ...]] = {
     OrchestratorState.CHAPTER_REWRITE: WRITING_RULES,
     OrchestratorState.ERROR_RETRY: WRITING_RULES,
     OrchestratorState.VOL_REVIEW: WRITING_RULES,
+    OrchestratorState.VOL_PLANNING: (*WRITING_RULES, rule_staged_plan),
 }
+
+# Findings that `plan` itself resolves (it must not refuse on them).
+PLANNING_KEYS = frozenset({"plan_staged", "planning_unfinished"})
 
 
 def _ranges(numbers: list[int]) -> str:

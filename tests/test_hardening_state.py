@@ -169,9 +169,12 @@ def test_cold_start_rules_are_a_table_per_orchestrator_state(root: Path) -> None
 
     assert RULES[OrchestratorState.WRITING] and COMMON
     cp = Checkpoint.load(ProjectPaths(root).checkpoint).model_copy(
-        update={"last_completed_chapter": 9, "orchestrator_state": OrchestratorState.VOL_PLANNING}
+        update={"last_completed_chapter": 9, "orchestrator_state": OrchestratorState.QUICK_START}
     )
-    assert check_cold_start(ProjectPaths(root), cp) == []  # planning states: no writing rules (yet)
+    assert check_cold_start(ProjectPaths(root), cp) == []  # quick start: no writing rules (yet)
+    planning = cp.model_copy(update={"orchestrator_state": OrchestratorState.VOL_PLANNING})
+    # volume planning has the writing rules plus its own (tests/test_plan_apply.py)
+    assert "planning_unfinished" in [f.key for f in check_cold_start(ProjectPaths(root), planning)]
 
 
 # ---------------------------------------------------------------------------------------------- 3. state/

@@ -11,7 +11,8 @@ Rules:
 - Text sources are capped (`DOC_MAX_CHARS` per file, `SAMPLE_MAX_CHARS` per style sample) with a visible mark.
 - WorldBuilder runs in 初始化 mode on a project without world notes or rules, else 增量更新.
 - PlotArchitect plans the next unplanned volume: the current one when it has no outline, else the one after
-  it, starting after the current outline's last chapter (or after the last committed chapter).
+  it, starting after the current outline's last chapter (or after the last committed chapter); volumes
+  already planned ahead (an outline with chapters) are skipped.
 - StyleAnalyzer takes the author's committed chapters (at most `STYLE_SAMPLES`) as `original` samples.
 """
 
@@ -24,8 +25,10 @@ from typing import Any
 from pipeline.context import ContextBundle, dumps, project_brief, render_bundle, style_metrics
 from pipeline.prompts_registry import PromptRegistry
 from studio.author_brief import load_brief
+from studio.errors import StudioError
 from studio.fileio import read_text
 from studio.models.foreshadowing import ForeshadowingLedger
+from studio.outline import parse_outline
 from studio.project import Project
 
 __all__ = [
@@ -181,7 +184,20 @@ def next_plan_target(project: Project, length: int = DEFAULT_VOLUME_LENGTH) -> P
     if planned is not None:
         volume += 1
         start = max(start, planned[1] + 1)
+    # volumes planned ahead (their outline is there already) are skipped
+    while (ahead := _outline_range(project.paths.outline(volume))) is not None:
+        volume += 1
+        start = max(start, ahead[1] + 1)
     return PlanTarget(volume, start, start + max(1, length) - 1)
+
+
+def _outline_range(path: Path) -> tuple[int, int] | None:
+    if not path.is_file():
+        return None
+    try:
+        return parse_outline(read_text(path), path).chapter_range
+    except StudioError:
+        return None
 
 
 def plot_architect_context(

@@ -1,0 +1,400 @@
+"""A staged volume plan and its crash-safe apply (seed 004 plan -> validate -> apply; issue 7 item 3).
+
+Staged plan, `staging/plan/vol-NN/` (written by `stage_plan`, the author approves it before anything moves):
+
+    outline.md                      the project's outline convention (`studio.outline.render_outline`)
+    storyline-schedule.json         StorylineSchedule
+    foreshadowing.json              ForeshadowingLedger: the threads this volume plants
+    chapter-contracts/chapter-NNN.json   ChapterContract, one per chapter
+    plan.json                       StagedPlanMeta, written last: a folder without it is not a staged plan
+
+Staging sets the checkpoint to VOL_PLANNING (the state it replaced is kept in plan.json, so that discarding
+the plan puts it back); `continue` refuses to write while a staged plan waits (`studio.coldstart`).
+
+Apply, one journaled step like the chapter commit (`pipeline.commit`): `prepare_apply` writes the journal
+`staging/plan/apply-vol-NN.json`; that write is the commit point. From then on every start finishes the apply
+first (`resume_plan_applies`). The steps, each safe to run again after a kill at any point:
+
+1. `backup`        copies of every file the apply replaces or removes (`volumes/vol-NN/...` and
+                   `foreshadowing/global.json`) into `.novel-studio/plan-backup/vol-NN-<stamp>/`;
+2. `files`         the staged files copied into `volumes/vol-NN/` (same bytes again change nothing); contracts
+                   of the plan's range the plan does not have are removed (they were backed up);
+3. `foreshadowing` `foreshadowing/global.json` = the backed-up ledger plus the plan's threads, so running it
+                   twice gives the same file;
+4. `checkpoint`    when the plan's first chapter is the next one to write: `current_volume` = NN,
+                   `orchestrator_state` WRITING, the volume-end pause cleared; otherwise (a volume planned
+                   ahead) the state the plan replaced;
+5. `cleanup`       the staged folder, then the journal itself, last.
+
+Committed chapters are never touched: a plan whose range starts at or before the last committed chapter is
+refused before the journal is written.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import Field
+
+from studio.errors import StudioError
+from studio.fileio import atomic_write_bytes, atomic_write_json, atomic_write_text
+from studio.i18n import Catalog, Lang, tr
+from studio.ids import volume_id
+from studio.models.base import FileModel
+from studio.models.checkpoint import Checkpoint, OrchestratorState, now_iso, save_checkpoint
+from studio.models.foreshadowing import ForeshadowingLedger
+from studio.models.volume_plan import VolumePlan, load_volume_plan
+from studio.outline import render_outline
+from studio.paths import ProjectPaths
+
+__all__ = [
+    "APPLY_STEPS",
+    "ApplyOutcome",
+    "PlanApplyJournal",
+    "PlanApplyRefused",
+    "StagedPlanMeta",
+    "apply_journal_path",
+    "activate_volume",
+    "apply_staged_plan",
+    "discard_staged_plan",
+    "load_staged_plan",
+    "pending_plan_applies",
+    "prepare_apply",
+    "resume_plan_applies",
+    "run_apply",
+    "stage_plan",
+    "staged_plan_dir",
+    "staged_plans",
+]
+
+APPLY_STEPS: tuple[str, ...] = ("backup", "files", "foreshadowing", "checkpoint", "cleanup")
+META_NAME = "plan.json"
+GLOBAL_BACKUP = "global.json"
+VOLUME_END_KIND = "volume_end"
+
+_VOL_DIR = re.compile(r"^vol-(\d{2,})$")
+_JOURNAL = re.compile(r"^apply-vol-(\d{2,})\.json$")
+
+StepHook = Callable[[str], None]
+
+MESSAGES: Catalog = {
+    "refused_committed": (
+        "第 {volume} 卷的计划从第 {first} 章开始，但第 {last} 章已经提交；已提交的章节不会被改动",
+        "the plan of volume {volume} starts at chapter {first}, but chapter {last} is committed; committed "
+        "chapters are never changed",
+    ),
+    "no_staged": ("没有待批准的第 {volume} 卷计划", "no staged plan of volume {volume}"),
+}
+
+
+class PlanApplyRefused(StudioError):
+    """The staged plan cannot be applied (nothing was changed)."""
+
+
+class StagedPlanMeta(FileModel):
+    """`staging/plan/vol-NN/plan.json`: what the staged plan is and what approval shows with it."""
+
+    volume: int = Field(ge=1)
+    first_chapter: int = Field(ge=1)
+    last_chapter: int = Field(ge=1)
+    previous_state: OrchestratorState = OrchestratorState.WRITING
+    warnings: list[str] = Field(default_factory=list)  # the checks' warnings, in the author's language
+    warnings_en: list[str] = Field(default_factory=list)
+    note: str = ""
+    estimated_cost_usd: float | None = None  # writing the volume, at staging time
+    created_at: str = Field(default_factory=now_iso)
+
+
+class PlanApplyJournal(FileModel):
+    """`staging/plan/apply-vol-NN.json`: the commit point of an apply, and its finished steps."""
+
+    volume: int = Field(ge=1)
+    first_chapter: int = Field(ge=1)
+    last_chapter: int = Field(ge=1)
+    activate: bool  # the plan's volume becomes the current one (its first chapter is the next to write)
+    previous_state: OrchestratorState = OrchestratorState.WRITING
+    backup: str  # relative to the project root
+    files: list[str] = Field(default_factory=list)  # relative to the staged folder
+    remove: list[str] = Field(default_factory=list)  # relative to volumes/vol-NN/
+    global_existed: bool = False
+    done: list[str] = Field(default_factory=list)
+
+
+@dataclass
+class ApplyOutcome:
+    volume: int
+    first_chapter: int
+    last_chapter: int
+    activated: bool
+    backup: Path
+    resumed: bool = False
+
+
+def staged_plan_dir(paths: ProjectPaths, volume: int) -> Path:
+    return paths.staging / "plan" / volume_id(volume)
+
+
+def apply_journal_path(paths: ProjectPaths, volume: int) -> Path:
+    return paths.staging / "plan" / f"apply-{volume_id(volume)}.json"
+
+
+def staged_plans(paths: ProjectPaths) -> list[int]:
+    """Volumes with a complete staged plan (its plan.json written) and no apply under way."""
+    folder = paths.staging / "plan"
+    if not folder.is_dir():
+        return []
+    pending = set(pending_plan_applies(paths))
+    found = []
+    for entry in folder.iterdir():
+        m = _VOL_DIR.match(entry.name)
+        if m and (entry / META_NAME).is_file() and int(m.group(1)) not in pending:
+            found.append(int(m.group(1)))
+    return sorted(found)
+
+
+def pending_plan_applies(paths: ProjectPaths) -> list[int]:
+    """Volumes whose apply journal exists: an apply every start finishes first."""
+    folder = paths.staging / "plan"
+    if not folder.is_dir():
+        return []
+    return sorted(int(m.group(1)) for p in folder.iterdir() if (m := _JOURNAL.match(p.name)) and p.is_file())
+
+
+# --------------------------------------------------------------------------------------------- stage
+
+
+def stage_plan(
+    paths: ProjectPaths,
+    plan: VolumePlan,
+    *,
+    warnings: Sequence[str] = (),
+    warnings_en: Sequence[str] = (),
+    note: str = "",
+    estimated_cost_usd: float | None = None,
+) -> StagedPlanMeta:
+    """Write `plan` into `staging/plan/vol-NN/` (replacing an earlier staged plan of that volume) and set the
+    checkpoint to VOL_PLANNING. plan.json is written last, so a kill leaves no half plan that looks whole."""
+    folder = staged_plan_dir(paths, plan.volume)
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    previous = cp.orchestrator_state
+    old_meta = folder / META_NAME
+    if old_meta.is_file():  # re-planning: keep the state the first staging replaced
+        previous = StagedPlanMeta.load(old_meta).previous_state
+    if previous is OrchestratorState.VOL_PLANNING:  # its staged plan is gone (removed by hand): writing goes on
+        previous = OrchestratorState.WRITING
+    if folder.exists():
+        shutil.rmtree(folder)
+    atomic_write_text(folder / "outline.md", render_outline(plan.outline))
+    atomic_write_json(folder / "storyline-schedule.json", plan.schedule.to_data())
+    ledger = ForeshadowingLedger(foreshadowing=list(plan.foreshadowing))
+    atomic_write_json(folder / "foreshadowing.json", ledger.to_data())
+    for contract in plan.contracts:
+        atomic_write_json(folder / "chapter-contracts" / f"chapter-{contract.chapter:03d}.json", contract.to_data())
+    meta = StagedPlanMeta(
+        volume=plan.volume,
+        first_chapter=plan.first_chapter,
+        last_chapter=plan.last_chapter,
+        previous_state=previous,
+        warnings=list(warnings),
+        warnings_en=list(warnings_en),
+        note=note,
+        estimated_cost_usd=estimated_cost_usd,
+    )
+    meta.save(folder / META_NAME)
+    if cp.orchestrator_state is not OrchestratorState.VOL_PLANNING:
+        cp.orchestrator_state = OrchestratorState.VOL_PLANNING
+        save_checkpoint(paths, cp)
+    return meta
+
+
+def load_staged_plan(paths: ProjectPaths, volume: int) -> tuple[VolumePlan, StagedPlanMeta]:
+    """The staged plan of `volume` and its meta (FormatError when a file does not parse)."""
+    folder = staged_plan_dir(paths, volume)
+    meta_path = folder / META_NAME
+    if not meta_path.is_file():
+        raise PlanApplyRefused(tr(MESSAGES, "no_staged", "zh", volume=volume))
+    meta = StagedPlanMeta.load(meta_path)
+    plan = load_volume_plan(paths, volume, root=folder.parent)
+    return plan, meta
+
+
+def discard_staged_plan(paths: ProjectPaths, volume: int) -> None:
+    """Drop the staged plan and put back the orchestrator state staging replaced."""
+    folder = staged_plan_dir(paths, volume)
+    meta_path = folder / META_NAME
+    previous = StagedPlanMeta.load(meta_path).previous_state if meta_path.is_file() else None
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    if cp.orchestrator_state is OrchestratorState.VOL_PLANNING:
+        cp.orchestrator_state = previous or OrchestratorState.WRITING
+        save_checkpoint(paths, cp)
+    shutil.rmtree(folder, ignore_errors=True)
+    _prune(paths)
+
+
+# --------------------------------------------------------------------------------------------- apply
+
+
+def _stamp() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def prepare_apply(paths: ProjectPaths, volume: int, lang: Lang = "zh") -> PlanApplyJournal:
+    """Check the staged plan may be applied and write the journal (the commit point)."""
+    folder = staged_plan_dir(paths, volume)
+    meta_path = folder / META_NAME
+    if not meta_path.is_file():
+        raise PlanApplyRefused(tr(MESSAGES, "no_staged", lang, volume=volume))
+    meta = StagedPlanMeta.load(meta_path)
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    if meta.first_chapter <= cp.last_completed_chapter:
+        raise PlanApplyRefused(
+            tr(MESSAGES, "refused_committed", lang, volume=volume, first=meta.first_chapter,
+               last=cp.last_completed_chapter)
+        )
+    files = sorted(
+        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != META_NAME
+    )
+    target = paths.volume_dir(volume)
+    staged_contracts = {f for f in files if f.startswith("chapter-contracts/")}
+    remove = []
+    contracts = target / "chapter-contracts"
+    if contracts.is_dir():
+        for path in sorted(contracts.glob("chapter-*.json")):
+            rel = f"chapter-contracts/{path.name}"
+            m = re.match(r"^chapter-(\d{3,})\.json$", path.name)
+            if m and meta.first_chapter <= int(m.group(1)) <= meta.last_chapter and rel not in staged_contracts:
+                remove.append(rel)
+    journal = PlanApplyJournal(
+        volume=volume,
+        first_chapter=meta.first_chapter,
+        last_chapter=meta.last_chapter,
+        activate=meta.first_chapter == cp.last_completed_chapter + 1,
+        previous_state=meta.previous_state,
+        backup=(paths.root / ".novel-studio" / "plan-backup" / f"{volume_id(volume)}-{_stamp()}")
+        .relative_to(paths.root)
+        .as_posix(),
+        files=files,
+        remove=remove,
+        global_existed=paths.global_foreshadowing.is_file(),
+    )
+    atomic_write_json(apply_journal_path(paths, volume), journal.to_data())
+    return journal
+
+
+def _backup(paths: ProjectPaths, j: PlanApplyJournal) -> None:
+    backup = paths.root / j.backup
+    target = paths.volume_dir(j.volume)
+    for rel in [*j.files, *j.remove]:
+        src = target / rel
+        if src.is_file():
+            atomic_write_bytes(backup / "volume" / rel, src.read_bytes())
+    if j.global_existed:
+        atomic_write_bytes(backup / GLOBAL_BACKUP, paths.global_foreshadowing.read_bytes())
+
+
+def _files(paths: ProjectPaths, j: PlanApplyJournal) -> None:
+    folder = staged_plan_dir(paths, j.volume)
+    target = paths.volume_dir(j.volume)
+    for rel in j.files:
+        data = (folder / rel).read_bytes()
+        dest = target / rel
+        if not dest.is_file() or dest.read_bytes() != data:
+            atomic_write_bytes(dest, data)
+    for rel in j.remove:
+        (target / rel).unlink(missing_ok=True)
+
+
+def _foreshadowing(paths: ProjectPaths, j: PlanApplyJournal) -> None:
+    before_path = paths.root / j.backup / GLOBAL_BACKUP
+    ledger = ForeshadowingLedger.load(before_path) if j.global_existed else ForeshadowingLedger()
+    threads = ForeshadowingLedger.load_or_default(paths.volume_foreshadowing(j.volume)).foreshadowing
+    known = {item.id for item in ledger.foreshadowing}
+    added = [item for item in threads if item.id not in known]
+    merged = ledger.model_copy(update={"foreshadowing": [*ledger.foreshadowing, *added]})
+    atomic_write_json(paths.global_foreshadowing, merged.to_data())
+
+
+def _checkpoint(paths: ProjectPaths, j: PlanApplyJournal) -> None:
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    if j.activate:
+        state, volume = OrchestratorState.WRITING, j.volume
+        pending = [a for a in cp.pending_actions if a.kind != VOLUME_END_KIND]
+    else:
+        state, volume, pending = j.previous_state, cp.current_volume, cp.pending_actions
+    if (cp.orchestrator_state, cp.current_volume, len(cp.pending_actions)) == (state, volume, len(pending)):
+        return
+    cp.orchestrator_state, cp.current_volume, cp.pending_actions = state, volume, pending
+    save_checkpoint(paths, cp)
+
+
+def activate_volume(paths: ProjectPaths, volume: int) -> None:
+    """Make `volume` (planned ahead, its outline in place) the current one: WRITING, volume-end pause cleared."""
+    cp = Checkpoint.load_or_default(paths.checkpoint)
+    cp.current_volume = volume
+    cp.orchestrator_state = OrchestratorState.WRITING
+    cp.pending_actions = [a for a in cp.pending_actions if a.kind != VOLUME_END_KIND]
+    save_checkpoint(paths, cp)
+
+
+def _prune(paths: ProjectPaths) -> None:
+    for folder in (paths.staging / "plan", paths.staging):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
+def _cleanup(paths: ProjectPaths, j: PlanApplyJournal) -> None:
+    shutil.rmtree(staged_plan_dir(paths, j.volume), ignore_errors=True)
+    apply_journal_path(paths, j.volume).unlink(missing_ok=True)
+    _prune(paths)
+
+
+_RUNNERS: dict[str, Callable[[ProjectPaths, PlanApplyJournal], None]] = {
+    "backup": _backup,
+    "files": _files,
+    "foreshadowing": _foreshadowing,
+    "checkpoint": _checkpoint,
+    "cleanup": _cleanup,
+}
+
+
+def run_apply(paths: ProjectPaths, volume: int, *, hook: StepHook | None = None) -> ApplyOutcome:
+    """Run (or finish) the apply whose journal exists; each finished step is recorded in the journal."""
+    path = apply_journal_path(paths, volume)
+    journal = PlanApplyJournal.load(path)
+    resumed = bool(journal.done)
+    for step in APPLY_STEPS:
+        if step in journal.done:
+            continue
+        if hook is not None:
+            hook(step)
+        _RUNNERS[step](paths, journal)
+        if step != "cleanup":
+            journal.done.append(step)
+            atomic_write_json(path, journal.to_data())
+    return ApplyOutcome(
+        journal.volume, journal.first_chapter, journal.last_chapter, journal.activate, paths.root / journal.backup,
+        resumed,
+    )
+
+
+def resume_plan_applies(paths: ProjectPaths, *, hook: StepHook | None = None) -> list[ApplyOutcome]:
+    """Finish every apply whose journal exists (call under the project lock, before anything else)."""
+    outcomes = []
+    for volume in pending_plan_applies(paths):
+        outcome = run_apply(paths, volume, hook=hook)
+        outcome.resumed = True
+        outcomes.append(outcome)
+    return outcomes
+
+
+def apply_staged_plan(paths: ProjectPaths, volume: int, *, lang: Lang = "zh", hook: StepHook | None = None) -> ApplyOutcome:
+    """Prepare and run the apply of the staged plan of `volume`."""
+    prepare_apply(paths, volume, lang)
+    return run_apply(paths, volume, hook=hook)

@@ -1,0 +1,222 @@
+"""Staging and applying a volume plan (studio.planning.staged): the files land where seed 001 §9 puts them, the
+threads join the global ledger, the checkpoint moves on, and a kill at every write point of an apply resumes
+to the very same project (fault injection through `studio.fileio`, no timing)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.planning.plan_volume import plan_volume
+from pipeline.planning.prompt_context import PlanTarget
+from pipeline.providers.factory import build_provider
+from studio import fileio
+from studio.coldstart import check_cold_start, refusals
+from studio.config import load_settings
+from studio.init_project import init_project
+from studio.models.checkpoint import Checkpoint, OrchestratorState, PendingAction, save_checkpoint
+from studio.models.foreshadowing import ForeshadowingLedger
+from studio.paths import ProjectPaths
+from studio.planning.staged import (
+    PlanApplyRefused,
+    apply_journal_path,
+    apply_staged_plan,
+    discard_staged_plan,
+    load_staged_plan,
+    pending_plan_applies,
+    prepare_apply,
+    resume_plan_applies,
+    stage_plan,
+    staged_plan_dir,
+    staged_plans,
+)
+from studio.project import Project
+
+COMPARED = ("volumes", "foreshadowing")
+
+
+def _staged(root: Path, target: PlanTarget) -> ProjectPaths:
+    project = Project.open(root)
+    settings = load_settings(root)
+    outcome = asyncio.run(plan_volume(project, settings, build_provider(settings, root, offline=True), target))
+    stage_plan(project.paths, outcome.plan, warnings=["w"], note="n")
+    return project.paths
+
+
+@pytest.fixture()
+def at_volume_end(tmp_path: Path) -> Path:
+    """The sample with its checkpoint at the end of a 2-chapter volume 1 (a volume-end pause pending)."""
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    cp = Checkpoint.load(paths.checkpoint)
+    cp.orchestrator_state = OrchestratorState.VOL_REVIEW
+    cp.pending_actions = [PendingAction(kind="volume_end", question="review")]
+    save_checkpoint(paths, cp)
+    return root
+
+
+def test_stage_then_apply_moves_the_plan_and_merges_the_threads(at_volume_end: Path) -> None:
+    paths = _staged(at_volume_end, PlanTarget(2, 3, 7))
+    assert Checkpoint.load(paths.checkpoint).orchestrator_state is OrchestratorState.VOL_PLANNING
+    assert staged_plans(paths) == [2]
+    plan, meta = load_staged_plan(paths, 2)
+    assert (plan.first_chapter, plan.last_chapter, meta.previous_state) == (3, 7, OrchestratorState.VOL_REVIEW)
+    before = ForeshadowingLedger.load(paths.global_foreshadowing)
+    global_bytes = paths.global_foreshadowing.read_bytes()
+
+    outcome = apply_staged_plan(paths, 2)
+
+    assert outcome.activated
+    vol = paths.volume_dir(2)
+    assert (vol / "outline.md").is_file() and (vol / "storyline-schedule.json").is_file()
+    assert sorted(p.name for p in (vol / "chapter-contracts").iterdir()) == [f"chapter-{n:03d}.json" for n in range(3, 8)]
+    after = ForeshadowingLedger.load(paths.global_foreshadowing)
+    ids = [i.id for i in after.foreshadowing]
+    assert ids[: len(before.foreshadowing)] == [i.id for i in before.foreshadowing]
+    assert {"vol2-token", "vol2-old-debt"} <= set(ids)
+    cp = Checkpoint.load(paths.checkpoint)
+    assert (cp.current_volume, cp.orchestrator_state, cp.pending_actions) == (2, OrchestratorState.WRITING, [])
+    assert (outcome.backup / "global.json").read_bytes() == global_bytes
+    assert not staged_plan_dir(paths, 2).exists() and not apply_journal_path(paths, 2).exists()
+    assert Project.open(paths.root).outline is not None  # the project reads the new volume
+
+
+def test_a_plan_over_committed_chapters_is_refused_and_changes_nothing(at_volume_end: Path) -> None:
+    paths = _staged(at_volume_end, PlanTarget(2, 2, 6))  # chapter 2 is committed
+    with pytest.raises(PlanApplyRefused, match="第 2 章已经提交"):
+        prepare_apply(paths, 2)
+    assert not paths.volume_dir(2).exists() and pending_plan_applies(paths) == []
+
+
+def test_a_volume_planned_ahead_keeps_the_current_one(tmp_path: Path) -> None:
+    root = init_project(tmp_path / "novel", sample=True)  # writing chapter 3 of volume 1
+    paths = _staged(root, PlanTarget(2, 11, 14))
+    outcome = apply_staged_plan(paths, 2)
+    cp = Checkpoint.load(paths.checkpoint)
+    assert not outcome.activated
+    assert (cp.current_volume, cp.orchestrator_state) == (1, OrchestratorState.WRITING)
+
+
+def test_discard_puts_the_state_back(at_volume_end: Path) -> None:
+    paths = _staged(at_volume_end, PlanTarget(2, 3, 5))
+    discard_staged_plan(paths, 2)
+    assert Checkpoint.load(paths.checkpoint).orchestrator_state is OrchestratorState.VOL_REVIEW
+    assert staged_plans(paths) == [] and not paths.volume_dir(2).exists()
+
+
+def test_cold_start_knows_the_planning_states(at_volume_end: Path) -> None:
+    paths = _staged(at_volume_end, PlanTarget(2, 3, 5))
+    keys = [f.key for f in refusals(check_cold_start(paths))]
+    assert keys == ["plan_staged"]
+    prepare_apply(paths, 2)  # killed right after the commit point
+    found = check_cold_start(paths)
+    assert refusals(found) == [] and [f.key for f in found] == ["plan_apply_pending"]
+    resume_plan_applies(paths)
+    assert check_cold_start(paths) == []
+    cp = Checkpoint.load(paths.checkpoint)
+    cp.orchestrator_state = OrchestratorState.VOL_PLANNING
+    save_checkpoint(paths, cp)
+    assert [f.key for f in refusals(check_cold_start(paths))] == ["planning_unfinished"]
+
+
+# ------------------------------------------------------------------------------------ fault injection
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for folder in COMPARED:
+        base = root / folder
+        for path in sorted(base.rglob("*")) if base.is_dir() else []:
+            if path.is_file():
+                out[str(path.relative_to(root))] = path.read_bytes()
+    cp = json.loads((root / ".checkpoint.json").read_text("utf-8"))
+    cp.pop("last_checkpoint_time", None)
+    out[".checkpoint.json"] = json.dumps(cp, sort_keys=True).encode()
+    plan = root / "staging" / "plan"
+    out["staging/plan"] = b"present" if plan.exists() else b""
+    return out
+
+
+def _in_child(root: Path, fault: int | None, count_file: Path | None = None) -> int:
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            if fault is None:
+                os.environ.pop(fileio.FAULT_ENV, None)
+            else:
+                os.environ[fileio.FAULT_ENV] = str(fault)
+            fileio._write_count = 0
+            paths = ProjectPaths(root)
+            fileio.sweep_temp_files(root)  # a start's safe point (the lock held), as in `plan` and `continue`
+            resume_plan_applies(paths)  # what every start does first
+            for volume in staged_plans(paths):  # the author runs `plan --yes` again
+                apply_staged_plan(paths, volume)
+            if count_file is not None:
+                count_file.write_text(str(fileio.write_count()))
+            code = 0
+        except BaseException as exc:  # noqa: BLE001 - the child must never return into pytest
+            sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
+def test_kill_at_every_write_point_of_an_apply(at_volume_end: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(fileio.NO_FSYNC_ENV, "1")
+    _staged(at_volume_end, PlanTarget(2, 3, 7))
+    reference = tmp_path / "reference"
+    shutil.copytree(at_volume_end, reference)
+    count_file = tmp_path / "writes.txt"
+    assert _in_child(reference, None, count_file) == 0
+    writes = int(count_file.read_text())
+    assert writes >= 10  # journal, backups, 8 files, ledger, checkpoint, journal updates
+    expected = _snapshot(reference)
+    failures = []
+    for n in range(1, writes + 1):
+        root = tmp_path / f"kill-{n}"
+        shutil.copytree(at_volume_end, root)
+        if (killed := _in_child(root, n)) != -signal.SIGKILL:
+            failures.append(f"write {n}: ended with {killed}, not SIGKILL")
+            continue
+        if (resumed := _in_child(root, None)) != 0:
+            failures.append(f"write {n}: resume exited {resumed}")
+            continue
+        got = _snapshot(root)
+        differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
+        if differ:
+            failures.append(f"write {n}: differs from the uninterrupted apply: {differ}")
+        if list(root.rglob("*.tmp")):
+            failures.append(f"write {n}: temp files left")
+        shutil.rmtree(root)
+    assert failures == []
+
+
+def test_continue_finishes_an_interrupted_apply_first(at_volume_end: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from studio.cli.main import main
+
+    paths = _staged(at_volume_end, PlanTarget(2, 3, 5))
+    prepare_apply(paths, 2)  # the commit point was reached, then the process died
+    assert main(["continue", "1", "--project", str(paths.root), "--yes", "--offline"]) == 0
+    cp = Checkpoint.load(paths.checkpoint)
+    assert (cp.current_volume, cp.last_completed_chapter) == (2, 3)
+    assert paths.contract(2, 3).is_file() and paths.chapter(3).is_file()
+    assert pending_plan_applies(paths) == []
+
+
+def test_planning_again_after_a_staged_plan_was_removed_by_hand(tmp_path: Path) -> None:
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = _staged(root, PlanTarget(2, 11, 13))
+    shutil.rmtree(staged_plan_dir(paths, 2))  # VOL_PLANNING with nothing staged
+    paths = _staged(root, PlanTarget(2, 11, 13))
+    apply_staged_plan(paths, 2)  # planned ahead: the state goes back to writing, not to VOL_PLANNING
+    assert Checkpoint.load(paths.checkpoint).orchestrator_state is OrchestratorState.WRITING
