@@ -41,6 +41,7 @@ from studio.checks.registry import ChapterText, CheckContext  # noqa: E402
 from studio.checks.variants import NameVariantCheck  # noqa: E402
 from studio.models.character import CharacterFile  # noqa: E402
 from studio.models.names import NamesFile  # noqa: E402
+from studio.project import Project  # noqa: E402
 
 CAST: dict[str, tuple[str, list[str]]] = {
     "lin-feng": ("林枫", []),
@@ -213,7 +214,6 @@ def _book(chapters: int) -> None:
     from studio.checks.newnames import NewNameCheck
     from studio.checks.registry import default_checks, is_expensive
     from studio.checks.run import project_context, run_checks
-    from studio.project import Project
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "book"
@@ -238,11 +238,37 @@ def _book(chapters: int) -> None:
         print(
             f"one chapter (after commit, no whole-book reference): {(time.perf_counter() - start) * 1000:.0f} ms"
         )
+        _after_commit(project, last, Path(tmp) / "cache-home")
         ctx, bad = project_context(project)
         for label in ("cold cache", "warm cache"):
             start = time.perf_counter()
             found = list(NewNameCheck(Path(tmp) / "names-cache").run(ctx))
             print(f"new names, {label}: {time.perf_counter() - start:.2f} s ({len(found)} findings)")
+
+
+def _after_commit(project: Project, last: int, cache_home: Path) -> None:
+    """`check_after_commit` of the last chapter (what the orchestrator runs after each commit): first with
+    every cache cold, then as in a run, the other chapters' name statistics cached and the chapter new (its text
+    changed), once from the process's memory and once from the disk cache only (a new process)."""
+    import os
+
+    from studio.checks import variants
+    from studio.checks.run import check_after_commit
+
+    os.environ["XDG_CACHE_HOME"] = str(cache_home)
+    path = project.paths.chapter(last)
+    original = path.read_text(encoding="utf-8")
+    start = time.perf_counter()
+    check_after_commit(project, last, min_chars=2500, max_chars=3500)
+    print(f"after commit, chapter {last}, every cache cold: {(time.perf_counter() - start) * 1000:.0f} ms")
+    for i, label in enumerate(("memory cache", "disk cache (new process)")):
+        path.write_text(original + f"\n\u3000\u3000林枫又看了一眼窗外，第{i}次。\n", encoding="utf-8")
+        if i == 1:
+            variants._SHARED.clear()
+        start = time.perf_counter()
+        check_after_commit(project, last, min_chars=2500, max_chars=3500)
+        print(f"after commit, chapter {last} changed, {label}: {(time.perf_counter() - start) * 1000:.0f} ms")
+    path.write_text(original, encoding="utf-8")
 
 
 def _sample() -> None:
@@ -251,7 +277,6 @@ def _sample() -> None:
     from studio.checks.registry import default_checks, is_expensive
     from studio.checks.run import project_context, run_checks
     from studio.init_project import init_project
-    from studio.project import Project
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "sample"
