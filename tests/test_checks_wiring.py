@@ -3,6 +3,7 @@ per-chapter name statistics cache, and the findings given to the judge."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,32 @@ def test_the_judge_sees_the_chapters_findings_in_the_chapter_tier_only(root: Pat
 def test_a_clean_chapter_gives_the_judge_no_findings(root: Path) -> None:
     bundle = judge_context(Project.open(root), Settings(), 3, "# 第3章\n\n　　沈照把灯举高了一点。\n")
     assert bundle.variables["check_findings"] == ""
+
+
+# ---------------------------------------------------------------------------------------------- files known to the project
+
+
+def test_the_checks_files_are_watched_and_validated_with_line_and_column(root: Path) -> None:
+    from studio.models.check_allow import CheckAllowList
+    from studio.models.names import NamesFile
+    from studio.project import validate_project
+    from studio.watch import ChangeKind, classify, inspect_paths
+
+    names, allow = root / "world" / "names.json", root / "checks-allow.json"
+    assert classify(names, root) == ChangeKind.NAMES
+    assert classify(allow, root) == ChangeKind.CHECK_ALLOW
+    assert classify(root / "world" / "other.json", root) is None
+    broken = '{\n  "entities": [\n    {"name": "青云宗"},\n  ]\n}\n'
+    names.write_text(broken, encoding="utf-8")
+    waiver = {"kind": "name_variant", "text": "林峰", "mode": "deliberate", "reason": "两兄弟"}
+    allow.write_text(json.dumps({"entries": [waiver]}, ensure_ascii=False), encoding="utf-8")
+    changes = {c.path.name: c for c in inspect_paths(root, [names, allow])}
+    problem = changes["names.json"].problems[0]
+    assert (problem.line, problem.column) == (4, 3) and changes["names.json"].value is None
+    assert changes["checks-allow.json"].ok and isinstance(changes["checks-allow.json"].value, CheckAllowList)
+    found = [p for p in validate_project(root) if Path(p.path).name == "names.json"]
+    assert [(p.line, p.column) for p in found] == [(4, 3)]
+    assert names.read_text(encoding="utf-8") == broken  # reported, never rewritten
+    names.write_text('{"entities": [{"name": "青云宗", "kind": "faction"}]}', encoding="utf-8")
+    assert not [p for p in validate_project(root) if Path(p.path).name == "names.json"]
+    assert isinstance(inspect_paths(root, [names])[0].value, NamesFile)
