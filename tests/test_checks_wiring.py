@@ -259,3 +259,37 @@ def test_the_checks_files_are_watched_and_validated_with_line_and_column(root: P
     names.write_text('{"entities": [{"name": "青云宗", "kind": "faction"}]}', encoding="utf-8")
     assert not [p for p in validate_project(root) if Path(p.path).name == "names.json"]
     assert isinstance(inspect_paths(root, [names])[0].value, NamesFile)
+
+
+# ---------------------------------------------------------------------------------------------- recent repeats
+
+
+def _recent(texts: dict[int, str], checked: list[int]) -> list[Finding]:
+    from studio.checks.recent import RecentRepeatCheck
+
+    registry = NameRegistry.from_sources({"lin-feng": CharacterFile(display_name="林枫")})
+    chapters = [ChapterText(n, t) for n, t in sorted(texts.items()) if n in checked]
+    reference = [ChapterText(n, t) for n, t in sorted(texts.items()) if n not in checked]
+    return list(RecentRepeatCheck().run(CheckContext(chapters, registry, Matcher([]), reference=reference)))
+
+
+FILLERS = ["春水初生，", "夏木成荫，", "秋叶飘零，", "冬雪覆城，", "山高月小，", "月落乌啼，"]
+
+
+def test_a_phrase_used_in_most_recent_chapters_is_reported_once_as_one_stretch() -> None:
+    texts = {n: f"# 第{n}章\n\n　　{FILLERS[n - 1]}他深吸一口气，推门而出。林枫走了过来。\n" for n in range(1, 7)}
+    texts[3] = "# 第3章\n\n　　秋叶飘零，他停下了脚步。林枫走了过来。\n"  # 4 of the 5 before chapter 6 say it
+    found = _recent(texts, [6])
+    assert [(f.chapter, f.text, f.count, f.paragraph) for f in found] == [(6, "他深吸一口气", 4, 1)]
+    assert "前 5 章中的 4 章" in found[0].message
+    # no phrase spans a name (枫走了过来 is in every chapter); too few earlier chapters: nothing
+    assert not any("林枫" in f.text for f in found)
+    assert _recent({n: texts[n] for n in (4, 5, 6)}, [6]) == []
+
+
+def test_a_phrase_in_only_two_recent_chapters_is_quiet() -> None:
+    texts = {n: f"# 第{n}章\n\n　　{FILLERS[n - 1]}风吹过来。\n" for n in range(1, 7)}
+    texts[4] += "　　他深吸一口气。\n"
+    texts[5] += "　　他深吸一口气。\n"
+    texts[6] += "　　他深吸一口气。\n"
+    assert _recent(texts, [6]) == []

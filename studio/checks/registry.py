@@ -149,6 +149,7 @@ def default_checks() -> list[Check]:
     from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
     from studio.checks.punctuation import PunctuationCheck
+    from studio.checks.recent import RecentRepeatCheck
     from studio.checks.variants import NameVariantCheck
 
     return [
@@ -156,6 +157,7 @@ def default_checks() -> list[Check]:
         PunctuationCheck(),
         BlacklistCheck(),
         StructuralTicCheck(),
+        RecentRepeatCheck(),
         NameVariantCheck(),
         JudgeQuoteCheck(),
         NewNameCheck(),
