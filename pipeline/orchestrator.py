@@ -73,7 +73,7 @@ from studio.models.checkpoint import (
     save_checkpoint,
 )
 from studio.models.evaluation import Evaluation
-from studio.models.findings import Finding
+from studio.models.findings import ChecksReport, Finding
 from studio.models.pipeline_log import PipelineLog
 from studio.models.schedule import StorylineSchedule
 from studio.models.settings import Settings
@@ -310,7 +310,7 @@ class Orchestrator:
         for outcome in resume_commits(self.paths, hook=self.step_hook):
             self._notice(outcome.chapter, tr(MESSAGES, "resumed_commit", self.lang, chapter=outcome.chapter), "info")
             if outcome.chapter > recorded:  # only its cleanup was left: the last run already counted it
-                self._after_commit_report(outcome.chapter)
+                await self._after_commit_report(outcome.chapter)
         self._load()
         clean_leftovers(self.paths, self._cp.last_completed_chapter)
         if self._cp.orchestrator_state is OrchestratorState.ERROR_RETRY:
@@ -343,7 +343,7 @@ class Orchestrator:
             if self._cp.last_completed_chapter < n:
                 return  # paused
             result.committed.append(n)
-            self._after_commit_report(n)
+            await self._after_commit_report(n)
             if self._checks_pause and len(result.committed) < chapters:
                 self._pause(n, "checks", tr(MESSAGES, "paused_checks", self.lang, chapter=n,
                                             count=len(self._checks_pause)))
@@ -841,10 +841,8 @@ class Orchestrator:
             self._notice(n, warning)
         self._load()
 
-    def _after_commit_report(self, n: int) -> None:
+    async def _after_commit_report(self, n: int) -> None:
         report = self._report(n)
-        checks = self._after_commit_checks(n)
-        report.findings = checks.findings if checks is not None else None
         self._result.reports.append(report)
         if n not in self._result.committed:
             self._result.committed.append(n)
@@ -859,22 +857,29 @@ class Orchestrator:
                 report.cost_usd,
             )
         )
+        checks = await self._after_commit_checks(n)
         if checks is not None:
+            report.findings = checks.findings
             self.emit(checks)
 
-    def _after_commit_checks(self, n: int) -> ChecksRan | None:
-        """The checks of a committed chapter (after the commit, never part of it: a failure is a notice)."""
+    async def _after_commit_checks(self, n: int) -> ChecksRan | None:
+        """The checks of a committed chapter, after the commit and never part of it: a failure is a notice.
+        They run in a worker thread (every 10th chapter segments text for new names: seconds), so a TUI driving
+        the run stays responsive."""
         from studio.checks.run import check_after_commit, pausing_findings
         from studio.project import Project
 
-        try:
-            checks = check_after_commit(
+        def work() -> ChecksReport | None:
+            return check_after_commit(
                 Project.open(self.paths.root),
                 n,
                 min_chars=self.settings.writing.chapter_min_chars,
                 max_chars=self.settings.writing.chapter_max_chars,
                 lang=self.lang,
             )
+
+        try:
+            checks = await asyncio.to_thread(work)
         except Exception:  # noqa: BLE001 - e.g. a broken project file: the commit stands, the checks wait
             checks = None
         if checks is None:
