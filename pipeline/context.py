@@ -38,6 +38,7 @@ from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_m
 from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
 from studio.author_brief import load_brief
+from studio.checks.judge_evidence import judge_evidence
 from studio.checks.matcher import Entry, Matcher
 from studio.checks.metrics import prose_metrics
 from studio.fileio import read_text
@@ -811,6 +812,7 @@ def judge_context(
         "prev_summary": _recent_text(previous),
         "cross_references": _lines(cross_references or []),
         "style_metrics": dumps(style_metrics(text, blacklist)),
+        "check_findings": judge_evidence(project, chapter, text),
         "chapter_content": text.strip(),
     }
     contract_ids = [

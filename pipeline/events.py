@@ -54,6 +54,16 @@ class ChapterCommitted:
 
 
 @dataclass(frozen=True)
+class ChecksRan:
+    """The checks after a commit ran on `chapter` (`logs/chapter-NNN/checks.json`): `findings` left after the
+    author's waivers, `high` of them high-severity. Not sent when the checks could not run."""
+
+    chapter: int
+    findings: int
+    high: int = 0
+
+
+@dataclass(frozen=True)
 class Paused:
     chapter: int | None
     kind: str
@@ -93,7 +103,7 @@ class Notice:
 
 
 Event = (
-    StageStarted | TextDelta | StageFinished | GateDecided | ChapterCommitted | Paused | StageError | Notice
+    StageStarted | TextDelta | StageFinished | GateDecided | ChapterCommitted | ChecksRan | Paused | StageError | Notice
     | RetryWaiting
 )
 
@@ -103,6 +113,7 @@ _EVENT_NAMES: dict[type, str] = {
     StageFinished: "stage_finished",
     GateDecided: "gate_decided",
     ChapterCommitted: "chapter_committed",
+    ChecksRan: "checks_ran",
     Paused: "paused",
     StageError: "stage_error",
     Notice: "notice",

@@ -45,6 +45,7 @@ from pipeline.decisions import Decider, Option, Question, QuestionKind
 from pipeline.estimate import estimate_chapter_cost
 from pipeline.events import (
     ChapterCommitted,
+    ChecksRan,
     Event,
     GateDecided,
     Notice,
@@ -72,6 +73,7 @@ from studio.models.checkpoint import (
     save_checkpoint,
 )
 from studio.models.evaluation import Evaluation
+from studio.models.findings import ChecksReport, Finding
 from studio.models.pipeline_log import PipelineLog
 from studio.models.schedule import StorylineSchedule
 from studio.models.settings import Settings
@@ -128,6 +130,15 @@ MESSAGES: Catalog = {
         "chapter {chapter}, stage {stage} failed: {message}. Progress is saved; continue later",
     ),
     "discarded": ("已丢弃第 {chapter} 章的暂存内容", "discarded the staged work of chapter {chapter}"),
+    "checks_failed": (
+        "第 {chapter} 章提交后的检查未能运行（章节已提交）；可稍后运行 novel-studio check",
+        "the checks after chapter {chapter}'s commit could not run (the chapter is committed); run novel-studio check later",
+    ),
+    "paused_checks": (
+        "第 {chapter} 章的检查发现 {count} 条严重的连续性或串线问题，已暂停；见 logs/chapter-{chapter:03d}/checks.json",
+        "the checks of chapter {chapter} found {count} serious continuity or storyline-leak problems: paused; see "
+        "logs/chapter-{chapter:03d}/checks.json",
+    ),
     "resumed_commit": ("完成了上次中断的第 {chapter} 章提交", "finished the interrupted commit of chapter {chapter}"),
     "ops_skipped": ("第 {chapter} 章的状态变更格式错误，已跳过", "chapter {chapter}: malformed state ops skipped"),
     "cancelled": ("已停止；第 {chapter} 章可继续", "stopped; chapter {chapter} can be resumed"),
@@ -145,6 +156,7 @@ class ChapterReport:
     revisions: int = 0
     force_passed: bool = False
     cost_usd: float | None = None
+    findings: int | None = None  # the checks after the commit (None: they did not run)
 
 
 @dataclass
@@ -259,6 +271,7 @@ class Orchestrator:
         self._note: str | None = None
         self._note_used = False
         self._ledger_mark = 0  # ledger lines before this run (see `_take_ledger_totals`)
+        self._checks_pause: list[Finding] = []  # findings of the last checks that pause the run
 
     # ================================================================== run
 
@@ -300,7 +313,7 @@ class Orchestrator:
         for outcome in resume_commits(self.paths, hook=self.step_hook):
             self._notice(outcome.chapter, tr(MESSAGES, "resumed_commit", self.lang, chapter=outcome.chapter), "info")
             if outcome.chapter > recorded:  # only its cleanup was left: the last run already counted it
-                self._after_commit_report(outcome.chapter)
+                await self._after_commit_report(outcome.chapter)
         self._load()
         clean_leftovers(self.paths, self._cp.last_completed_chapter)
         if self._cp.orchestrator_state is OrchestratorState.ERROR_RETRY:
@@ -333,7 +346,10 @@ class Orchestrator:
             if self._cp.last_completed_chapter < n:
                 return  # paused
             result.committed.append(n)
-            self._after_commit_report(n)
+            await self._after_commit_report(n)
+            if self._checks_pause and len(result.committed) < chapters:
+                self._pause(n, "checks", tr(MESSAGES, "paused_checks", self.lang, chapter=n,
+                                            count=len(self._checks_pause)))
             if self._at_volume_end(n):
                 return
             if is_brief_chapter(n):
@@ -828,7 +844,7 @@ class Orchestrator:
             self._notice(n, warning)
         self._load()
 
-    def _after_commit_report(self, n: int) -> None:
+    async def _after_commit_report(self, n: int) -> None:
         report = self._report(n)
         self._result.reports.append(report)
         if n not in self._result.committed:
@@ -844,6 +860,36 @@ class Orchestrator:
                 report.cost_usd,
             )
         )
+        checks = await self._after_commit_checks(n)
+        if checks is not None:
+            report.findings = checks.findings
+            self.emit(checks)
+
+    async def _after_commit_checks(self, n: int) -> ChecksRan | None:
+        """The checks of a committed chapter, after the commit and never part of it: a failure is a notice.
+        They run in a worker thread (every 10th chapter segments text for new names: seconds), so a TUI driving
+        the run stays responsive."""
+        from studio.checks.run import check_after_commit, pausing_findings
+        from studio.project import Project
+
+        def work() -> ChecksReport | None:
+            return check_after_commit(
+                Project.open(self.paths.root),
+                n,
+                min_chars=self.settings.writing.chapter_min_chars,
+                max_chars=self.settings.writing.chapter_max_chars,
+                lang=self.lang,
+            )
+
+        try:
+            checks = await asyncio.to_thread(work)
+        except Exception:  # noqa: BLE001 - e.g. a broken project file: the commit stands, the checks wait
+            checks = None
+        if checks is None:
+            self._notice(n, tr(MESSAGES, "checks_failed", self.lang, chapter=n), "info")
+            return None
+        self._checks_pause = pausing_findings(checks)
+        return ChecksRan(n, len(checks.findings), sum(1 for f in checks.findings if f.severity == "high"))
 
     def _report(self, n: int) -> ChapterReport:
         text = read_text(self.paths.chapter(n)) if self.paths.chapter(n).is_file() else ""

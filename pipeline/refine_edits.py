@@ -22,8 +22,10 @@ Rules, in the order they are checked:
    smaller later edit may still fit. ``cap_ratio`` is taken as its decimal literal (``Decimal(str(0.15))``), so
    ``0.15 * 200`` is exactly 30.
 
-Blacklist matching is plain ``word in span`` on the short spans of single edits; the lists are short, so no
-Aho-Corasick automaton is needed here.
+Blacklist matching is the checks' matcher (``studio.checks.matcher``, one definition of a blacklist hit): a
+phrase anywhere in the span, and a shape with an ellipsis (``一股…涌上心头``) as the pattern it stands for, so a
+shape the refiner rewrites counts as removed. An entry counts as removed when it matches the original and not
+the refined text (overlapping hits all count, as a plain substring test would).
 
 The kept edits are applied from the end of the text backwards so the offsets of the others stay valid.
 ``apply_decisions`` re-applies any subset of the decisions (the author's hunk-by-hunk review).
@@ -37,6 +39,8 @@ from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from studio.checks.matcher import Entry, Matcher
 
 __all__ = [
     "DropReason",
@@ -139,8 +143,15 @@ def cap_chars_for(text: str, cap_ratio: float) -> int:
     return math.floor(Decimal(str(cap_ratio)) * len(text))
 
 
-def _blacklist_removed(edit: RefineEdit, blacklist: Sequence[str]) -> tuple[str, ...]:
-    return tuple(w for w in blacklist if w and w in edit.original and w not in edit.refined)
+def _blacklist_removed(edit: RefineEdit, matcher: Matcher) -> tuple[str, ...]:
+    """The blacklist entries (as listed) that match the original and not the refined text, in list order."""
+    if not matcher:
+        return ()
+    before = {m.entry.ref for m in matcher.all_matches(edit.original)}
+    if not before:
+        return ()
+    after = {m.entry.ref for m in matcher.all_matches(edit.refined)}
+    return tuple(e.ref for e in matcher.entries if e.ref in before and e.ref not in after)
 
 
 def _decision(
@@ -177,9 +188,10 @@ def apply_edits(
     decisions: list[EditDecision | None] = [None] * len(edits)
     located: list[tuple[int, int, int]] = []  # (index, start, end) in refiner order, clear of overlaps
     removed: dict[int, tuple[str, ...]] = {}
+    matcher = Matcher(Entry.parse(w) for w in blacklist if w.strip())
 
     for index, edit in enumerate(edits):
-        removed[index] = _blacklist_removed(edit, blacklist)
+        removed[index] = _blacklist_removed(edit, matcher)
         if edit.original == edit.refined:
             decisions[index] = _decision(index, edit, "dropped", "no_op")
             continue

@@ -511,6 +511,13 @@ def validate_project(root: Path, *, include_text: bool = False, lang: Lang | Non
         c.run(partial(Evaluation.load, path), None, path)
     for path in sorted(project.log_files().values()):
         c.run(partial(PipelineLog.load, path), None, path)
+    # the checks' files (issue 8): read by `check` and after each commit, which skip a broken one quietly
+    from studio.models.check_allow import CheckAllowList
+    from studio.models.names import NamesFile
+
+    for path, model in ((project.paths.names, NamesFile), (project.paths.check_allow, CheckAllowList)):
+        if path.is_file():
+            c.run(partial(model.load, path), None, path)
     for problem in _cross_reference_problems(project):
         c.problems.append(problem)
     if include_text:

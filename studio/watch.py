@@ -55,6 +55,8 @@ class Kind(StrEnum):
     CHARACTER_PROFILE = "character_profile"
     STORYLINES = "storylines"
     STORYLINE_SPEC = "storyline_spec"
+    NAMES = "names"
+    CHECK_ALLOW = "check_allow"
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ class ChangeKind:
     WORLD_RULES: ClassVar[ChangeKind]
     STORYLINES: ClassVar[ChangeKind]
     STORYLINE_SPEC: ClassVar[ChangeKind]
+    NAMES: ClassVar[ChangeKind]
+    CHECK_ALLOW: ClassVar[ChangeKind]
 
     @classmethod
     def CHAPTER(cls, n: int) -> ChangeKind:
@@ -112,6 +116,8 @@ ChangeKind.STYLE_DRIFT = ChangeKind(Kind.STYLE_DRIFT)
 ChangeKind.WORLD_RULES = ChangeKind(Kind.WORLD_RULES)
 ChangeKind.STORYLINES = ChangeKind(Kind.STORYLINES)
 ChangeKind.STORYLINE_SPEC = ChangeKind(Kind.STORYLINE_SPEC)
+ChangeKind.NAMES = ChangeKind(Kind.NAMES)
+ChangeKind.CHECK_ALLOW = ChangeKind(Kind.CHECK_ALLOW)
 
 
 @dataclass(frozen=True)
@@ -182,8 +188,8 @@ def classify(path: Path | str, root: Path | str) -> ChangeKind | None:
         if top == "summaries" and len(parts) == 2:
             m = _SUMMARY_FILE.match(name)
             return ChangeKind.SUMMARY(parse_chapter_id(m.group(1))) if m else None
-        if top == "world" and parts[1:] == ("rules.json",):
-            return ChangeKind.WORLD_RULES
+        if top == "world" and len(parts) == 2:
+            return {"rules.json": ChangeKind.WORLD_RULES, "names.json": ChangeKind.NAMES}.get(name)
         if top == "storylines" and len(parts) == 2:
             return {"storylines.json": ChangeKind.STORYLINES, "storyline-spec.json": ChangeKind.STORYLINE_SPEC}.get(
                 name
@@ -217,6 +223,7 @@ _TOP_LEVEL: dict[str, ChangeKind] = {
     "style-profile.json": ChangeKind.STYLE_PROFILE,
     "ai-blacklist.json": ChangeKind.BLACKLIST,
     "style-drift.json": ChangeKind.STYLE_DRIFT,
+    "checks-allow.json": ChangeKind.CHECK_ALLOW,
 }
 
 # --------------------------------------------------------------------------------------------- validate
@@ -238,6 +245,8 @@ _JSON_MODELS: dict[Kind, str] = {
     Kind.STORYLINE_SPEC: "studio.models.storyline_spec:StorylineSpec",
     Kind.SCHEDULE: "studio.models.schedule:StorylineSchedule",
     Kind.CONTRACT: "studio.models.contract:ChapterContract",
+    Kind.NAMES: "studio.models.names:NamesFile",
+    Kind.CHECK_ALLOW: "studio.models.check_allow:CheckAllowList",
 }
 
 

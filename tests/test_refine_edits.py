@@ -264,3 +264,14 @@ def test_property_result_matches_sequential_application(
     for decision in result.dropped:
         if decision.drop_reason == "over_cap":
             assert len(decision.original) > left
+
+
+def test_a_blacklisted_shape_rewritten_is_a_removed_hit() -> None:
+    # the checks' matcher: 一股…涌上心头 is a shape (any few characters between), not a literal substring
+    text = "一股莫名的寒意涌上心头。" + "甲" * 28  # 40 chars -> cap 6
+    edits = [E("甲甲甲甲", "乙", occurrence=1), E("一股莫名的寒意涌上心头", "他后背一凉")]
+    result = apply_edits(text, edits, blacklist=["一股…涌上心头"], cap_ratio=0.15)
+    assert result.decisions[1].blacklist_removed == ("一股…涌上心头",)
+    assert result.decisions[0].blacklist_removed == ()
+    # blacklist edits first: the shape's rewrite (11) is over the cap of 6 too, so the plain one is applied
+    assert [d.drop_reason for d in result.decisions] == [None, "over_cap"]

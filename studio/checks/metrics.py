@@ -256,6 +256,14 @@ class ProseMetrics:
         }
 
 
+def phrases(text: str, exclude: Iterable[str] = ()) -> set[str]:
+    """Every 5-character Han phrase of `text` (the unit of `repeated_phrases`), without one-character repeats and
+    phrases containing any of `exclude`."""
+    grams = {run[i : i + PHRASE_LEN] for run in _HAN_RUN.findall(text) for i in range(len(run) - PHRASE_LEN + 1)}
+    excluded = [e for e in exclude if e]
+    return {g for g in grams if len(set(g)) > 1 and not any(e in g for e in excluded)}
+
+
 def prose_metrics(
     text: str,
     matcher: Matcher | None = None,

@@ -15,12 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Protocol
 
 from studio.checks.matcher import Matcher
 from studio.checks.metrics import ProseMetrics, prose_metrics
 from studio.checks.names import NameRegistry
 from studio.checks.paragraphs import Paragraphs
+from studio.errors import FormatError
+from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Lang
 from studio.models.evaluation import Evaluation
 from studio.models.findings import Finding, Severity
@@ -29,11 +32,34 @@ CONTEXT_CHARS = 8
 
 
 class ChapterText:
-    """One chapter's number and text; its paragraphs are numbered on first use."""
+    """One chapter's number and text; its paragraphs are numbered on first use.
+
+    `ChapterText.on_disk` is a reference chapter read only when its text is needed, with the file's (size,
+    mtime_ns) `signature`, so a cache can answer for an unchanged file without reading it (the after-commit
+    checks stay flat in the number of chapters). Such a file that cannot be read reads as empty: reference
+    chapters are never reported on."""
 
     def __init__(self, number: int, text: str) -> None:
         self.number = number
-        self.text = text
+        self._text: str | None = text
+        self.path: Path | None = None
+        self.signature: tuple[int, int] | None = None
+
+    @classmethod
+    def on_disk(cls, number: int, path: Path) -> ChapterText:
+        chapter = cls(number, "")
+        stat = path.stat()
+        chapter._text, chapter.path, chapter.signature = None, path, (stat.st_size, stat.st_mtime_ns)
+        return chapter
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            try:
+                self._text = decode_text(self.path.read_bytes(), self.path) if self.path is not None else ""
+            except (OSError, FormatError):
+                self._text = ""
+        return self._text
 
     @cached_property
     def paras(self) -> Paragraphs:
@@ -123,6 +149,7 @@ def default_checks() -> list[Check]:
     from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
     from studio.checks.punctuation import PunctuationCheck
+    from studio.checks.recent import RecentRepeatCheck
     from studio.checks.variants import NameVariantCheck
 
     return [
@@ -130,6 +157,7 @@ def default_checks() -> list[Check]:
         PunctuationCheck(),
         BlacklistCheck(),
         StructuralTicCheck(),
+        RecentRepeatCheck(),
         NameVariantCheck(),
         JudgeQuoteCheck(),
         NewNameCheck(),

@@ -101,20 +101,23 @@ def project_context(
 ) -> tuple[CheckContext, list[Finding]]:
     """The check context of committed chapters `first..last` (inclusive; None: open end) and the findings of
     chapters that could not be read. With `reference`, the other chapters are read too, for book-wide counts
-    (how common a name is) but never reported on; an unreadable one of them is skipped silently."""
+    (how common a name is) but never reported on, each only when a check needs its text (`ChapterText.on_disk`);
+    an unreadable one of them reads as empty."""
     chapters: list[ChapterText] = []
     others: list[ChapterText] = []
     unreadable: list[Finding] = []
     for n in project.committed_chapters():
         outside = (first is not None and n < first) or (last is not None and n > last)
-        if outside and not reference:
+        if outside:
+            if reference:
+                try:
+                    others.append(ChapterText.on_disk(n, project.paths.chapter(n)))
+                except OSError:
+                    pass  # gone since the listing
             continue
         loaded = load_chapter(project.paths.chapter(n), n, lang)
         if isinstance(loaded, Finding):
-            if not outside:
-                unreadable.append(loaded)
-        elif outside:
-            others.append(loaded)
+            unreadable.append(loaded)
         else:
             chapters.append(loaded)
     registry = NameRegistry.from_sources(project.characters, NamesFile.load_or_default(project.paths.names))
@@ -164,6 +167,15 @@ def write_chapter_reports(paths: ProjectPaths, report: ChecksReport, chapters: S
         parts.get(n, ChecksReport(stats={"findings": 0, "by_kind": {}})).save(paths.checks_log(n))
 
 
+BOOK_EVERY = 10  # every 10th chapter the expensive checks run too, over the last 10 chapters (seed 000 §6 L2 2c)
+PAUSE_KINDS: frozenset[str] = frozenset()  # continuity and storyline-leak kinds go here when they exist (003 §10.3)
+
+
+def pausing_findings(report: ChecksReport) -> list[Finding]:
+    """The findings that pause a multi-chapter run: high-severity continuity or leak findings only."""
+    return [f for f in report.findings if f.kind in PAUSE_KINDS and f.severity == "high"]
+
+
 def check_after_commit(
     project: Project,
     chapter: int,
@@ -172,19 +184,29 @@ def check_after_commit(
     max_chars: int | None = None,
     lang: Lang = DEFAULT_LANG,
 ) -> ChecksReport | None:
-    """The cheap checks of a just-committed chapter, saved to `logs/chapter-NNN/checks.json`.
+    """The checks of a just-committed chapter, saved to `logs/chapter-NNN/checks.json`.
+
+    The cheap checks of the chapter, the rest of the book read for name counts only (cached per chapter text, so
+    the time does not grow with the book); every `BOOK_EVERY`th chapter every check (new names too) over the last
+    `BOOK_EVERY` chapters, whose reports are rewritten. The report returned is the chapter's own.
 
     For the commit step (003 §10.3: checks after a commit never fail that commit): everything goes wrong
-    quietly, returning None; the rest of the book is read for name counts only. Waived findings are dropped.
+    quietly, returning None. Waived findings are dropped.
     """
     try:
+        book = chapter % BOOK_EVERY == 0
+        first = max(1, chapter - BOOK_EVERY + 1) if book else chapter
         ctx, unreadable = project_context(
-            project, chapter, chapter, min_chars=min_chars, max_chars=max_chars, lang=lang
+            project, first, chapter, min_chars=min_chars, max_chars=max_chars, lang=lang
         )
-        checks = [c for c in default_checks() if not is_expensive(c)]
+        checks = default_checks() if book else [c for c in default_checks() if not is_expensive(c)]
         allow = CheckAllowList.load_or_default(project.paths.check_allow)
         report = run_checks(ctx, checks=checks, allow=allow, extra=unreadable)
-        write_chapter_reports(project.paths, report, [chapter])
-        return report
+        chapters = [n for n in project.committed_chapters() if first <= n <= chapter]
+        write_chapter_reports(project.paths, report, chapters)
+        if not book:
+            return report
+        own = [f for f in report.findings if f.chapter == chapter]
+        return ChecksReport(findings=own, stats={"findings": len(own), "by_kind": dict(Counter(f.kind for f in own))})
     except Exception:  # noqa: BLE001 - a check must never fail the commit it follows
         return None

@@ -95,6 +95,7 @@ MESSAGES: Catalog = {
     "o_offline": ("用离线演示继续", "continue offline"),
     "o_cancel": ("取消", "cancel"),
     "committed_line": ("Ch {n}: {words}字 {path} {mark}", "Ch {n}: {words} chars {path} {mark}"),
+    "findings": ("检查 {count} 条", "checks: {count}"),
     "revised": ("修订", "revised"),
     "rewritten": ("重写", "rewritten"),
     "polished": ("润色", "polished"),
@@ -249,7 +250,10 @@ def chapter_line(report: ChapterReport, lang: Lang) -> str:
             parts.append(tr(MESSAGES, "polished", lang))
     path = "→".join(parts) if parts else "-"
     mark = tr(MESSAGES, "forced", lang) if report.force_passed else "✅"
-    return tr(MESSAGES, "committed_line", lang, n=report.chapter, words=report.word_count, path=path, mark=mark)
+    line = tr(MESSAGES, "committed_line", lang, n=report.chapter, words=report.word_count, path=path, mark=mark)
+    if report.findings:  # the checks after the commit (logs/chapter-NNN/checks.json); none found: nothing said
+        line += "  " + tr(MESSAGES, "findings", lang, count=report.findings)
+    return line
 
 
 class EventPrinter:
@@ -299,6 +303,7 @@ def result_data(result: RunResult, lang: Lang) -> dict[str, Any]:
                 "revisions": r.revisions,
                 "force_passed": r.force_passed,
                 "cost_usd": r.cost_usd,
+                "findings": r.findings,
             }
             for r in result.reports
         ],

@@ -1,0 +1,54 @@
+"""The checks' findings on a chapter under review, as brief evidence for the judge (issue 8: findings to the judge).
+
+The judge sees the staged text before it is committed, so the cheap checks that speak to prose quality run on that
+text here (blacklist use and density, name variants against the book's counts, punctuation), waived findings left
+out. The result is a few lines in Chinese (prompts to the model are Chinese), at most `MAX_LINES`, most severe
+first; it goes to the chapter tier of the judge's prompt (after the last cache breakpoint). A check that fails
+gives no line: evidence is a help, never a reason for the judge call to fail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from studio.checks.prose import BlacklistCheck
+from studio.checks.punctuation import PunctuationCheck
+from studio.checks.registry import ChapterText, Check
+from studio.checks.run import project_context, run_checks
+from studio.checks.variants import NameVariantCheck
+from studio.models.check_allow import CheckAllowList
+from studio.models.findings import Finding, severity_rank
+from studio.project import Project
+
+MAX_LINES = 8
+EVIDENCE_KINDS = frozenset({"blacklist", "blacklist_density", "name_variant", "punctuation"})
+
+
+def judge_findings(project: Project, chapter: int, text: str) -> list[Finding]:
+    """The evidence findings of `text` as chapter `chapter` (the other committed chapters give name counts)."""
+    ctx, _ = project_context(project, chapter, chapter, lang="zh")
+    ctx = dataclasses.replace(ctx, chapters=[ChapterText(chapter, text)])
+    checks: list[Check] = [BlacklistCheck(), NameVariantCheck(), PunctuationCheck()]
+    allow = CheckAllowList.load_or_default(project.paths.check_allow)
+    report = run_checks(ctx, checks=checks, allow=allow)
+    return [f for f in report.findings if f.kind in EVIDENCE_KINDS]
+
+
+def evidence_lines(findings: list[Finding], limit: int = MAX_LINES) -> list[str]:
+    """One line a finding, most severe first then in text order; a last line says how many were left out."""
+    ranked = sorted(findings, key=lambda f: (-severity_rank(f.severity), f.paragraph or 0, f.offset or 0))
+    lines = []
+    for f in ranked[:limit]:
+        where = f"第 {f.paragraph} 段：" if f.paragraph else ""
+        lines.append(f"- {where}{f.message or f.text}")
+    if len(ranked) > limit:
+        lines.append(f"- 另有 {len(ranked) - limit} 条，从略")
+    return lines
+
+
+def judge_evidence(project: Project, chapter: int, text: str) -> str:
+    """The judge's evidence block for `text`, "" when clean or when the checks could not run."""
+    try:
+        return "\n".join(evidence_lines(judge_findings(project, chapter, text)))
+    except Exception:  # noqa: BLE001 - evidence is optional; the judge call must not fail for it
+        return ""
