@@ -13,6 +13,7 @@ from typing import Any
 
 from studio.errors import PausedForAuthor, ProjectNotFoundError, StudioError
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, normalize_lang, tr
+from studio.lock import ProjectLock, StaleLockError
 
 
 class ExitCode(IntEnum):
@@ -204,3 +205,19 @@ def ask_or_pause(
         if not choices or answer in choices:
             return answer
         print(tr(MESSAGES, "bad_choice", lang, choices=", ".join(choices)))
+
+
+def take_project_lock(args: argparse.Namespace, lock: ProjectLock, lang: Lang, question: str, cancelled: str) -> bool:
+    """Take the project lock for a command that writes. A live holder raises LockBusyError (exit 4); a stale
+    one is taken over after asking `question` (below the lock's description; `--yes` takes it without asking).
+    False: the author said no; `cancelled` was printed and nothing changed (the caller exits 4)."""
+    try:
+        lock.acquire()
+    except StaleLockError as exc:
+        if not getattr(args, "yes", False):
+            answer = ask_or_pause(args, exc.status.describe(lang) + "\n" + question, choices=["y", "n"], default="n")
+            if answer != "y":
+                print(cancelled)
+                return False
+        lock.acquire(take_over_stale=True)
+    return True

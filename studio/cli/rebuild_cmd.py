@@ -26,11 +26,12 @@ from studio.cli.common import (
     help_lang,
     require_project,
     resolve_lang,
+    take_project_lock,
 )
 from studio.config import load_settings
 from studio.i18n import Catalog, Lang, tr
 from studio.impact import format_effect
-from studio.lock import ProjectLock, StaleLockError
+from studio.lock import ProjectLock
 from studio.paths import ProjectPaths
 from studio.signals import termination_handlers
 
@@ -163,22 +164,6 @@ def result_data(result: RebuildResult, lang: Lang) -> dict[str, Any]:
     }
 
 
-def _acquire(args: argparse.Namespace, lock: ProjectLock, lang: Lang) -> bool:
-    """Take the lock (a live holder: LockBusyError, exit 4); a stale one after asking. False: cancelled."""
-    try:
-        lock.acquire()
-    except StaleLockError as exc:
-        if not args.yes:
-            answer = ask_or_pause(
-                args, exc.status.describe(lang) + "\n" + tr(MESSAGES, "stale", lang), choices=["y", "n"], default="n"
-            )
-            if answer != "y":
-                print(tr(MESSAGES, "cancelled", lang))
-                return False
-        lock.acquire(take_over_stale=True)
-    return True
-
-
 def run(args: argparse.Namespace) -> int:
     root = require_project(args)
     lang = resolve_lang(args, root)
@@ -194,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         return int(ExitCode.ERROR)
 
     lock = ProjectLock(paths, chapter=chapter if chapter >= 1 else None)
-    if not _acquire(args, lock, lang):
+    if not take_project_lock(args, lock, lang, tr(MESSAGES, "stale", lang), tr(MESSAGES, "cancelled", lang)):
         return int(ExitCode.LOCKED)
     try:
         if not offline and not args.yes:

@@ -13,9 +13,10 @@ from studio.cli.common import (
     help_lang,
     require_project,
     resolve_lang,
+    take_project_lock,
 )
 from studio.i18n import Catalog, tr
-from studio.lock import ProjectLock, StaleLockError
+from studio.lock import ProjectLock
 from studio.paths import ProjectPaths
 
 MESSAGES: Catalog = {
@@ -46,16 +47,8 @@ def run(args: argparse.Namespace) -> int:
     lang = resolve_lang(args, root)
     paths = ProjectPaths(root)
     lock = ProjectLock(paths, heartbeat_interval=0)
-    try:
-        lock.acquire()  # a live holder: LockBusyError (exit 4)
-    except StaleLockError as exc:
-        if not args.yes:
-            answer = ask_or_pause(args, exc.status.describe(lang) + "\n" + tr(MESSAGES, "stale", lang),
-                                  choices=["y", "n"], default="n")
-            if answer != "y":
-                print(tr(MESSAGES, "cancelled", lang))
-                return int(ExitCode.LOCKED)
-        lock.acquire(take_over_stale=True)
+    if not take_project_lock(args, lock, lang, tr(MESSAGES, "stale", lang), tr(MESSAGES, "cancelled", lang)):
+        return int(ExitCode.LOCKED)
     try:
         chapter = undo_target(paths, lang)
         if not args.yes:
