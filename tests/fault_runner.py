@@ -8,7 +8,8 @@ imports again: a reference run of PRISTINE's copy writes chapters until LAST_CHA
 every write point N (all of the reference run's, or FIRST..LAST) a child runs a fresh copy with
 `NOVEL_STUDIO_FAULT_WRITE=N` (it dies by SIGKILL there, see `studio.fileio`), another child resumes it
 without a fault, and the files are compared with the reference. The changelog's clock is frozen so the
-runs write byte-identical files. Prints one JSON line: {"writes": W, "checked": [...], "failures": [...]}.
+runs write byte-identical files; a warm-up run first fills the caches outside the project, so the write
+points are the same in every run. Prints one JSON line: {"writes": W, "checked": [...], "failures": [...]}.
 """
 
 from __future__ import annotations
@@ -112,6 +113,12 @@ def check_one(pristine: Path, work: Path, last: int, n: int, expected: dict[str,
 
 def main() -> int:
     pristine, work, last = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    # A first run fills the caches kept outside the project (the checks' name statistics, in the user cache
+    # folder): every later run finds them warm, so each run makes the same writes in the same order.
+    warmup = work / "warmup"
+    shutil.copytree(pristine, warmup)
+    in_child(warmup, last, None)
+    shutil.rmtree(warmup)
     reference = work / "reference"
     shutil.copytree(pristine, reference)
     count_file = work / "writes.txt"
