@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from pipeline.agents.runner import ModelAgents
+from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
 from studio.init_project import init_project
+from studio.models.settings import Settings
+from studio.project import Project
+from tests.fakeapi import FakeMessagesAPI
 
 SERIAL_FILES = frozenset({"test_crash_safety.py", "test_lock.py"})
 
@@ -66,3 +71,17 @@ def sample(tmp_path: Path) -> Path:
     root = tmp_path / "novel"
     init_project(root, sample=True)
     return root
+
+
+@pytest.fixture
+async def api_agents(project: Project) -> AsyncIterator[tuple[FakeMessagesAPI, ModelAgents]]:
+    """The real agents over the real SDK against the loopback fake Messages API, on the requesting module's
+    `project` fixture, with default settings."""
+    with FakeMessagesAPI() as api:
+        provider = AnthropicProvider(
+            ProviderConfig(base_url=api.base_url, env={"ANTHROPIC_API_KEY": "test-key"}, max_retries=0)
+        )
+        try:
+            yield api, ModelAgents(project, Settings(), provider)
+        finally:
+            await provider.aclose()

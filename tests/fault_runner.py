@@ -20,6 +20,7 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -48,8 +49,9 @@ def run_until(root: Path, last: int) -> int:
     return result.exit_code
 
 
-def in_child(root: Path, last: int, fault: int | None, report: Path | None = None) -> int:
-    """Run in a forked child; returns its wait status code (exit code, or -signal)."""
+def forked(body: Callable[[], int], fault: int | None, report: Path | None = None) -> int:
+    """Run `body` in a forked child with the write fault set (None: no fault) and the write count reset;
+    `report` gets the child's write count. Returns its wait status code (exit code, or -signal)."""
     pid = os.fork()
     if pid == 0:
         code = 1
@@ -59,7 +61,7 @@ def in_child(root: Path, last: int, fault: int | None, report: Path | None = Non
             else:
                 os.environ[fileio.FAULT_ENV] = str(fault)
             fileio._write_count = 0
-            code = run_until(root, last)
+            code = body()
             if report is not None:
                 report.write_text(str(fileio.write_count()))
         except BaseException as exc:  # noqa: BLE001 - the child must never return into the parent's loop
@@ -68,6 +70,11 @@ def in_child(root: Path, last: int, fault: int | None, report: Path | None = Non
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
+
+
+def in_child(root: Path, last: int, fault: int | None, report: Path | None = None) -> int:
+    """A run until chapter `last` is committed, in a forked child (see `forked`)."""
+    return forked(lambda: run_until(root, last), fault, report)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,6 @@ import pytest
 
 from pipeline.agents.runner import ModelAgents
 from pipeline.context import judge_context, refiner_context, summarizer_context, writer_context
-from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
 from pipeline.providers.offline import chapter_reply, judge_reply, refiner_reply, summarizer_reply
 from studio.init_project import init_project
 from studio.models.settings import Settings
@@ -28,17 +26,6 @@ def project(tmp_path: Path) -> Project:
     init_project(root, sample=True)
     return Project.open(root)
 
-
-@pytest.fixture
-async def api_agents(project: Project) -> AsyncIterator[tuple[FakeMessagesAPI, ModelAgents]]:
-    with FakeMessagesAPI() as api:
-        provider = AnthropicProvider(
-            ProviderConfig(base_url=api.base_url, env={"ANTHROPIC_API_KEY": "test-key"}, max_retries=0)
-        )
-        try:
-            yield api, ModelAgents(project, SETTINGS, provider)
-        finally:
-            await provider.aclose()
 
 
 def assert_tier_breakpoints(request: RecordedRequest, *, volume_tier: bool = True) -> None:

@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import signal
-import sys
 from pathlib import Path
 
 import pytest
@@ -38,6 +37,7 @@ from studio.planning.staged import (
     staged_plans,
 )
 from studio.project import Project
+from tests.fault_runner import forked
 
 COMPARED = ("volumes", "foreshadowing")
 
@@ -145,29 +145,15 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 
 def _in_child(root: Path, fault: int | None, count_file: Path | None = None) -> int:
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            if fault is None:
-                os.environ.pop(fileio.FAULT_ENV, None)
-            else:
-                os.environ[fileio.FAULT_ENV] = str(fault)
-            fileio._write_count = 0
-            paths = ProjectPaths(root)
-            fileio.sweep_temp_files(root)  # a start's safe point (the lock held), as in `plan` and `continue`
-            resume_plan_applies(paths)  # what every start does first
-            for volume in staged_plans(paths):  # the author runs `plan --yes` again
-                apply_staged_plan(paths, volume)
-            if count_file is not None:
-                count_file.write_text(str(fileio.write_count()))
-            code = 0
-        except BaseException as exc:  # noqa: BLE001 - the child must never return into pytest
-            sys.stderr.write(f"{type(exc).__name__}: {exc}\n")
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
+    def start() -> int:
+        paths = ProjectPaths(root)
+        fileio.sweep_temp_files(root)  # a start's safe point (the lock held), as in `plan` and `continue`
+        resume_plan_applies(paths)  # what every start does first
+        for volume in staged_plans(paths):  # the author runs `plan --yes` again
+            apply_staged_plan(paths, volume)
+        return 0
+
+    return forked(start, fault, count_file)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")

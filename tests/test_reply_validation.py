@@ -8,7 +8,6 @@ the repair loop instead of being taken as "no edits" or ending the run with Recu
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ import pytest
 from pipeline.agents.runner import ModelAgents
 from pipeline.agents.writer import InvalidDraftError, draft_problem
 from pipeline.context import default_registry, writer_context
-from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
 from pipeline.providers.base import ModelRequest, ModelResult, TextCallback, Usage, UserBlock, user_message
 from pipeline.providers.offline import chapter_reply
 from pipeline.refine_edits import RefineReply
@@ -36,17 +34,6 @@ def project(tmp_path: Path) -> Project:
     init_project(root, sample=True)
     return Project.open(root)
 
-
-@pytest.fixture
-async def api_agents(project: Project) -> AsyncIterator[tuple[FakeMessagesAPI, ModelAgents]]:
-    with FakeMessagesAPI() as api:
-        provider = AnthropicProvider(
-            ProviderConfig(base_url=api.base_url, env={"ANTHROPIC_API_KEY": "test-key"}, max_retries=0)
-        )
-        try:
-            yield api, ModelAgents(project, SETTINGS, provider)
-        finally:
-            await provider.aclose()
 
 
 # ----------------------------------------------------------------------------------------------- drafts
