@@ -28,9 +28,30 @@ from pathlib import Path
 from studio.errors import FormatError
 from studio.fileio import read_text
 
-__all__ = ["BRIEF_MAX_CHARS", "AuthorBrief", "clean_brief", "load_brief", "template_hint_lines"]
+__all__ = [
+    "BRIEF_FIELDS",
+    "BRIEF_MAX_CHARS",
+    "AuthorBrief",
+    "brief_from_answers",
+    "clean_brief",
+    "load_brief",
+    "template_hint_lines",
+]
 
 BRIEF_MAX_CHARS = 2000
+# The brief's fields as a form or the command line asks for them: (key, the template's section heading).
+BRIEF_FIELDS: tuple[tuple[str, str], ...] = (
+    ("genre", "题材"),
+    ("selling_points", "核心卖点"),
+    ("protagonist", "主角"),
+    ("world", "世界观一句话"),
+    ("conflict", "核心冲突"),
+    ("readers", "目标读者"),
+    ("length", "字数规划"),
+    ("tone", "风格基调"),
+    ("references", "参考作品"),
+    ("taboos", "禁忌与雷区"),
+)
 TRUNCATED_MARK = "……（纲领过长，以下从略）"
 _TITLE_SECTIONS = frozenset({"书名", "标题", "作品名", "title", "book title"})
 _H1 = re.compile(r"^#(?!#)\s*(.*)$")
@@ -119,3 +140,22 @@ def load_brief(path: Path) -> AuthorBrief:
         return clean_brief(read_text(path))
     except (OSError, FormatError):
         return AuthorBrief(text="", sections=())
+
+
+def brief_from_answers(title: str, answers: dict[str, str]) -> str:
+    """`brief.md` text from answers keyed by `BRIEF_FIELDS` keys (a form, or `start` on the command line).
+
+    Every template section is written, in the template's order; an unanswered one keeps an empty body (so the
+    author can fill it in later), and `clean_brief` of the result holds exactly the answers given.
+    """
+    unknown = set(answers) - {key for key, _ in BRIEF_FIELDS}
+    if unknown:
+        raise ValueError(f"unknown brief fields: {', '.join(sorted(unknown))}")
+    name = " ".join(title.split()) or "未命名"
+    parts = [f"# 创作纲领：{name}", "", "## 书名", "", name]
+    for key, heading in BRIEF_FIELDS:
+        body = answers.get(key, "").replace("\r\n", "\n").strip()
+        parts += ["", f"## {heading}", ""]
+        if body:
+            parts.append(body)
+    return "\n".join(parts).rstrip("\n") + "\n"
