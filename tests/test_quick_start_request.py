@@ -44,3 +44,14 @@ def test_request_refuses_a_choice_without_its_input(data: dict[str, object]) -> 
 def test_request_defaults_and_presets() -> None:
     assert QuickStartRequest().style_source == "write_then_extract"
     assert QuickStartRequest.parse_data({"style_source": "preset", "preset": TONE_PRESETS[0]}).preset == TONE_PRESETS[0]
+
+
+def test_plan_answers_round_trip_and_refuse_garbage() -> None:
+    from pipeline.decisions import PlanAnswer, parse_plan_answer
+
+    for answer in (PlanAnswer("y"), PlanAnswer("n"), PlanAnswer("e"), PlanAnswer("k", count=40),
+                   PlanAnswer("r", note="第二卷节奏放慢：多写日常")):
+        assert parse_plan_answer(answer.encode()) == answer
+    for bad in ("", "x", "k:0", "k:abc", "r:", "y:1"):
+        with pytest.raises(ValueError):
+            parse_plan_answer(bad)

@@ -8,6 +8,8 @@ that receives one decides what changes on screen. A message carries data, never 
 - rebuild queue: `RebuildStarted`, `RebuildFinished` (result or readable error);
 - flows (review, `e`, the watcher's chapter changes): `ChapterEdited` (a committed chapter changed outside the
   pipeline; the screen routes every source to one place).
+- planning (issue 7): `PlanRequested` (volume end, the review, or `c` on an unplanned project asks the screen to
+  run the one planning session for a volume).
 """
 
 from __future__ import annotations
@@ -100,3 +102,11 @@ __all__ = [
     "StageRetrying",
     "WatchFailed",
 ]
+
+
+@dataclass
+class PlanRequested(Message):
+    """Plan a volume (None: the next unplanned one, or the rest of the current one); the screen runs the session."""
+
+    volume: int | None = None
+    note: str = ""
