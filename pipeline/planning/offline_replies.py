@@ -116,7 +116,52 @@ def world_reply(ctx: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------ characters
 
 
+def _tool_character_reply(tool: dict[str, Any], existing: list[str]) -> dict[str, Any]:
+    """Tool mode (`character add|update`, pipeline.planning.character_tool): the one character asked for."""
+    name = str(tool.get("name") or "林照")
+    if tool.get("mode") == "update":
+        slug = str(tool.get("id"))
+        ids = [str(i) for i in tool.get("contract_ids", [])]
+        prefix = ids[0].rsplit("-", 1)[0] if ids else f"C-{slug.upper()}"
+        number = max([int(i.rsplit("-", 1)[1]) for i in ids if i.rsplit("-", 1)[-1].isdigit()], default=0) + 1
+        note = str(tool.get("note") or "按作者要求调整")
+        contracts: list[dict[str, Any]] = [{"id": f"{prefix}-{number:03d}", "type": "personality", "rule": f"{name}：{note}",
+                      "valid_from_chapter": None, "valid_until": None, "exceptions": []}]
+        return {"characters": [{"id": slug, "display_name": name, "aliases": list(tool.get("aliases", [])),
+                                "contracts": contracts}], "relationships": [], "retire": [],
+                "changelog": f"更新角色：{name}"}
+    slug = slugify(name) if is_slug(slugify(name)) else "new-character"
+    role = str(tool.get("role") or "重要角色")
+    brief = str(tool.get("brief") or "")
+    upper = slug.upper()
+    profile = f"# {name}\n\n- 身份：{role}\n- 目标：在主角的故事里拿到自己想要的东西\n- 内在矛盾：想要的和守的规矩相冲\n"
+    if brief:
+        profile += f"- 设定：{brief}\n"
+    return {
+        "characters": [{
+            "id": slug,
+            "display_name": name,
+            "role": role,
+            "profile_md": profile + "- 说话风格：话少，句句带刺\n- 示例台词：“这事没那么简单。”\n",
+            "speech_pattern": "话少，句句带刺，口头禅“没那么简单”",
+            "aliases": [name[1:]] if len(name) == 3 else [],
+            "contracts": [
+                {"id": f"C-{upper}-001", "type": "capability", "rule": f"{name}不借外力时只能对付一个对手",
+                 "valid_from_chapter": None, "valid_until": None, "exceptions": []},
+                {"id": f"C-{upper}-002", "type": "personality", "rule": f"{name}从不先出手，先看清对方要什么",
+                 "valid_from_chapter": None, "valid_until": None, "exceptions": ["被当众羞辱时可以打破"]},
+            ],
+        }],
+        "relationships": [{"from": slug, "to": other, "value": 0, "note": "初识"} for other in existing[:1]],
+        "retire": [],
+        "changelog": f"新增角色：{name}",
+    }
+
+
 def character_reply(ctx: dict[str, Any]) -> dict[str, Any]:
+    tool = ctx.get("tool")
+    if isinstance(tool, dict):
+        return _tool_character_reply(tool, [str(i) for i in ctx.get("character_ids", [])])
     brief = _brief(ctx)
     existing = {str(i) for i in ctx.get("character_ids", [])}
     cast = [

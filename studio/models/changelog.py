@@ -19,7 +19,7 @@ from studio.models.base import FileModel
 from studio.models.patch import StateOp
 from studio.models.state import Slug
 
-ChangelogKind = Literal["init", "patch", "rebuild", "foreign"]
+ChangelogKind = Literal["init", "patch", "rebuild", "foreign", "tool"]
 
 
 class OpWarning(FileModel):
@@ -37,6 +37,9 @@ class ChangelogEntry(FileModel):
       sample novel's initial characters); `base_state_version == state_version` (the log starts there).
     - `kind="patch"` / `"rebuild"`: `ops` (the applied ops, in order) took `base_state_version` to
       `state_version = base_state_version + 1`. A `snapshot`, if present, replaces the state before `ops`.
+    - `kind="tool"`: a tool-mode change (`character rename|retire|add|update`, `studio.tools`) that no op can
+      express (a character's entry renamed or removed): its `snapshot` is the whole state after it, `ops` is
+      empty, `chapter` is the state's `last_updated_chapter` (the change belongs to no chapter).
     """
 
     state_version: int = Field(ge=0)
