@@ -33,6 +33,8 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.serve_cmd",
     "studio.cli.check_cmd",
     "studio.cli.prompt_cmd",
+    "studio.cli.character_cmd",
+    "studio.cli.world_cmd",
 ]
 
 MESSAGES: Catalog = {
