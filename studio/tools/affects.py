@@ -13,6 +13,7 @@ Read-only; reasons are Chinese or English (`lang`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,7 +70,7 @@ def _outline_and_contracts(paths: ProjectPaths, impact: Impact, words: Sequence[
                 if number is None or number <= written:
                     continue
                 if pov is not None and any(
-                    line.split(":", 1)[-1].strip() == pov for line in text.splitlines() if "POV" in line
+                    re.split("[:：]", line, maxsplit=1)[-1].strip() == pov for line in text.splitlines() if "POV" in line
                 ):
                     impact.add(impact.unwritten, number, tr(MESSAGES, "outline_pov", lang))
                 if (word := _first_word(text, words)) is not None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from studio.models.schedule import StorylineSchedule
 from studio.models.state import CharacterState, CurrentState
 from studio.models.storylines import Storylines
 from studio.paths import ProjectPaths
+from studio.tools import shared
 from studio.tools.affects import character_impact, text_mentions
 from studio.tools.plan import ToolPlan
 from studio.tools.replies import ToolCharacter
@@ -406,7 +406,7 @@ def _outline_rename(text: str, written: int, names: Mapping[str, str], slug: str
         if (number is None and whole_volume_unwritten) or (number is not None and number > written):
             body = replace_in_text(body, names)
             if new_slug != slug:
-                body = re.sub(rf"(?m)^([ \t]*[-*+][ \t]*POV[ \t]*[:：][ \t]*){re.escape(slug)}[ \t]*$",
+                body = re.sub(rf"(?m)^([ \t]*[-*+][ \t]*[*_]*POV[*_]*[ \t]*[:：][ \t]*){re.escape(slug)}[ \t]*$",
                               lambda m: m.group(1) + new_slug, body)
         out.append(body)
     return "".join(out)
@@ -594,6 +594,10 @@ def retire_blockers(paths: ProjectPaths, slug: str, *, lang: Lang = "zh") -> lis
     return out
 
 
+def shared_now() -> str:
+    return shared._now()  # one clock for the tool modules (frozen by the kill tests)
+
+
 def retire_character(paths: ProjectPaths, slug: str, *, reason: str = "", lang: Lang = "zh") -> ToolPlan:
     changes = ChangeSet(paths)
     data = _raw_character(changes, paths, slug, lang)
@@ -605,7 +609,7 @@ def retire_character(paths: ProjectPaths, slug: str, *, reason: str = "", lang: 
     written = last_written_chapter(paths)
     impact = character_impact(paths, slug, [name, *data.get("aliases", [])], lang=lang)
     retired = {**data, "retired": {"chapter": written, "reason": reason,
-                                   "date": datetime.now().astimezone().isoformat(timespec="seconds")}}
+                                   "date": shared_now()}}
     changes.delete(paths.character(slug))
     _save_json(changes, retired_dir(paths) / f"{slug}.json", retired)
     if changes.exists(paths.character_profile(slug)):

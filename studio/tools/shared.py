@@ -194,6 +194,6 @@ def log_changelog_md(changes: ChangeSet, path: Path, title: str, lines: Iterable
         text = f"# {heading}\n"
     if not text.endswith("\n"):
         text += "\n"
-    stamp = datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
+    stamp = _now()[:16].replace("T", " ")
     body = "".join(f"- {line}\n" for line in lines)
     changes.write_text(path, f"{text}\n## {stamp} · {title}\n\n{body}")
