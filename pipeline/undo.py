@@ -57,6 +57,12 @@ MESSAGES: Catalog = {
         "cannot take back chapter {chapter}: it was written by another tool (its changelog lines carry no state "
         "version), so there is no state to go back to. Nothing was changed",
     ),
+    "after_tool": (
+        "无法撤销第 {chapter} 章：之后有 {n} 次角色/设定工具改动了状态（见 characters/changelog.md），撤销会把它们一并撤回；"
+        "未做任何改动",
+        "cannot take back chapter {chapter}: {n} character/world tool changes altered the state after it (see "
+        "characters/changelog.md), and undoing would silently take them back too; nothing was changed",
+    ),
     "missing_archive": (
         "第 {chapter} 章缺少提交时保存的恢复信息（logs/{cid}/undo.json），伏笔和故事线记忆将保持现状",
         "chapter {chapter} has no restore information (logs/{cid}/undo.json); foreshadowing and storyline "
@@ -144,8 +150,12 @@ def _rewind_plan(paths: ProjectPaths, n: int, lang: Lang) -> tuple[int | None, C
     entries = load_changelog(paths.changelog)
     # The chapter's *last* line: after a rebuild, chapter n was re-derived by a later `rebuild` line, and the
     # rebuild lines of earlier chapters in that group must stay.
-    cut = max((i for i, e in enumerate(entries) if e.kind not in ("init", "foreign") and e.chapter == n), default=None)
+    cut = max((i for i, e in enumerate(entries) if e.kind not in ("init", "foreign", "tool") and e.chapter == n),
+              default=None)
     if cut is not None:
+        tools = [e for e in entries[cut + 1:] if e.kind == "tool"]
+        if tools:  # their snapshots include this chapter: cutting the log would silently take them back too
+            raise UndoError(tr(MESSAGES, "after_tool", lang, chapter=n, n=len(tools)))
         return cut, _state_after_cut(paths, n, entries, entries[:cut], lang)
     if any(e.kind == "foreign" and e.chapter == n for e in entries):
         raise UndoError(tr(MESSAGES, "foreign_chapter", lang, chapter=n))

@@ -326,3 +326,28 @@ def test_a_broken_character_file_is_reported_and_never_rewritten(sample: Path) -
         rename_character(paths, "shen-zhao", "沈昭")
     assert paths.character("xu-qing-he").read_text("utf-8") == '{"display_name": '
     assert dumps_json({}) == "{}\n"
+
+
+# ------------------------------------------------------------------------------------------ other readers of the log
+
+
+def test_undo_after_a_tool_change_refuses_instead_of_taking_it_back(sample: Path) -> None:
+    from pipeline.undo import UndoError, undo_last_chapter
+
+    paths = ProjectPaths(sample)
+    _apply(rename_character(paths, "shen-zhao", "沈昭"))
+    before = {p: p.read_bytes() for p in sample.rglob("*") if p.is_file()}
+    with pytest.raises(UndoError, match="工具"):
+        undo_last_chapter(paths)
+    assert {p: p.read_bytes() for p in sample.rglob("*") if p.is_file()} == before
+
+
+def test_the_state_diff_of_a_chapter_ignores_later_tool_lines(sample: Path) -> None:
+    from studio.views.state_diff import state_diff_for_chapter
+
+    paths = ProjectPaths(sample)
+    expected = state_diff_for_chapter(Project.open(sample), 2)
+    _apply(add_character(paths, "周衡"))
+    got = state_diff_for_chapter(Project.open(sample), 2)
+    assert expected is not None and got is not None
+    assert got.state_version == expected.state_version == 2 and len(got.entities) == len(expected.entities) > 0

@@ -415,7 +415,8 @@ def state_diff_for_chapter(project: Project, n: int) -> StateDiff | None:
     """
     path = project.paths.changelog
     stamp, entries = _changelog(path)
-    entry = next((e for e in reversed(entries) if e.chapter == n and e.kind not in ("init", "foreign")), None)
+    entry = next((e for e in reversed(entries) if e.chapter == n and e.kind not in ("init", "foreign", "tool")),
+                 None)
     extra = _extra_names(project)
     descriptions = _descriptions(project)
     if entry is not None:
