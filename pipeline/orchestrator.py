@@ -84,6 +84,7 @@ from studio.planning.staged import resume_plan_applies
 from studio.recovery import REFINE, SUMMARY, RecoveryKind, decide_recovery
 from studio.spend_ledger import ledger_length, spend_totals
 from studio.state_engine import load_state, reconcile
+from studio.tools.txn import resume_tool_changes
 from studio.wordcount import word_count
 
 MESSAGES: Catalog = {
@@ -307,6 +308,7 @@ class Orchestrator:
         # repair what an interrupted write left (torn changelog tail, a merge cut short).
         ensure_can_start(self.paths, lang=self.lang)
         resume_plan_applies(self.paths)  # an approved plan cut short by a kill is finished before anything else
+        resume_tool_changes(self.paths)  # so is a character/world tool change (studio.tools.txn)
         reconcile(self.paths)
         self._load()
         recorded = self._cp.last_completed_chapter

@@ -32,6 +32,7 @@ from studio.models.state import CurrentState
 from studio.paths import ProjectPaths, numbered_files
 from studio.planning.staged import pending_plan_applies, staged_plans
 from studio.state_engine import parse_changelog
+from studio.tools.txn import pending_tool_changes
 
 Severity = Literal["refuse", "repairable"]
 
@@ -112,6 +113,11 @@ MESSAGES: Catalog = {
     "plan_apply_pending": (
         "第 {volumes} 卷计划的应用被中断，下次运行 plan 或 continue 时会先完成它",
         "applying the plan of volume {volumes} was interrupted; the next plan or continue finishes it first",
+    ),
+    "tool_change_pending": (
+        "一次角色/设定工具改动（{changes}）被中断，下次运行 continue、plan 或任一角色/设定命令时会先完成它",
+        "a character/world tool change ({changes}) was interrupted; the next continue, plan or tool command finishes "
+        "it first",
     ),
     "plan_staged": (
         "第 {volumes} 卷的计划已生成，正在等待作者批准，批准前不会写新章节",
@@ -296,6 +302,13 @@ def rule_plan_apply(ctx: ColdStart) -> Iterable[Finding]:
         yield finding("plan_apply_pending", "repairable", volumes=_ranges(pending))
 
 
+def rule_tool_change(ctx: ColdStart) -> Iterable[Finding]:
+    """An interrupted tool change (`staging/tools/<id>.json`) is finished by the next run, whatever the state."""
+    pending = pending_tool_changes(ctx.paths)
+    if pending:
+        yield finding("tool_change_pending", "repairable", changes="、".join(p.stem for p in pending))
+
+
 def rule_staged_plan(ctx: ColdStart) -> Iterable[Finding]:
     """VOL_PLANNING: nothing is written while a staged plan waits for approval, nor when planning stopped
     before a plan was staged; an interrupted apply is not a reason to refuse (the run finishes it)."""
@@ -308,7 +321,7 @@ def rule_staged_plan(ctx: ColdStart) -> Iterable[Finding]:
         yield finding("planning_unfinished", "refuse", "way_out_plan")
 
 
-COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply)
+COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply, rule_tool_change)
 WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
 
 RULES: dict[OrchestratorState, tuple[Rule, ...]] = {

@@ -351,3 +351,16 @@ def test_the_state_diff_of_a_chapter_ignores_later_tool_lines(sample: Path) -> N
     got = state_diff_for_chapter(Project.open(sample), 2)
     assert expected is not None and got is not None
     assert got.state_version == expected.state_version == 2 and len(got.entities) == len(expected.entities) > 0
+
+
+def test_update_merges_the_weavers_relationships(sample: Path) -> None:
+    from studio.models.relationships import Relationship
+
+    paths = ProjectPaths(sample)
+    rel = Relationship.model_validate({"from": "xu-qing-he", "to": "shen-zhao", "value": 30, "note": "开始信任"})
+    draft = _draft(id="xu-qing-he", display_name="许青禾", aliases=[], contracts=[
+        {"id": "C-XUQINGHE-001", "type": "capability", "rule": "掌三盏青铜灯"}])
+    _apply(update_character(paths, "xu-qing-he", draft=draft, relationships=[rel], note="关系升温"))
+    rels = read_json(sample / "characters" / "relationships.json")["relationships"]
+    mine = [r for r in rels if (r["from"], r["to"]) == ("xu-qing-he", "shen-zhao")]
+    assert mine == [{"from": "xu-qing-he", "to": "shen-zhao", "type": "", "score": 30, "description": "开始信任"}]

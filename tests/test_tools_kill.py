@@ -100,3 +100,26 @@ def test_kill_mid_retire_resumes_or_rolls_back(tmp_path: Path, monkeypatch: pyte
     plan = add_character(paths, "周衡", role="反派")
     apply_changes(plan.changes, command=plan.command)
     _kill_everywhere(start, tmp_path, lambda paths: retire_character(paths, "zhou-heng", reason="离开"))
+
+
+def test_continue_finishes_an_interrupted_tool_change_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from studio.cli.main import main
+    from studio.coldstart import check_cold_start, refusals
+    from studio.models.character import CharacterFile
+
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    plan = rename_character(paths, "shen-zhao", "沈昭")
+
+    def cut(step: str) -> None:
+        if step == "journal":
+            raise KeyboardInterrupt  # stands for a kill right after the commit point
+
+    with pytest.raises(KeyboardInterrupt):
+        apply_changes(plan.changes, command=plan.command, hook=cut)
+    assert CharacterFile.load(paths.character("shen-zhao")).display_name == "沈照"  # nothing applied yet
+    findings = check_cold_start(paths)
+    assert [f.key for f in findings if f.key == "tool_change_pending"] and not refusals(findings)
+    assert main(["continue", "1", "--project", str(root), "--offline", "--yes"]) == 0
+    assert CharacterFile.load(paths.character("shen-zhao")).display_name == "沈昭"
+    assert not list(journal_dir(paths).glob("*.json"))

@@ -145,14 +145,16 @@ def run_update(args: argparse.Namespace) -> int:
             raise ToolError(tr(MESSAGES, "need_change", tool.lang))
         fields = parse_fields(args.field, tool.lang)
         draft: ToolCharacter | None = None
+        relationships: list[Relationship] = []
         if args.note:
             if not tool.paths.character(args.slug).is_file():  # before any money is spent
                 raise ToolError(tr(CHARACTER_MESSAGES, "no_character", tool.lang, slug=args.slug))
             reply = _weave(tool, mode="update", slug=args.slug, note=args.note)
             if isinstance(reply, int):
                 return reply
-            draft = reply.characters[0]
-        return update_character(tool.paths, args.slug, fields=fields, draft=draft, note=args.note, lang=tool.lang)
+            draft, relationships = reply.characters[0], reply.relationships
+        return update_character(tool.paths, args.slug, fields=fields, draft=draft, relationships=relationships,
+                                note=args.note, lang=tool.lang)
 
     return ToolRun(args).run(build)
 

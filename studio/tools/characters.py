@@ -222,6 +222,28 @@ def _finish(plan: ToolPlan, paths: ProjectPaths, lang: Lang) -> ToolPlan:
 # ------------------------------------------------------------------------------------------ add
 
 
+def _merge_relationships(changes: ChangeSet, paths: ProjectPaths, slug: str, relationships: Sequence[Relationship],
+                         lines: list[str], lang: Lang) -> None:
+    """One entry per from/to pair in `relationships.json` (the new one replaces the old); endpoints that name
+    no character are left out with a line saying so."""
+    if not relationships:
+        return
+    known = {*load_characters(paths), slug}
+    rel_path, rel_data = _relationships(changes, paths)
+    entries = list(rel_data.get("relationships", []))
+    kept: list[str] = []
+    for rel in relationships:
+        if rel.from_ not in known or rel.to not in known:
+            lines.append(tr(MESSAGES, "unknown_end", lang, a=rel.from_, b=rel.to))
+            continue
+        entries = [e for e in entries if not (e.get("from") == rel.from_ and e.get("to") == rel.to)]
+        entries.append(rel.model_dump(mode="json", by_alias=True))
+        kept.append(f"{rel.from_}→{rel.to} {rel.score}")
+    _save_json(changes, rel_path, {**rel_data, "relationships": entries})
+    if kept:
+        lines.append(tr(MESSAGES, "l_relations", lang, items="；".join(kept)))
+
+
 def add_character(
     paths: ProjectPaths,
     name: str,
@@ -273,21 +295,7 @@ def add_character(
     if character.contracts:
         lines.append(tr(MESSAGES, "l_contracts", lang, n=len(character.contracts),
                         ids="、".join(c.id for c in character.contracts)))
-    known = {*load_characters(paths), slug}
-    kept: list[str] = []
-    if relationships:
-        rel_path, rel_data = _relationships(changes, paths)
-        entries = list(rel_data.get("relationships", []))
-        for rel in relationships:
-            if rel.from_ not in known or rel.to not in known:
-                lines.append(tr(MESSAGES, "unknown_end", lang, a=rel.from_, b=rel.to))
-                continue
-            entries = [e for e in entries if not (e.get("from") == rel.from_ and e.get("to") == rel.to)]
-            entries.append(rel.model_dump(mode="json", by_alias=True))
-            kept.append(f"{rel.from_}→{rel.to} {rel.score}")
-        _save_json(changes, rel_path, {**rel_data, "relationships": entries})
-        if kept:
-            lines.append(tr(MESSAGES, "l_relations", lang, items="；".join(kept)))
+    _merge_relationships(changes, paths, slug, relationships, lines, lang)
 
     def add_entry(state: CurrentState) -> CurrentState:
         if slug not in state.characters:
@@ -334,6 +342,7 @@ def update_character(
     *,
     fields: Mapping[str, Any] | None = None,
     draft: ToolCharacter | None = None,
+    relationships: Sequence[Relationship] = (),
     note: str = "",
     lang: Lang = "zh",
 ) -> ToolPlan:
@@ -384,6 +393,7 @@ def update_character(
     character = _validated(new, path, lang, slug)
     if new != data:
         _save_json(changes, path, new)
+    _merge_relationships(changes, paths, slug, relationships, lines, lang)
     if not changes.changes():
         raise ToolError(tr(MESSAGES, "nothing", lang))
     if note:
