@@ -151,3 +151,22 @@ def test_a_reply_that_stays_wrong_writes_nothing(sample: Path, capsys: pytest.Ca
     assert code == 1 and "CharacterWeaver" in str(data["error"])
     assert not ProjectPaths(sample).character("zhou-heng").exists()
     assert "周衡" not in read_text(ProjectPaths(sample).current_state)
+
+
+def test_a_paused_add_keeps_the_reply_and_yes_applies_it_without_a_new_call(
+    sample: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    request = weaver_request(Project.open(sample), load_settings(sample), "add", name="周衡")
+    good = json.dumps(character_reply(request.context), ensure_ascii=False)
+    with FakeMessagesAPI() as api:
+        _use_api(sample, api.base_url)
+        api.script(Reply(good))
+        code, data = _run(capsys, "character", "add", "周衡", "--project", str(sample))
+        assert code == 3 and data["event"] == "question" and api.request_count == 1
+        assert not ProjectPaths(sample).character("zhou-heng").exists()
+        code, data = _run(capsys, "character", "add", "周衡", "--yes", "--project", str(sample))
+        assert api.request_count == 1  # the kept reply, not a second call
+    assert code == 0 and data["applied"] is True and data["reused_reply"] is True
+    assert ProjectPaths(sample).character("zhou-heng").is_file()
+    assert not list((sample / ".novel-studio" / "tool-replies").glob("*.json"))

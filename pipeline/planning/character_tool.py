@@ -37,7 +37,14 @@ from studio.models.settings import Settings
 from studio.project import Project
 from studio.tools.replies import WeaverToolReply
 
-__all__ = ["MAX_REPAIRS", "WeaverOutcome", "estimate_weaver_cost", "weave_character", "weaver_request"]
+__all__ = [
+    "MAX_REPAIRS",
+    "WeaverOutcome",
+    "estimate_weaver_cost",
+    "request_key",
+    "weave_character",
+    "weaver_request",
+]
 
 AGENT = "character_weaver"
 STAGE = "character"
@@ -51,6 +58,8 @@ Mode = Literal["add", "update"]
 class WeaverOutcome:
     reply: WeaverToolReply
     calls: list[CallRecord] = field(default_factory=list)
+    text: str = ""  # the reply as the model wrote it (kept when the command pauses)
+    reused: bool = False  # from a paused run's kept reply: no call made
 
     @property
     def cost_usd(self) -> float:
@@ -104,6 +113,11 @@ def weaver_request(
     return replace(request, stage=STAGE)
 
 
+def request_key(request: ModelRequest) -> dict[str, Any]:
+    """The parts of a request that are sent (for `studio.tools.reply_cache.reply_key`)."""
+    return {"model": request.model, "system": [b.text for b in request.system], "messages": request.messages}
+
+
 def estimate_weaver_cost(request: ModelRequest, settings: Settings, *, offline: bool) -> float:
     if offline:
         return 0.0
@@ -142,13 +156,18 @@ async def weave_character(
     request: ModelRequest,
     *,
     registry: PromptRegistry | None = None,
+    kept_text: str | None = None,
 ) -> WeaverOutcome:
     """Send `request` (from `weaver_request`), check, repair at most twice; raises StructuredReplyError or a
-    ProviderError."""
+    ProviderError. `kept_text`: a paused run's reply to the same request, used when it still checks out."""
     registry = registry or default_registry()
     tool = request.context.get("tool", {})
     mode: Mode = "update" if tool.get("mode") == "update" else "add"
     name, slug = str(tool.get("name", "")), tool.get("id")
+    if kept_text is not None:
+        kept, _ = parse_reply(kept_text, WeaverToolReply)
+        if kept is not None and not _check(kept, project, mode, name, slug):
+            return WeaverOutcome(kept, [], kept_text, reused=True)
     prices = settings_prices(settings)
     calls: list[CallRecord] = []
     current = request
@@ -180,7 +199,7 @@ async def weave_character(
         if reply is not None:
             errors = _check(reply, project, mode, name, slug)
             if not errors:
-                return WeaverOutcome(reply, calls)
+                return WeaverOutcome(reply, calls, text)
         if attempt < MAX_REPAIRS:
             current = repair_request(current, text, errors, registry)
     raise StructuredReplyError(

@@ -15,7 +15,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from pipeline.planning.character_tool import estimate_weaver_cost, weave_character, weaver_request
+from pipeline.planning.character_tool import (
+    estimate_weaver_cost,
+    request_key,
+    weave_character,
+    weaver_request,
+)
 from pipeline.providers.base import ProviderError
 from pipeline.structured import StructuredReplyError
 from studio.cli.common import ExitCode, add_common_arguments, help_lang
@@ -34,6 +39,7 @@ from studio.tools.characters import (
 )
 from studio.tools.plan import ToolPlan
 from studio.tools.replies import ToolCharacter, WeaverToolReply
+from studio.tools.reply_cache import drop_reply, load_reply, reply_key, save_reply
 from studio.tools.shared import ToolError
 
 MESSAGES: Catalog = {
@@ -62,6 +68,8 @@ MESSAGES: Catalog = {
     "need_change": ("请给出 --field 或 --note", "give --field or --note"),
     "rejected": ("CharacterWeaver 的回复不合格，未做任何改动：{message}", "CharacterWeaver's reply was not usable; "
                  "nothing was changed: {message}"),
+    "reused": ("沿用上次暂停时模型给出的回复（相同请求），不再调用模型", "reusing the reply kept when the same request "
+               "paused last time; no new call"),
     "model_error": ("调用模型出错，未做任何改动：{message}", "the model call failed; nothing was changed: {message}"),
 }
 
@@ -106,21 +114,32 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _weave(tool: ToolRun, **kwargs: object) -> WeaverToolReply | int:
-    """Ask CharacterWeaver (estimate first, `--max-cost`); the reply, or an exit code."""
+    """Ask CharacterWeaver (estimate first, `--max-cost`), or reuse the reply a paused run of the same request
+    kept; the reply, or an exit code."""
     project = Project.open(tool.root)
     request = weaver_request(project, tool.settings, **kwargs)  # type: ignore[arg-type]
-    cost = estimate_weaver_cost(request, tool.settings, offline=tool.offline)
-    if not tool.estimate(cost, request.model):
-        tool.out.data["stopped_by_cost"] = True
-        return int(ExitCode.OK)
+    key = reply_key(request_key(request))
+    kept = load_reply(tool.paths, key)
+    if kept is None:
+        cost = estimate_weaver_cost(request, tool.settings, offline=tool.offline)
+        if not tool.estimate(cost, request.model):
+            tool.out.data["stopped_by_cost"] = True
+            return int(ExitCode.OK)
     try:
-        outcome = asyncio.run(weave_character(project, tool.settings, tool.provider(), request))
+        outcome = asyncio.run(weave_character(project, tool.settings, tool.provider(), request,
+                                              kept_text=kept.text if kept is not None else None))
     except StructuredReplyError as exc:
         tool.booked(sum(c.cost_usd or 0.0 for c in exc.calls), len(exc.calls))
         raise ToolError(tr(MESSAGES, "rejected", tool.lang, message=str(exc))) from None
     except ProviderError as exc:
         raise StudioError(tr(MESSAGES, "model_error", tool.lang, message=str(exc))) from None
-    tool.booked(outcome.cost_usd, len(outcome.calls))
+    if outcome.reused:
+        tool.out.say(tr(MESSAGES, "reused", tool.lang))
+        tool.out.data["reused_reply"] = True
+    else:
+        tool.booked(outcome.cost_usd, len(outcome.calls))
+        save_reply(tool.paths, key, f"character {kwargs.get('mode')}", outcome.text, outcome.cost_usd)
+    tool.after_done(lambda: drop_reply(tool.paths, key))
     return outcome.reply
 
 

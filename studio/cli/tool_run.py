@@ -111,6 +111,11 @@ class ToolRun:
         self.spent = 0.0
         self.calls = 0
         self._settings: Settings | None = None
+        self._on_done: list[Callable[[], None]] = []
+
+    def after_done(self, action: Callable[[], None]) -> None:
+        """Run `action` once the change is applied or cancelled (not when it pauses for the author)."""
+        self._on_done.append(action)
 
     @property
     def settings(self) -> Settings:
@@ -205,6 +210,10 @@ class ToolRun:
         self.out.data.update(plan.report())
         return diff
 
+    def _done(self) -> None:
+        for action in self._on_done:
+            action()
+
     def _confirm_and_apply(self, plan: ToolPlan) -> int:
         diff = self._show(plan)
         lang = self.lang
@@ -217,9 +226,11 @@ class ToolRun:
                 return self.out.finish(int(ExitCode.PAUSED), applied=False)
             answer = input(f"{question} [y/n] (n) ").strip().lower()
             if answer != "y":
+                self._done()
                 self.out.say(tr(MESSAGES, "cancelled", lang))
                 return self.out.finish(int(ExitCode.OK), applied=False, cancelled=True)
         journal = apply_changes(plan.changes, command=plan.command, summary=plan.title)
+        self._done()
         backup = journal.backup if journal is not None else "-"
         log = next((c.path for c in plan.changes.changes() if c.path.endswith("changelog.md")), "-")
         self.out.say(tr(MESSAGES, "applied", lang, title=plan.title, log=log, backup=backup))

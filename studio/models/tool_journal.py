@@ -39,3 +39,16 @@ class ToolJournal(FileModel):
     writes: list[StagedWrite] = Field(default_factory=list)
     deletes: list[str] = Field(default_factory=list)
     backup: str = ""
+
+
+class PendingReply(FileModel):
+    """`.novel-studio/tool-replies/<sha256 of the request>.json`: a model's checked reply to a tool command
+    that then paused for the author (no terminal, or `--json` without `--yes`). The same command run again
+    (the same request) reuses it instead of paying for a new call; it is removed once the change is applied
+    or cancelled."""
+
+    version: int = 1
+    command: str = ""
+    text: str = Field(min_length=1)
+    cost_usd: float = 0.0
+    created_at: str = ""
