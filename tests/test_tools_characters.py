@@ -203,6 +203,12 @@ def test_retire_moves_the_files_and_clears_state_and_relationships(sample: Path)
     _log_matches_state(paths)
     Project.open(sample)
     assert "退场：周衡（zhou-heng）" in read_text(sample / "characters" / "changelog.md")
+    from studio.checks.names import NameRegistry
+
+    registry = NameRegistry.load(Project.open(sample).characters, paths.names)
+    assert registry.is_known("周衡")  # the checks still know the name in written chapters
+    with pytest.raises(ToolError, match="names.json"):
+        add_character(paths, "周衡")
 
 
 def test_retire_on_the_plugin_project_is_protected_by_an_open_thread(plugin: Path) -> None:

@@ -22,7 +22,9 @@ applies it with `studio.tools.txn.apply_changes`.
 - retire: refused while the character is protected (seed 002 §8.5): named by an open medium or long thread,
   tied to any storyline (dormant ones too: POV, description, shared characters of a storyline relationship),
   or named by a convergence event not yet written. Otherwise the files move to `characters/retired/` (the
-  reason and chapter recorded in the file), the state entry and the relationships involving it are removed.
+  reason and chapter recorded in the file), the state entry and the relationships involving it are removed,
+  and the name is registered in `world/names.json` (kind `retired_character`) so the name checks still know
+  it in the chapters already written.
 """
 
 from __future__ import annotations
@@ -125,6 +127,9 @@ MESSAGES: Catalog = {
     "blocked": ("{name}（{slug}）受归档保护，不能退场：\n{items}", "{name} ({slug}) is protected and cannot be retired:\n"
                 "{items}"),
 }
+
+
+RETIRED_KIND = "retired_character"  # `world/names.json` kind of a retired character's name
 
 
 class RetireBlocked(ToolError):
@@ -628,6 +633,13 @@ def retire_character(paths: ProjectPaths, slug: str, *, reason: str = "", lang: 
     if changes.exists(rel_path):
         entries = [e for e in rel_data.get("relationships", []) if slug not in (e.get("from"), e.get("to"))]
         _save_json(changes, rel_path, {**rel_data, "relationships": entries})
+
+    # the name stays registered, so the checks still know it in the chapters already written
+    names_data = load_json_in(changes, paths.names) or {"version": 1, "entities": []}
+    NamesFile.parse_data(names_data, paths.names)
+    entity = {"id": slug, "name": name, "kind": RETIRED_KIND, "aliases": list(data.get("aliases", []))}
+    kept = [e for e in names_data.get("entities", []) if not (isinstance(e, dict) and e.get("id") == slug)]
+    _save_json(changes, paths.names, {**names_data, "entities": [*kept, entity]})
 
     def remove_entry(state: CurrentState) -> CurrentState:
         state.characters = {k: v for k, v in state.characters.items() if k != slug}
