@@ -370,3 +370,16 @@ def test_update_merges_the_weavers_relationships(sample: Path) -> None:
     rels = read_json(sample / "characters" / "relationships.json")["relationships"]
     mine = [r for r in rels if (r["from"], r["to"]) == ("xu-qing-he", "shen-zhao")]
     assert mine == [{"from": "xu-qing-he", "to": "shen-zhao", "type": "", "score": 30, "description": "开始信任"}]
+
+
+def test_a_file_edited_after_the_diff_was_shown_is_not_overwritten(sample: Path) -> None:
+    from studio.tools.txn import ChangedMeanwhile
+
+    paths = ProjectPaths(sample)
+    plan = rename_character(paths, "shen-zhao", "沈昭")
+    edited = read_text(paths.outline(1)) + "\n作者刚加的一行\n"
+    paths.outline(1).write_text(edited, "utf-8")
+    before = {p: p.read_bytes() for p in sample.rglob("*") if p.is_file()}
+    with pytest.raises(ChangedMeanwhile, match="outline.md"):
+        apply_changes(plan.changes, command=plan.command)
+    assert {p: p.read_bytes() for p in sample.rglob("*") if p.is_file()} == before

@@ -61,6 +61,8 @@ MESSAGES: Catalog = {
     "ch": ("第{n}章：{why}", "ch {n}: {why}"),
     "diff": ("将要做的改动：", "the change:"),
     "question": ("应用这些改动吗？", "Apply this change?"),
+    "o_y": ("y 应用", "y apply"),
+    "o_n": ("n 取消", "n cancel"),
     "paused": ("改动未应用，等待确认（当前不是交互终端）；确认后用 --yes 重新运行", "not applied: this waits for "
                "confirmation (stdin is not a terminal); run again with --yes"),
     "cancelled": ("已取消，没有改动任何文件", "cancelled; nothing was changed"),
@@ -222,7 +224,7 @@ class ToolRun:
             if self.out.json_mode or not is_interactive():
                 print(tr(MESSAGES, "paused", lang), file=sys.stderr)
                 self.out.data.update(event="question", question=question, diff=diff, recommended="y",
-                                     options=[{"key": "y", "label": "apply"}, {"key": "n", "label": "cancel"}])
+                                     options=[{"key": k, "label": tr(MESSAGES, f"o_{k}", lang)} for k in ("y", "n")])
                 return self.out.finish(int(ExitCode.PAUSED), applied=False)
             answer = input(f"{question} [y/n] (n) ").strip().lower()
             if answer != "y":

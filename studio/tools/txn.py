@@ -11,7 +11,9 @@ then applied by `apply_changes` in one journaled step:
              the studio's watcher does not take it for a hand edit); removed files are recorded, then unlinked;
 5. `cleanup` the staged folder, then the journal itself, last.
 
-A kill before step 3 leaves the project as it was (`resume_tool_changes` drops the orphan staged folder);
+Before step 1 every file is compared with what the change set read: a file edited since (by the author,
+while the diff was on screen) stops the change with `ChangedMeanwhile` and nothing is written, so an edit the
+author made is never overwritten unseen. A kill before step 3 leaves the project as it was (`resume_tool_changes` drops the orphan staged folder);
 a kill after it is finished by `resume_tool_changes`, which every tool command runs first under the lock.
 Steps 4-5 are safe to repeat, so a kill during a resume is resumed again. Writes go through `studio.fileio`
 only. Paths in a change set are relative to the project root and checked with `safe_join`.
@@ -27,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 from studio import own_writes
+from studio.errors import StudioError
 from studio.fileio import atomic_write_bytes, decode_text
 from studio.ids import safe_join
 from studio.models.tool_journal import StagedWrite, ToolJournal
@@ -34,6 +37,7 @@ from studio.paths import ProjectPaths
 
 __all__ = [
     "ChangeSet",
+    "ChangedMeanwhile",
     "FileChange",
     "apply_changes",
     "backup_root",
@@ -141,6 +145,21 @@ class ChangeSet:
         return [line for change in self.changes() for line in change.diff()]
 
 
+class ChangedMeanwhile(StudioError):
+    """Files changed on disk after the change set read them; nothing was applied."""
+
+    def __init__(self, files: list[str]) -> None:
+        super().__init__(
+            "这些文件在显示改动之后被修改过，为免覆盖，未做任何改动；请重新运行命令查看新的差异：" + "、".join(files)
+        )
+        self.files = files
+
+
+def _current(paths: ProjectPaths, rel: str) -> bytes | None:
+    path = _abs(paths, rel)
+    return path.read_bytes() if path.is_file() else None
+
+
 def _stamp() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-%f")
 
@@ -179,6 +198,9 @@ def apply_changes(
     files = changes.changes()
     if not files:
         return None
+    edited = [c.path for c in files if _current(paths, c.path) != c.old]
+    if edited:  # changed by hand (or another program) after the diff was built: never overwrite that unseen
+        raise ChangedMeanwhile(edited)
     tx = f"{_stamp()}-{command.replace(' ', '-')}"
     folder = journal_dir(paths) / tx
     writes: list[StagedWrite] = []
