@@ -22,6 +22,7 @@ from studio.checks.matcher import Matcher
 from studio.checks.metrics import ProseMetrics, prose_metrics
 from studio.checks.names import NameRegistry
 from studio.checks.paragraphs import Paragraphs
+from studio.checks.story import StoryFacts
 from studio.errors import FormatError
 from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Lang
@@ -114,6 +115,7 @@ class CheckContext:
     lang: Lang = DEFAULT_LANG
     reference: Sequence[ChapterText] = ()
     evaluations: Mapping[int, Evaluation] = field(default_factory=dict)  # the judge's, by chapter
+    story: StoryFacts | None = None  # state history, plan, ledger: the story checks skip without it
     _metrics: dict[int, ProseMetrics] = field(default_factory=dict, repr=False)
 
     @property
@@ -145,6 +147,7 @@ class Check(Protocol):
 
 def default_checks() -> list[Check]:
     """The checks `novel-studio check` runs, cheap ones first."""
+    from studio.checks.continuity import ContinuityCheck
     from studio.checks.evidence import JudgeQuoteCheck
     from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
@@ -160,6 +163,7 @@ def default_checks() -> list[Check]:
         RecentRepeatCheck(),
         NameVariantCheck(),
         JudgeQuoteCheck(),
+        ContinuityCheck(),
         NewNameCheck(),
     ]
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from studio.checks.matcher import blacklist_matcher
 from studio.checks.names import NameRegistry
 from studio.checks.registry import ChapterText, Check, CheckContext, default_checks, is_expensive
+from studio.checks.story import StoryFacts
 from studio.errors import FormatError
 from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
@@ -130,6 +131,13 @@ def project_context(
         lang=lang,
         reference=others,
         evaluations=_evaluations(project, [c.number for c in chapters]),
+        story=StoryFacts(
+            project.paths,
+            storylines=project.storylines,
+            ledger=project.foreshadowing,
+            style_profile=project.style_profile,
+            committed=project.committed_chapters(),
+        ),
     )
     return ctx, unreadable
 
@@ -168,7 +176,9 @@ def write_chapter_reports(paths: ProjectPaths, report: ChecksReport, chapters: S
 
 
 BOOK_EVERY = 10  # every 10th chapter the expensive checks run too, over the last 10 chapters (seed 000 §6 L2 2c)
-PAUSE_KINDS: frozenset[str] = frozenset()  # continuity and storyline-leak kinds go here when they exist (003 §10.3)
+PAUSE_KINDS: frozenset[str] = frozenset(
+    {"continuity_status", "continuity_item", "continuity_attribute", "storyline_leak"}
+)  # high-severity ones pause a multi-chapter run (003 §10.3)
 
 
 def pausing_findings(report: ChecksReport) -> list[Finding]:

@@ -1,0 +1,379 @@
+"""What the story checks (continuity, storyline leaks, foreshadowing, structure, style drift) know about the
+project besides the chapter text: loaded lazily, each source once, and each one that is missing or broken
+read as empty (a check never fails on a broken plan file: `status` and the studio report those).
+
+Sources and formats:
+
+- the state history: `state/changelog.jsonl` folded into per-chapter "before" facts (`StateFacts`: a character's
+  `status`, an item's `holder`, ordered attributes; the conventions are in `studio.models.state`). The fold
+  reads only those fields (fast: no state model per chapter). When only the last chapter is checked (after a
+  commit), `logs/chapter-NNN/state-before.json` (the commit's undo copy) and the changelog's last line are read
+  instead, so the time does not grow with the book.
+- the chapter meta: `logs/chapter-NNN/chapter-NNN-summary.json` (the Summarizer's metadata archived at commit:
+  `storyline_id`, `leak_risk`, `cross_references`, and the structure tags `chapter_function`, `hook_type`,
+  `emotional_beat`, `goal_progress`); before the commit `staging/summaries/` holds the same file. A chapter
+  without it falls back to the pipeline log's `storyline_id`, then the volume outline's `Storyline:`.
+- the plan: every `volumes/vol-NN/outline.md` (which chapters a volume holds) and `storyline-schedule.json`
+  (convergence events, storyline targets), `storylines/storylines.json`, the foreshadowing ledger and the style
+  profile, all as the project loaded them where it did.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, TypeVar
+
+from studio.errors import FormatError
+from studio.fileio import read_json, read_text
+from studio.ids import chapter_id
+from studio.models.foreshadowing import ForeshadowingLedger
+from studio.models.schedule import StorylineSchedule
+from studio.models.state import ORDERED_ATTRIBUTES_KEY
+from studio.models.storylines import Storylines
+from studio.models.style_profile import StyleProfile
+from studio.outline import VolumeOutline, parse_outline
+from studio.paths import ProjectPaths
+
+STATE_BEFORE = "state-before.json"  # written by the commit step into logs/chapter-NNN/ (pipeline.commit)
+_VOLUME_DIR = re.compile(r"^vol-(\d+)$")
+T = TypeVar("T")
+
+
+@dataclass
+class StateFacts:
+    """The state fields the continuity check reads, at one moment of the story.
+
+    `status[char]`, `holder[item]` (a character slug), `attributes[(char, attr)]` for the ordered attributes
+    declared in `ladders` (attribute -> its ranks, lowest first; an empty ladder: a number), and `names` (slug ->
+    display name) for characters and items."""
+
+    status: dict[str, str] = field(default_factory=dict)
+    holder: dict[str, str] = field(default_factory=dict)
+    attributes: dict[tuple[str, str], Any] = field(default_factory=dict)
+    ladders: dict[str, list[str]] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    former: dict[str, tuple[str, ...]] = field(default_factory=dict)  # item -> its earlier holders, oldest first
+
+    def copy(self) -> StateFacts:
+        return StateFacts(
+            dict(self.status),
+            dict(self.holder),
+            dict(self.attributes),
+            dict(self.ladders),
+            dict(self.names),
+            dict(self.former),
+        )
+
+    @classmethod
+    def from_state(cls, data: Mapping[str, Any]) -> StateFacts:
+        facts = cls()
+        world = data.get("world_state")
+        if isinstance(world, dict):
+            facts._set_ladders(world.get(ORDERED_ATTRIBUTES_KEY))
+        for top in ("characters", "items"):
+            entities = data.get(top)
+            if not isinstance(entities, dict):
+                continue
+            for slug, fields in entities.items():
+                if isinstance(fields, dict):
+                    for key, value in fields.items():
+                        facts.set(f"{top}.{slug}.{key}", value)
+        return facts
+
+    def _set_ladders(self, value: Any) -> None:
+        if isinstance(value, dict):
+            self.ladders = {
+                str(k): [str(r) for r in v] for k, v in value.items() if isinstance(v, list)
+            }
+
+    def set(self, path: str, value: Any) -> None:
+        """Record a `set` op (or a field of a snapshot) at dotted `path`; other paths are ignored."""
+        parts = path.split(".")
+        if parts[0] == "world_state" and len(parts) == 2 and parts[1] == ORDERED_ATTRIBUTES_KEY:
+            self._set_ladders(value)
+            return
+        if parts[0] == "world_state" and len(parts) == 3 and parts[1] == ORDERED_ATTRIBUTES_KEY:
+            if isinstance(value, list):
+                self.ladders[parts[2]] = [str(r) for r in value]
+            return
+        if len(parts) != 3 or parts[0] not in ("characters", "items"):
+            return
+        _, slug, key = parts
+        if key == "display_name" and isinstance(value, str):
+            self.names[slug] = value
+        elif parts[0] == "characters" and key == "status" and isinstance(value, str):
+            self.status[slug] = value.strip().lower()
+        elif parts[0] == "items" and key == "holder":
+            old = self.holder.get(slug)
+            new = value if isinstance(value, str) and value else None
+            if old is not None and old != new:
+                self.former[slug] = (*(h for h in self.former.get(slug, ()) if h != old), old)
+            if new is None:
+                self.holder.pop(slug, None)
+            else:
+                self.holder[slug] = new
+        elif parts[0] == "characters" and key in self.ladders:
+            self.attributes[(slug, key)] = value
+
+    def apply(self, ops: Iterable[Mapping[str, Any]]) -> None:
+        for op in ops:
+            path, kind, value = op.get("path"), op.get("op"), op.get("value")
+            if not isinstance(path, str):
+                continue
+            if kind == "set":
+                self.set(path, value)
+            elif kind == "inc" and isinstance(value, int | float):
+                parts = path.split(".")
+                if len(parts) == 3 and parts[0] == "characters" and parts[2] in self.ladders:
+                    old = self.attributes.get((parts[1], parts[2]), 0)
+                    if isinstance(old, int | float):
+                        self.attributes[(parts[1], parts[2])] = old + value
+
+
+@dataclass(frozen=True)
+class ChapterChanges:
+    """A chapter's state story: the facts before it and the (raw) ops its commit applied."""
+
+    before: StateFacts
+    ops: list[dict[str, Any]]
+
+
+def _raw_entries(path: Path) -> list[dict[str, Any]]:
+    """The changelog's lines as plain dicts (the fold needs no model); a broken line is skipped."""
+    out: list[dict[str, Any]] = []
+    try:
+        text = read_text(path)
+    except (OSError, FormatError):
+        return out
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict):
+            out.append(data)
+    return out
+
+
+def _ops(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    ops = entry.get("ops")
+    return [op for op in ops if isinstance(op, dict)] if isinstance(ops, list) else []
+
+
+def changes_by_chapter(entries: Iterable[Mapping[str, Any]], wanted: set[int] | None = None) -> dict[int, ChapterChanges]:
+    """Fold changelog entries (in order) into each chapter's facts-before and ops; `wanted` limits the copies."""
+    facts = StateFacts()
+    out: dict[int, ChapterChanges] = {}
+    for entry in entries:
+        snapshot = entry.get("snapshot")
+        if isinstance(snapshot, dict):
+            facts = StateFacts.from_state(snapshot)
+        if entry.get("kind") == "foreign":
+            continue
+        chapter = entry.get("chapter")
+        ops = _ops(entry)
+        if isinstance(chapter, int) and chapter >= 1 and (wanted is None or chapter in wanted):
+            earlier = out.get(chapter)
+            # a rebuilt chapter's ops replace the earlier ones; what stood before the chapter stays
+            before = earlier.before if earlier is not None and entry.get("kind") == "rebuild" else facts.copy()
+            out[chapter] = ChapterChanges(before, ops)
+        facts.apply(ops)
+    return out
+
+
+class StoryFacts:
+    """The project facts of the story checks, each loaded on first use (see the module rules)."""
+
+    def __init__(
+        self,
+        paths: ProjectPaths,
+        *,
+        storylines: Storylines | None = None,
+        ledger: ForeshadowingLedger | None = None,
+        style_profile: StyleProfile | None = None,
+        committed: Iterable[int] = (),
+    ) -> None:
+        self.paths = paths
+        self._storylines = storylines
+        self._ledger = ledger
+        self._style_profile = style_profile
+        self.committed = sorted(committed)
+
+    # ---------------------------------------------------------------- plan
+
+    @cached_property
+    def storylines(self) -> Storylines:
+        if self._storylines is not None:
+            return self._storylines
+        return _load(lambda: Storylines.load_or_default(self.paths.storylines), Storylines())
+
+    @cached_property
+    def ledger(self) -> ForeshadowingLedger:
+        if self._ledger is not None:
+            return self._ledger
+        return _load(lambda: ForeshadowingLedger.load_or_default(self.paths.global_foreshadowing), ForeshadowingLedger())
+
+    @cached_property
+    def style_profile(self) -> StyleProfile:
+        if self._style_profile is not None:
+            return self._style_profile
+        return _load(lambda: StyleProfile.load_or_default(self.paths.style_profile), StyleProfile())
+
+    @cached_property
+    def volumes(self) -> list[int]:
+        folder = self.paths.root / "volumes"
+        if not folder.is_dir():
+            return []
+        return sorted(int(m.group(1)) for p in folder.iterdir() if (m := _VOLUME_DIR.match(p.name)))
+
+    def outline(self, volume: int) -> VolumeOutline | None:
+        return self._outlines.get(volume)
+
+    @cached_property
+    def _outlines(self) -> dict[int, VolumeOutline]:
+        out: dict[int, VolumeOutline] = {}
+        for volume in self.volumes:
+            path = self.paths.outline(volume)
+            if path.is_file():
+                try:
+                    out[volume] = parse_outline(read_text(path), path)
+                except (OSError, FormatError):
+                    continue
+        return out
+
+    @cached_property
+    def schedules(self) -> dict[int, StorylineSchedule]:
+        out: dict[int, StorylineSchedule] = {}
+        for volume in self.volumes:
+            path = self.paths.schedule(volume)
+            if path.is_file():
+                try:
+                    out[volume] = StorylineSchedule.load(path)
+                except (OSError, FormatError):
+                    continue
+        return out
+
+    def volume_of(self, chapter: int) -> int | None:
+        """The volume whose outline lists `chapter`; None when no outline does."""
+        for volume, outline in self._outlines.items():
+            if any(c.number == chapter for c in outline.chapters):
+                return volume
+        return None
+
+    def volume_chapters(self, volume: int) -> list[int]:
+        outline = self._outlines.get(volume)
+        return sorted(c.number for c in outline.chapters) if outline else []
+
+    def convergence(self, chapter: int) -> set[str] | None:
+        """The storylines of a planned convergence event covering `chapter` (every volume's schedule: the
+        ranges are book chapter numbers); None when the chapter is in no convergence event."""
+        lines: set[str] | None = None
+        for schedule in self.schedules.values():
+            for event in schedule.convergence_events:
+                if chapter in event.chapters():
+                    lines = (lines or set()) | set(event.involved_storylines)
+        return lines
+
+    # ---------------------------------------------------------------- chapter meta
+
+    def meta(self, chapter: int) -> dict[str, Any]:
+        """The Summarizer's metadata of `chapter` (empty when there is none)."""
+        cached = self._meta.get(chapter)
+        if cached is None:
+            cid = chapter_id(chapter)
+            cached = {}
+            for path in (
+                self.paths.root / "logs" / cid / f"{cid}-summary.json",
+                self.paths.staging / "summaries" / f"{cid}-summary.json",
+            ):
+                if path.is_file():
+                    try:
+                        data = read_json(path)
+                    except (OSError, FormatError):
+                        continue
+                    if isinstance(data, dict):
+                        cached = data
+                        break
+            self._meta[chapter] = cached
+        return cached
+
+    @cached_property
+    def _meta(self) -> dict[int, dict[str, Any]]:
+        return {}
+
+    def storyline(self, chapter: int) -> str | None:
+        """The chapter's storyline: the Summarizer's meta, the pipeline log, then the outline."""
+        value = self.meta(chapter).get("storyline_id")
+        if isinstance(value, str) and value:
+            return value
+        log = self.paths.log(chapter)
+        if log.is_file():
+            try:
+                data = read_json(log)
+            except (OSError, FormatError):
+                data = None
+            if isinstance(data, dict) and isinstance(data.get("storyline_id"), str):
+                return str(data["storyline_id"])
+        for outline in self._outlines.values():
+            for c in outline.chapters:
+                if c.number == chapter and c.storyline:
+                    return c.storyline
+        return None
+
+    # ---------------------------------------------------------------- state history
+
+    def changes(self, chapters: Iterable[int]) -> dict[int, ChapterChanges]:
+        """Each chapter's facts-before and ops. When the only chapter asked for is the changelog's last one,
+        the commit's `state-before.json` copy is read instead of the whole changelog (flat after a commit)."""
+        wanted = set(chapters)
+        if len(wanted) == 1:
+            (n,) = wanted
+            fast = self._last_changes(n)
+            if fast is not None:
+                return {n: fast}
+        return changes_by_chapter(_raw_entries(self.paths.changelog), wanted)
+
+    def _last_changes(self, chapter: int) -> ChapterChanges | None:
+        before = self.paths.root / "logs" / chapter_id(chapter) / STATE_BEFORE
+        last = _last_line(self.paths.changelog)
+        if last is None or last.get("chapter") != chapter or last.get("kind") != "patch" or not before.is_file():
+            return None
+        try:
+            data = read_json(before)
+        except (OSError, FormatError):
+            return None
+        return ChapterChanges(StateFacts.from_state(data) if isinstance(data, dict) else StateFacts(), _ops(last))
+
+
+def _last_line(path: Path) -> dict[str, Any] | None:
+    """The changelog's last line as a dict, reading the file's tail only; None when it is missing or torn."""
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, 2)
+            fh.seek(max(0, size - 256 * 1024))
+            tail = fh.read()
+    except OSError:
+        return None
+    lines = [line for line in tail.split(b"\n") if line.strip()]
+    if not lines:
+        return None
+    try:
+        data = json.loads(lines[-1].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _load(loader: Callable[[], T], default: T) -> T:
+    try:
+        value = loader()
+    except (OSError, FormatError):
+        return default
+    return value
