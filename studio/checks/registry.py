@@ -149,6 +149,7 @@ def default_checks() -> list[Check]:
     """The checks `novel-studio check` runs, cheap ones first."""
     from studio.checks.continuity import ContinuityCheck
     from studio.checks.evidence import JudgeQuoteCheck
+    from studio.checks.leaks import StorylineLeakCheck
     from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
     from studio.checks.punctuation import PunctuationCheck
@@ -164,6 +165,7 @@ def default_checks() -> list[Check]:
         NameVariantCheck(),
         JudgeQuoteCheck(),
         ContinuityCheck(),
+        StorylineLeakCheck(),
         NewNameCheck(),
     ]
 

@@ -11,7 +11,8 @@ Sources and formats:
   instead, so the time does not grow with the book.
 - the chapter meta: `logs/chapter-NNN/chapter-NNN-summary.json` (the Summarizer's metadata archived at commit:
   `storyline_id`, `leak_risk`, `cross_references`, and the structure tags `chapter_function`, `hook_type`,
-  `emotional_beat`, `goal_progress`); before the commit `staging/summaries/` holds the same file. A chapter
+  `emotional_beat`, `goal_progress`); before the commit `staging/summaries/` holds the same file (read first:
+  a chapter under review). A chapter
   without it falls back to the pipeline log's `storyline_id`, then the volume outline's `Storyline:`.
 - the plan: every `volumes/vol-NN/outline.md` (which chapters a volume holds) and `storyline-schedule.json`
   (convergence events, storyline targets), `storylines/storylines.json`, the foreshadowing ledger and the style
@@ -290,8 +291,8 @@ class StoryFacts:
             cid = chapter_id(chapter)
             cached = {}
             for path in (
+                self.paths.staging / "summaries" / f"{cid}-summary.json",  # a chapter under review
                 self.paths.root / "logs" / cid / f"{cid}-summary.json",
-                self.paths.staging / "summaries" / f"{cid}-summary.json",
             ):
                 if path.is_file():
                     try:
