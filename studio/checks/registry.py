@@ -149,6 +149,7 @@ def default_checks() -> list[Check]:
     """The checks `novel-studio check` runs, cheap ones first."""
     from studio.checks.continuity import ContinuityCheck
     from studio.checks.evidence import JudgeQuoteCheck
+    from studio.checks.foreshadow import ForeshadowingCheck
     from studio.checks.leaks import StorylineLeakCheck
     from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
@@ -166,6 +167,7 @@ def default_checks() -> list[Check]:
         JudgeQuoteCheck(),
         ContinuityCheck(),
         StorylineLeakCheck(),
+        ForeshadowingCheck(),
         NewNameCheck(),
     ]
 
