@@ -155,6 +155,7 @@ def default_checks() -> list[Check]:
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
     from studio.checks.punctuation import PunctuationCheck
     from studio.checks.recent import RecentRepeatCheck
+    from studio.checks.structure import StructureCheck
     from studio.checks.variants import NameVariantCheck
 
     return [
@@ -168,6 +169,7 @@ def default_checks() -> list[Check]:
         ContinuityCheck(),
         StorylineLeakCheck(),
         ForeshadowingCheck(),
+        StructureCheck(),
         NewNameCheck(),
     ]
 

@@ -285,7 +285,9 @@ class StoryFacts:
     # ---------------------------------------------------------------- chapter meta
 
     def meta(self, chapter: int) -> dict[str, Any]:
-        """The Summarizer's metadata of `chapter` (empty when there is none)."""
+        """The Summarizer's metadata of `chapter` (empty when there is none, or before chapter 1)."""
+        if chapter < 1:
+            return {}
         cached = self._meta.get(chapter)
         if cached is None:
             cid = chapter_id(chapter)
