@@ -156,6 +156,7 @@ def default_checks() -> list[Check]:
     from studio.checks.punctuation import PunctuationCheck
     from studio.checks.recent import RecentRepeatCheck
     from studio.checks.structure import StructureCheck
+    from studio.checks.style_drift import StyleDriftCheck
     from studio.checks.variants import NameVariantCheck
 
     return [
@@ -170,6 +171,7 @@ def default_checks() -> list[Check]:
         StorylineLeakCheck(),
         ForeshadowingCheck(),
         StructureCheck(),
+        StyleDriftCheck(),
         NewNameCheck(),
     ]
 

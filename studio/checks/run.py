@@ -20,6 +20,7 @@ from studio.checks.matcher import blacklist_matcher
 from studio.checks.names import NameRegistry
 from studio.checks.registry import ChapterText, Check, CheckContext, default_checks, is_expensive
 from studio.checks.story import StoryFacts
+from studio.checks.style_drift import drift_at, write_style_drift
 from studio.errors import FormatError
 from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
@@ -186,6 +187,14 @@ def pausing_findings(report: ChecksReport) -> list[Finding]:
     return [f for f in report.findings if f.kind in PAUSE_KINDS and f.severity == "high"]
 
 
+def _update_style_drift(project: Project, ctx: CheckContext, chapter: int) -> None:
+    """Every `DRIFT_EVERY`th chapter: `style-drift.json` written from the last window (metrics computed once)."""
+    found = drift_at(ctx, chapter)
+    if found is not None:
+        window, drifts = found
+        write_style_drift(project.paths, project.style_drift, chapter, window, drifts)
+
+
 def check_after_commit(
     project: Project,
     chapter: int,
@@ -198,7 +207,8 @@ def check_after_commit(
 
     The cheap checks of the chapter, the rest of the book read for name counts only (cached per chapter text, so
     the time does not grow with the book); every `BOOK_EVERY`th chapter every check (new names too) over the last
-    `BOOK_EVERY` chapters, whose reports are rewritten. The report returned is the chapter's own.
+    `BOOK_EVERY` chapters, whose reports are rewritten. The report returned is the chapter's own. Every
+    `DRIFT_EVERY`th chapter `style-drift.json` is written (or cleared) from the last window.
 
     For the commit step (003 §10.3: checks after a commit never fail that commit): everything goes wrong
     quietly, returning None. Waived findings are dropped.
@@ -214,6 +224,7 @@ def check_after_commit(
         report = run_checks(ctx, checks=checks, allow=allow, extra=unreadable)
         chapters = [n for n in project.committed_chapters() if first <= n <= chapter]
         write_chapter_reports(project.paths, report, chapters)
+        _update_style_drift(project, ctx, chapter)
         if not book:
             return report
         own = [f for f in report.findings if f.chapter == chapter]
