@@ -113,6 +113,23 @@ def _chapter_number(text: str) -> int:
     return chinese_numeral(text)
 
 
+def chapter_numbers(text: str) -> list[int]:
+    """The chapter numbers of an outline's headings, in order, without building the model (a fast index for
+    checks that only ask which volume holds a chapter); unreadable numbers and fenced code are skipped."""
+    out: list[int] = []
+    in_fence = False
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if stripped.startswith("```") or stripped.startswith("~~~"):
+            in_fence = not in_fence
+        elif not in_fence and (m := _CHAPTER_HEADING.match(stripped)):
+            try:
+                out.append(_chapter_number(m.group(1)))
+            except ValueError:
+                continue
+    return out
+
+
 def _field_name(key: str) -> str | None:
     return _ALIASES.get(re.sub(r"[\s_\-]+", "", key).lower())
 

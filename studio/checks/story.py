@@ -7,8 +7,8 @@ Sources and formats:
 - the state history: `state/changelog.jsonl` folded into per-chapter "before" facts (`StateFacts`: a character's
   `status`, an item's `holder`, ordered attributes; the conventions are in `studio.models.state`). The fold
   reads only those fields (fast: no state model per chapter). When only the last chapter is checked (after a
-  commit), `logs/chapter-NNN/state-before.json` (the commit's undo copy) and the changelog's last line are read
-  instead, so the time does not grow with the book.
+  commit), `logs/chapter-NNN/state-before.json` (the commit's undo copy) and that chapter's line near the
+  changelog's end are read instead, so the time does not grow with the book.
 - the chapter meta: `logs/chapter-NNN/chapter-NNN-summary.json` (the Summarizer's metadata archived at commit:
   `storyline_id`, `leak_risk`, `cross_references`, and the structure tags `chapter_function`, `hook_type`,
   `emotional_beat`, `goal_progress`); before the commit `staging/summaries/` holds the same file (read first:
@@ -37,9 +37,10 @@ from studio.models.schedule import StorylineSchedule
 from studio.models.state import ORDERED_ATTRIBUTES_KEY
 from studio.models.storylines import Storylines
 from studio.models.style_profile import StyleProfile
-from studio.outline import VolumeOutline, parse_outline
+from studio.outline import VolumeOutline, chapter_numbers, parse_outline
 from studio.paths import ProjectPaths
 
+TAIL_BYTES = 256 * 1024
 STATE_BEFORE = "state-before.json"  # written by the commit step into logs/chapter-NNN/ (pipeline.commit)
 _VOLUME_DIR = re.compile(r"^vol-(\d+)$")
 T = TypeVar("T")
@@ -235,49 +236,64 @@ class StoryFacts:
         return sorted(int(m.group(1)) for p in folder.iterdir() if (m := _VOLUME_DIR.match(p.name)))
 
     def outline(self, volume: int) -> VolumeOutline | None:
-        return self._outlines.get(volume)
+        """A volume's outline, parsed on first use (None when missing or broken)."""
+        if volume not in self._outlines:
+            path = self.paths.outline(volume)
+            try:
+                self._outlines[volume] = parse_outline(read_text(path), path) if path.is_file() else None
+            except (OSError, FormatError):
+                self._outlines[volume] = None
+        return self._outlines[volume]
 
     @cached_property
-    def _outlines(self) -> dict[int, VolumeOutline]:
-        out: dict[int, VolumeOutline] = {}
+    def _outlines(self) -> dict[int, VolumeOutline | None]:
+        return {}
+
+    def schedule(self, volume: int) -> StorylineSchedule | None:
+        """A volume's storyline schedule, loaded on first use (None when missing or broken)."""
+        if volume not in self._schedules:
+            path = self.paths.schedule(volume)
+            try:
+                self._schedules[volume] = StorylineSchedule.load(path) if path.is_file() else None
+            except (OSError, FormatError):
+                self._schedules[volume] = None
+        return self._schedules[volume]
+
+    @cached_property
+    def _schedules(self) -> dict[int, StorylineSchedule | None]:
+        return {}
+
+    @cached_property
+    def _chapter_index(self) -> dict[int, list[int]]:
+        """Volume -> the chapter numbers its outline lists (headings only: no model, cheap after a commit)."""
+        out: dict[int, list[int]] = {}
         for volume in self.volumes:
             path = self.paths.outline(volume)
-            if path.is_file():
-                try:
-                    out[volume] = parse_outline(read_text(path), path)
-                except (OSError, FormatError):
-                    continue
-        return out
-
-    @cached_property
-    def schedules(self) -> dict[int, StorylineSchedule]:
-        out: dict[int, StorylineSchedule] = {}
-        for volume in self.volumes:
-            path = self.paths.schedule(volume)
-            if path.is_file():
-                try:
-                    out[volume] = StorylineSchedule.load(path)
-                except (OSError, FormatError):
-                    continue
+            try:
+                out[volume] = sorted(chapter_numbers(read_text(path))) if path.is_file() else []
+            except (OSError, FormatError):
+                out[volume] = []
         return out
 
     def volume_of(self, chapter: int) -> int | None:
         """The volume whose outline lists `chapter`; None when no outline does."""
-        for volume, outline in self._outlines.items():
-            if any(c.number == chapter for c in outline.chapters):
+        for volume, chapters in self._chapter_index.items():
+            if chapter in chapters:
                 return volume
         return None
 
     def volume_chapters(self, volume: int) -> list[int]:
-        outline = self._outlines.get(volume)
-        return sorted(c.number for c in outline.chapters) if outline else []
+        return list(self._chapter_index.get(volume, []))
 
     def convergence(self, chapter: int) -> set[str] | None:
-        """The storylines of a planned convergence event covering `chapter` (every volume's schedule: the
-        ranges are book chapter numbers); None when the chapter is in no convergence event."""
+        """The storylines of a planned convergence event covering `chapter` (the schedule of the chapter's volume,
+        or every volume's when no outline lists it: the ranges are book chapter numbers); None when the chapter
+        is in no convergence event."""
         lines: set[str] | None = None
-        for schedule in self.schedules.values():
-            for event in schedule.convergence_events:
+        volume = self.volume_of(chapter)
+        for v in [volume] if volume is not None else self.volumes:
+            schedule = self.schedule(v)
+            for event in schedule.convergence_events if schedule is not None else []:
                 if chapter in event.chapters():
                     lines = (lines or set()) | set(event.involved_storylines)
         return lines
@@ -324,10 +340,11 @@ class StoryFacts:
                 data = None
             if isinstance(data, dict) and isinstance(data.get("storyline_id"), str):
                 return str(data["storyline_id"])
-        for outline in self._outlines.values():
-            for c in outline.chapters:
-                if c.number == chapter and c.storyline:
-                    return c.storyline
+        volume = self.volume_of(chapter)
+        outline = self.outline(volume) if volume is not None else None
+        for c in outline.chapters if outline is not None else []:
+            if c.number == chapter and c.storyline:
+                return c.storyline
         return None
 
     # ---------------------------------------------------------------- state history
@@ -345,8 +362,10 @@ class StoryFacts:
 
     def _last_changes(self, chapter: int) -> ChapterChanges | None:
         before = self.paths.root / "logs" / chapter_id(chapter) / STATE_BEFORE
-        last = _last_line(self.paths.changelog)
-        if last is None or last.get("chapter") != chapter or last.get("kind") != "patch" or not before.is_file():
+        if not before.is_file():
+            return None
+        last = _tail_entry(self.paths.changelog, chapter)
+        if last is None:
             return None
         try:
             data = read_json(before)
@@ -355,23 +374,29 @@ class StoryFacts:
         return ChapterChanges(StateFacts.from_state(data) if isinstance(data, dict) else StateFacts(), _ops(last))
 
 
-def _last_line(path: Path) -> dict[str, Any] | None:
-    """The changelog's last line as a dict, reading the file's tail only; None when it is missing or torn."""
+def _tail_entry(path: Path, chapter: int) -> dict[str, Any] | None:
+    """The last patch or rebuild line of `chapter` among the changelog's last lines (its tail only: a recent
+    chapter is near the end); None when it is not there, or a line in the way is torn."""
     try:
         with open(path, "rb") as fh:
             size = fh.seek(0, 2)
-            fh.seek(max(0, size - 256 * 1024))
+            fh.seek(max(0, size - TAIL_BYTES))
             tail = fh.read()
     except OSError:
         return None
-    lines = [line for line in tail.split(b"\n") if line.strip()]
-    if not lines:
-        return None
-    try:
-        data = json.loads(lines[-1].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
+    lines = tail.split(b"\n")
+    if size > TAIL_BYTES:
+        lines = lines[1:]  # the first one may be cut
+    for line in reversed(lines):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
+        if isinstance(data, dict) and data.get("chapter") == chapter and data.get("kind") in ("patch", "rebuild"):
+            return data
+    return None
 
 
 def _load(loader: Callable[[], T], default: T) -> T:

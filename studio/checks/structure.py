@@ -98,7 +98,7 @@ class StructureCheck:
 
     def _balance(self, ctx: CheckContext, story: StoryFacts, now: int) -> list[Finding]:
         volume = story.volume_of(now)
-        schedule = story.schedules.get(volume) if volume is not None else None
+        schedule = story.schedule(volume) if volume is not None else None
         if volume is None or schedule is None:
             return []
         chapters = story.volume_chapters(volume)
