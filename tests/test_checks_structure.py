@@ -68,18 +68,26 @@ def test_the_same_hook_or_beat_three_in_a_row_once_per_run(root: Path) -> None:
 
 def test_a_stalled_goal_and_storyline_balance(root: Path) -> None:
     paths = ProjectPaths(root)
-    # the schedule plans 7 main-arc and 3 fog-tide chapters in 10; all 8 written are main-arc
-    for n in range(1, 9):
+    # the schedule plans 7 main-arc and 3 fog-tide chapters in 10; all written are main-arc
+    for n in range(1, 11):
         _meta(paths, n, storyline_id="main-arc", goal_progress="none" if n >= 3 else "advanced")
-    found = _found(root, 8, 8)
-    assert [(f.kind, f.chapter, f.text) for f in found] == [
-        ("structure_balance", 8, "fog-tide"),
-    ]
+    found = _found(root, 10, 10)
+    assert [(f.kind, f.chapter, f.text) for f in found] == [("structure_balance", 10, "fog-tide")]
     assert "雾潮暗涌" in found[0].message
+    assert _found(root, 8, 8, "structure_balance") == []  # after a commit, balance waits for every 5th chapter
+    assert [f.chapter for f in _found(root, 1, 8, "structure_balance")] == [8]  # a range: at its last chapter
     found = _found(root, 7, 7)
     assert ("structure_goal_stalled", 7) in [(f.kind, f.chapter) for f in found]  # chapters 3-7
-    assert [f.kind for f in _found(root, 1, 8)].count("structure_goal_stalled") == 1
+    assert [f.kind for f in _found(root, 1, 10)].count("structure_goal_stalled") == 1
 
 
 def test_chapters_without_tags_give_nothing(root: Path) -> None:
     assert _found(root, 1, 10) == []
+
+
+def test_outline_chapter_index_without_the_model() -> None:
+    from studio.outline import chapter_numbers
+
+    text = "# 卷一\n\n## 第1章 开端\n- Storyline: a\n  ### 第十二章：风\n## 第x章\n"
+    assert chapter_numbers(text) == [1, 12]
+    assert chapter_numbers(text + "```\n## 第3章\n```\n## 第4章\n") == [1, 12, 4]  # fenced code is no heading

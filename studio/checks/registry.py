@@ -12,6 +12,7 @@ and is not in `ctx.chapters`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -43,21 +44,33 @@ class ChapterText:
     def __init__(self, number: int, text: str) -> None:
         self.number = number
         self._text: str | None = text
-        self.path: Path | None = None
+        self.folder: Path | None = None  # on disk: the folder and the file name (no path built per chapter)
+        self.name: str | None = None
         self.signature: tuple[int, int] | None = None
 
     @classmethod
     def on_disk(cls, number: int, path: Path) -> ChapterText:
+        return cls.in_folder(number, path.parent, path.name)
+
+    @classmethod
+    def in_folder(cls, number: int, folder: Path, name: str) -> ChapterText:
+        """`on_disk` for file `name` of `folder`: one stat, no Path object per chapter (flat after a commit)."""
         chapter = cls(number, "")
-        stat = path.stat()
-        chapter._text, chapter.path, chapter.signature = None, path, (stat.st_size, stat.st_mtime_ns)
+        stat = os.stat(os.path.join(folder, name))
+        chapter._text, chapter.folder, chapter.name = None, folder, name
+        chapter.signature = (stat.st_size, stat.st_mtime_ns)
         return chapter
+
+    @property
+    def path(self) -> Path | None:
+        return self.folder / self.name if self.folder is not None and self.name is not None else None
 
     @property
     def text(self) -> str:
         if self._text is None:
             try:
-                self._text = decode_text(self.path.read_bytes(), self.path) if self.path is not None else ""
+                path = self.path
+                self._text = decode_text(path.read_bytes(), path) if path is not None else ""
             except (OSError, FormatError):
                 self._text = ""
         return self._text

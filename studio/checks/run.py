@@ -24,6 +24,7 @@ from studio.checks.style_drift import drift_at, write_style_drift
 from studio.errors import FormatError
 from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
+from studio.ids import chapter_id
 from studio.models.check_allow import CheckAllowList
 from studio.models.evaluation import Evaluation
 from studio.models.findings import ChecksReport, Finding
@@ -108,12 +109,13 @@ def project_context(
     chapters: list[ChapterText] = []
     others: list[ChapterText] = []
     unreadable: list[Finding] = []
+    folder = project.paths.chapter(1).parent
     for n in project.committed_chapters():
         outside = (first is not None and n < first) or (last is not None and n > last)
         if outside:
             if reference:
                 try:
-                    others.append(ChapterText.on_disk(n, project.paths.chapter(n)))
+                    others.append(ChapterText.in_folder(n, folder, f"{chapter_id(n)}.md"))
                 except OSError:
                     pass  # gone since the listing
             continue

@@ -18,7 +18,8 @@ chapter's Summarizer metadata (`studio.checks.story`). Kinds (all low: advice, n
 - `structure_goal_stalled`: `goal_progress` is `none` for `STALL_RUN` chapters in a row;
 - `structure_balance`: in the volume's schedule a storyline with `target_chapters` is far from its planned share
   of the chapters written so far (off by more than half and by `BALANCE_SLACK` chapters or more), checked once
-  at least `BALANCE_MIN` chapters of the volume are written.
+  at least `BALANCE_MIN` chapters of the volume are written, at the last chapter checked (after a commit: on
+  every `BALANCE_EVERY`th chapter).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ REPEAT_RUN = 3
 STALL_RUN = 5
 BALANCE_MIN = 6
 BALANCE_SLACK = 2
+BALANCE_EVERY = 5
 
 LABELS: dict[str, str] = {
     "cliffhanger": "悬崖式断章", "mystery": "悬念", "threat": "危机逼近", "reveal": "揭示", "promise": "预告",
@@ -93,7 +95,9 @@ class StructureCheck:
                     kind="structure_goal_stalled", chapter=n, text="goal_progress",
                     message=tr(MESSAGES, "stalled", ctx.lang, n=STALL_RUN, a=n - STALL_RUN + 1, b=n),
                 ))
-        out += self._balance(ctx, story, max(c.number for c in ctx.chapters))
+        now = max(c.number for c in ctx.chapters)
+        if len(ctx.chapters) > 1 or now % BALANCE_EVERY == 0:  # after a commit: every few chapters is enough
+            out += self._balance(ctx, story, now)
         return out
 
     def _balance(self, ctx: CheckContext, story: StoryFacts, now: int) -> list[Finding]:
