@@ -66,32 +66,34 @@ def root(tmp_path: Path) -> Path:
     return root
 
 
-def _found(root: Path, last: int) -> list[Finding]:
-    ctx, _ = project_context(Project.open(root), last, last, lang="zh")
+def _found(root: Path, first: int, last: int) -> list[Finding]:
+    ctx, _ = project_context(Project.open(root), first, last, lang="zh")
     return run_checks(ctx, checks=[ForeshadowingCheck()]).findings
 
 
 def test_as_of_chapter_10(root: Path) -> None:
-    found = _found(root, 10)
-    assert sorted((f.kind, f.text, f.chapter, f.severity) for f in found) == [
-        ("foreshadowing_overdue", "due", 10, "medium"),  # resolved only in chapter 11
+    found = _found(root, 1, 10)
+    assert [(f.kind, f.text, f.chapter, f.severity) for f in found] == [
+        ("foreshadowing_overdue", "due", 10, "medium"),  # due 6-9, resolved only in chapter 11
     ]
     assert "6-9" in found[0].message and "1 章" in found[0].message
 
 
-def test_as_of_chapter_24(root: Path) -> None:
-    found = {f.text: f for f in _found(root, 24)}
-    assert sorted((f.kind, f.text, f.severity) for f in found.values()) == [
-        ("foreshadowing_long_idle", "epic", "low"),
-        ("foreshadowing_never_advanced", "mid", "low"),  # 21 chapters after planting
-        ("foreshadowing_overdue", "old-short", "medium"),  # the default range 5..12
+def test_as_of_chapter_24_each_on_the_chapter_where_it_began(root: Path) -> None:
+    assert sorted((f.kind, f.text, f.chapter, f.severity) for f in _found(root, 1, 24)) == [
+        ("foreshadowing_long_idle", "epic", 24, "low"),  # idle since 4: two volumes of 10 chapters
+        ("foreshadowing_never_advanced", "mid", 23, "low"),  # planted in 3, 20 chapters on
+        ("foreshadowing_overdue", "old-short", 13, "medium"),  # the default range 5..12
     ]
+
+
+def test_after_each_commit_a_thread_is_reported_once(root: Path) -> None:
+    reported = [(n, f.text) for n in range(3, 30) for f in _found(root, n, n)]
+    assert reported == [(10, "due"), (13, "old-short"), (14, "epic"), (23, "mid"), (24, "epic")]
 
 
 def test_a_long_thread_idle_for_a_volume_is_a_note_never_overdue(root: Path) -> None:
     # the sample's volume 1 outline holds 10 chapters: a volume's length here
-    found = {f.text: f for f in _found(root, 14)}
-    assert (found["epic"].kind, found["epic"].severity) == ("foreshadowing_long_idle", "info")
-    found = {f.text: f for f in _found(root, 24)}
-    assert (found["epic"].kind, found["epic"].severity) == ("foreshadowing_long_idle", "low")  # two volumes
-    assert "epic" not in {f.text for f in _found(root, 13)}  # its range [2, 3] never makes it overdue
+    found = {f.text: f for f in _found(root, 1, 14)}
+    assert (found["epic"].kind, found["epic"].severity, found["epic"].chapter) == ("foreshadowing_long_idle", "info", 14)
+    assert "epic" not in {f.text for f in _found(root, 1, 13)}  # its range [2, 3] never makes it overdue

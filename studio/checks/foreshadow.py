@@ -1,7 +1,10 @@
 """Foreshadowing threads that are late or forgotten (issue 8 item 6; seed 001 §9.2), from the ledger
 `foreshadowing/global.json`, as it stood at the last chapter checked (each thread's history replayed up to it).
 
-Kinds (one finding per thread, on the last chapter checked, `text` = the thread id, no paragraph):
+Kinds (one finding per thread, `text` = the thread id, no paragraph). A finding sits on the chapter where its
+condition began (the first chapter past the range, the `STALL_CHAPTERS`th after planting, one or two volumes
+after the last activity) and is reported when that chapter is checked, the thread's status taken as of the last
+chapter checked: once after that commit and once in a whole-book run, not in every later chapter's report.
 - `foreshadowing_overdue` (medium): a short thread, unresolved, past the end of its target range. A thread
   planted while writing carries its scope and range from the Summarizer's op; one that has neither (older
   ledgers: scope unset) is read as short, due in chapters n+3..n+10 (`DEFAULT_SHORT_RANGE`).
@@ -73,6 +76,7 @@ class ForeshadowingCheck:
             volume = ctx.story.volumes[-1]  # past the last outline: the last planned volume's length
         volume_length = len(ctx.story.volume_chapters(volume)) if volume is not None else 0
         volume_length = volume_length or DEFAULT_VOLUME
+        checked = {c.number for c in ctx.chapters}
         out: list[Finding] = []
         for item in ctx.story.ledger.foreshadowing:
             state = _as_of(item, now)
@@ -87,17 +91,26 @@ class ForeshadowingCheck:
             target = item.target_resolve_range
             if target is None and item.scope is None:
                 target = (planted + DEFAULT_SHORT_RANGE[0], planted + DEFAULT_SHORT_RANGE[1])
+            # each finding sits on the chapter where its condition began, reported when that chapter is checked:
+            # once after that commit, once in a whole-book run, never again in every later chapter's report
             if scope == "short" and target is not None and now > target[1]:
-                out.append(self._finding(ctx, last.number, item, "foreshadowing_overdue", "medium", "overdue",
-                                         desc=desc, a=target[0], b=target[1], late=now - target[1]))
+                onset = target[1] + 1
+                found = self._finding(ctx, onset, item, "foreshadowing_overdue", "medium", "overdue",
+                                      desc=desc, a=target[0], b=target[1], late=now - target[1])
             elif scope in ("short", "medium") and not advanced and now - planted >= STALL_CHAPTERS:
-                out.append(self._finding(ctx, last.number, item, "foreshadowing_never_advanced", "low", "never",
-                                         desc=desc, planted=planted, since=now - planted))
+                onset = planted + STALL_CHAPTERS
+                found = self._finding(ctx, onset, item, "foreshadowing_never_advanced", "low", "never",
+                                      desc=desc, planted=planted, since=now - planted)
             elif scope == "long" and activity is not None and now - activity >= volume_length:
                 volumes = (now - activity) // volume_length
-                out.append(self._finding(ctx, last.number, item, "foreshadowing_long_idle",
-                                         "low" if volumes >= 2 else "info", "idle",
-                                         desc=desc, since=now - activity, volumes=volumes))
+                onset = activity + min(volumes, 2) * volume_length
+                found = self._finding(ctx, onset, item, "foreshadowing_long_idle",
+                                      "low" if volumes >= 2 else "info", "idle",
+                                      desc=desc, since=now - activity, volumes=volumes)
+            else:
+                continue
+            if onset in checked:
+                out.append(found)
         return out
 
     def _finding(
