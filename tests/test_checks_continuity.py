@@ -163,3 +163,14 @@ def test_attributions_not_mentions(text: str, acts: bool) -> None:
 
     spans = dialogue_spans(Paragraphs(text))
     assert bool(list(acting_hits(text, ["许青禾"], spans))) is acts
+
+
+def test_a_ladder_declared_after_the_rank_in_the_same_chapter_still_counts() -> None:
+    entries = [
+        {"kind": "patch", "chapter": 1, "ops": [
+            {"op": "set", "path": "characters.a.realm", "value": "筑基"},
+            {"op": "set", "path": "world_state.ordered_attributes.realm", "value": LADDER},
+        ]},
+        {"kind": "patch", "chapter": 2, "ops": []},
+    ]
+    assert changes_by_chapter(entries)[2].before.attributes == {("a", "realm"): "筑基"}

@@ -123,7 +123,10 @@ class StateFacts:
             self.attributes[(slug, key)] = value
 
     def apply(self, ops: Iterable[Mapping[str, Any]]) -> None:
-        for op in ops:
+        ops = list(ops)
+        # ladders first: a chapter may declare an ordered attribute after setting it
+        ladders = [op for op in ops if str(op.get("path", "")).startswith(f"world_state.{ORDERED_ATTRIBUTES_KEY}")]
+        for op in [*ladders, *(op for op in ops if op not in ladders)]:
             path, kind, value = op.get("path"), op.get("op"), op.get("value")
             if not isinstance(path, str):
                 continue
