@@ -482,6 +482,7 @@ class Orchestrator:
                 "cross_references": list(out.cross_references),
                 "leak_risk": out.leak_risk,
                 "warnings": list(out.warnings),
+                **out.structure,  # the structure tags: read back from logs/chapter-NNN/ by studio.checks.story
             },
             base_state_version=base,
         )

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from pipeline.refine_edits import RefineReply
+from studio.checks.tags import TAGS, normalise_tag
 from studio.errors import StudioError
 from studio.ids import is_slug
 from studio.models.evaluation import (
@@ -144,6 +145,11 @@ class SummarizerReply(BaseModel):
     storyline_memory: str = Field(min_length=1, max_length=MEMORY_MAX_CHARS)
     cross_references: list[str] = Field(default_factory=list)
     leak_risk: Literal["low", "medium", "high"]
+    # Structure tags (studio.checks.structure): optional, so older replies validate; anything but text is dropped.
+    chapter_function: str | None = None
+    hook_type: str | None = None
+    emotional_beat: str | None = None
+    goal_progress: str | None = None
     # Set by the validator, never by the model: why the ops field could not be read as a JSON list.
     ops_error: str | None = Field(default=None, exclude=True)
 
@@ -176,6 +182,15 @@ class SummarizerReply(BaseModel):
         if not is_slug(value):
             raise ValueError(f"storyline_id {value!r} 必须是 slug ID（小写英文/拼音 + 连字符，如 main-arc）")
         return value
+
+    @field_validator("chapter_function", "hook_type", "emotional_beat", "goal_progress", mode="before")
+    @classmethod
+    def _tag(cls, value: Any) -> Any:
+        return normalise_tag(value)
+
+    def structure(self) -> dict[str, str]:
+        """The structure tags given, by name (the chapter's Summarizer metadata keeps them)."""
+        return {name: value for name in TAGS if isinstance(value := getattr(self, name), str)}
 
     @field_validator("cross_references", mode="before")
     @classmethod

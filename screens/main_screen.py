@@ -32,6 +32,7 @@ from textual.reactive import Reactive, var
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tab, Tabs
+from textual.widgets.text_area import Selection
 
 from pipeline.decisions import Question
 from pipeline.estimate import estimate_chapter_cost
@@ -48,14 +49,17 @@ from pipeline.events import (
 from screens.decision_dialog import DecisionDialog, ask
 from screens.export_dialog import ExportDialog, result_message
 from screens.file_watcher import FileWatcher
+from screens.findings_screen import FindingsScreen
 from screens.help_screen import HelpScreen
 from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
 from screens.rebuild_queue import RebuildQueue
 from screens.search_screen import SearchScreen
 from screens.volume_end import volume_end_question
+from studio.checks.findings_list import text_location
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.models.findings import Finding
 from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
@@ -155,6 +159,7 @@ MESSAGES: Catalog = {
     "k_undo": ("撤销上一章", "Undo last chapter"),
     "k_edit": ("用编辑器打开", "Open in $EDITOR"),
     "k_search": ("搜索", "Search"),
+    "k_findings": ("检查结果", "Check findings"),
     "k_mark_reviewed": ("标记本章已复查", "Mark this chapter reviewed"),
     "marked_reviewed": ("第{n}章已标记为已复查", "Chapter {n} marked reviewed"),
     "not_marked": ("第{n}章没有“需复查”标记", "Chapter {n} has no “needs review” mark"),
@@ -192,6 +197,7 @@ class MainScreen(Screen[None]):
         Binding("u", "undo", "撤销上一章", id="undo"),
         Binding("e", "edit_chapter", "用编辑器打开", id="edit"),
         Binding("slash", "search", "搜索", id="search", key_display="/"),
+        Binding("f", "findings", "检查结果", show=False, id="findings"),
         Binding("m", "mark_reviewed", "标记已复查", show=False, id="mark_reviewed"),
         Binding("tab", "cycle_pane(1)", "下一个窗格", show=False, id="next_pane"),
         Binding("shift+tab", "cycle_pane(-1)", "上一个窗格", show=False, id="prev_pane"),
@@ -214,6 +220,7 @@ class MainScreen(Screen[None]):
         "undo": "k_undo",
         "edit": "k_edit",
         "search": "k_search",
+        "findings": "k_findings",
         "mark_reviewed": "k_mark_reviewed",
         "export": "k_export",
         "next_pane": "k_next_pane",
@@ -649,6 +656,27 @@ class MainScreen(Screen[None]):
                     self.call_after_refresh(self.chapter_view.text_area.move_cursor, (hit.line - 1, 0), center=True)
 
         self.app.push_screen(SearchScreen(self.project.root, self.lang), answered)
+
+    def action_findings(self) -> None:
+        """The checks' findings; picking one shows its chapter with the cursor on it (issue 8)."""
+
+        def answered(finding: Finding | None) -> None:
+            if finding is None or finding.chapter is None:
+                return
+            self.show_chapter(finding.chapter, select=True)
+            where = text_location(self.chapter_view.text, finding)
+            if where is not None:
+                self.call_after_refresh(self._select_finding, where, len(finding.text))
+
+        screen = FindingsScreen(self.project.root, self.project.committed_chapters(), self.lang)
+        self.app.push_screen(screen, answered)
+
+    def _select_finding(self, where: tuple[int, int], length: int) -> None:
+        # the reader shows no cursor: the finding's text is selected (highlighted) and scrolled into the middle
+        area = self.chapter_view.text_area
+        row, column = where
+        area.selection = Selection((row, column), (row, column + length))
+        area.scroll_cursor_visible(center=True, animate=False)
 
     def action_export(self, chapters: list[int] | None = None) -> None:
         def answered(result: Any) -> None:

@@ -1,7 +1,10 @@
 """Foreshadowing ledger updates from `foreshadow` ops (seed 001 9.2) and the overdue check.
 
 Transitions (nothing the model said is lost; every surprise is a warning and still lands in history):
-- planted, new id -> new item (status planted; description = detail).
+- planted, new id -> new item (status planted; description = detail). Its `scope` and
+  `target_resolve_range` come from the op (`planted_scope`), defaulting to a short thread due in chapters
+  n+3..n+10 (`DEFAULT_SHORT_RANGE`), so threads planted while writing can go overdue too; the author may edit
+  both in the ledger.
 - planted, known id -> warning; a "planted" history line is added, status unchanged.
 - advanced -> history + status advanced + last_updated_chapter. A resolved item is reopened, with a
   warning (the state's active_foreshadowing lists it again, so ledger and state agree).
@@ -15,8 +18,36 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from studio.models.changelog import OpWarning
-from studio.models.foreshadowing import ForeshadowingHistoryEntry, ForeshadowingItem, ForeshadowingLedger
+from studio.models.foreshadowing import (
+    ForeshadowingHistoryEntry,
+    ForeshadowingItem,
+    ForeshadowingLedger,
+    ForeshadowScope,
+)
 from studio.models.patch import StateOp
+
+DEFAULT_SHORT_RANGE = (3, 10)  # a thread planted while writing, with no range given: due in chapters n+3..n+10
+_SCOPES = ("short", "medium", "long")
+
+
+def planted_scope(op: StateOp, chapter: int) -> tuple[ForeshadowScope, tuple[int, int] | None]:
+    """The scope and target range a `planted` op carries (`scope`, `target_resolve_range` as [first, last]
+    chapters), each falling back to the default: short, chapters n+3..n+10. Medium and long threads get no
+    range unless given one (only short threads go overdue)."""
+    extra = op.model_extra or {}
+    raw_scope = extra.get("scope")
+    scope: ForeshadowScope = raw_scope if raw_scope in _SCOPES else "short"
+    raw = extra.get("target_resolve_range")
+    if (
+        isinstance(raw, list | tuple)
+        and len(raw) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in raw)
+        and 1 <= raw[0] <= raw[1]
+    ):
+        return scope, (raw[0], raw[1])
+    if scope != "short":
+        return scope, None  # medium and long threads are never overdue: no default range
+    return scope, (chapter + DEFAULT_SHORT_RANGE[0], chapter + DEFAULT_SHORT_RANGE[1])
 
 
 def apply_foreshadow_ops(
@@ -41,9 +72,12 @@ def apply_foreshadow_ops(
                 warnings.append(
                     OpWarning(entry=op.to_data(), reason=f"{op.path!r} was never planted; created as {action}")
                 )
+            scope, target = planted_scope(op, chapter) if action == "planted" else (None, None)
             item = ForeshadowingItem(
                 id=op.path,
                 description=detail,
+                scope=scope,
+                target_resolve_range=target,
                 status=action,
                 planted_chapter=chapter if action == "planted" else None,
                 planted_storyline=storyline_id if action == "planted" else None,

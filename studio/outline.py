@@ -38,6 +38,7 @@ from studio.ids import is_slug
 _CHAPTER_HEADING = re.compile(
     r"^#{2,4}[ \t]*第[ \t]*([0-9０-９]+|[零〇一二两三四五六七八九十百千万]+)[ \t]*章(?:[ \t:：．.、-]*(.*?))?[ \t#]*$"
 )
+_CHAPTER_HEADING_ANYWHERE = re.compile(r"^[ \t]*" + _CHAPTER_HEADING.pattern[1:], re.MULTILINE)
 _TITLE_HEADING = re.compile(r"^#[ \t]*(?!#)(.*?)[ \t#]*$")
 _VOLUME_HEADING = re.compile(r"^##[ \t]*(第[ \t]*[0-9０-９零〇一二两三四五六七八九十百千万]+[ \t]*卷.*?)[ \t#]*$")  # the plugin
 _FIELD = re.compile(r"^[ \t]*[-*+][ \t]*([^:：\n]{1,24}?)[ \t]*[:：][ \t]*(.*?)[ \t]*$")
@@ -111,6 +112,30 @@ def _chapter_number(text: str) -> int:
     if text[0] in "0123456789０１２３４５６７８９":
         return int(text.translate(str.maketrans("０１２３４５６７８９", "0123456789")))
     return chinese_numeral(text)
+
+
+def chapter_numbers(text: str) -> list[int]:
+    """The chapter numbers of an outline's headings, in order, without building the model (a fast index for
+    checks that only ask which volume holds a chapter); unreadable numbers and fenced code are skipped."""
+    out: list[int] = []
+    if "```" not in text and "~~~" not in text:  # no fences: one pass over the headings
+        for found in _CHAPTER_HEADING_ANYWHERE.finditer(text):
+            try:
+                out.append(_chapter_number(found.group(1)))
+            except ValueError:
+                continue
+        return out
+    in_fence = False
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if stripped.startswith("```") or stripped.startswith("~~~"):
+            in_fence = not in_fence
+        elif not in_fence and (m := _CHAPTER_HEADING.match(stripped)):
+            try:
+                out.append(_chapter_number(m.group(1)))
+            except ValueError:
+                continue
+    return out
 
 
 def _field_name(key: str) -> str | None:

@@ -62,6 +62,7 @@ class SummarizerOutput:
     leak_risk: str  # low | medium | high
     warnings: list[str]
     calls: list[CallRecord]
+    structure: dict[str, str] = field(default_factory=dict)  # the chapter's tags (studio.checks.tags.TAGS)
 
 
 @dataclass(frozen=True)

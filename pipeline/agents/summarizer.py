@@ -71,4 +71,5 @@ async def run_summarizer(
         leak_risk=reply.leak_risk,
         warnings=warnings,
         calls=calls,
+        structure=reply.structure(),
     )

@@ -11,4 +11,6 @@ Domain code only: nothing here imports Textual or `pipeline`. The modules:
 - `quotes`: looking up a quoted passage (the judge's evidence) in a chapter.
 - `registry`, `run` + the check modules (`variants`, `newnames`, `punctuation`, `prose`, `evidence`): the checks
   `novel-studio check` runs.
+- `story`: what the story checks know besides the text (state history, Summarizer metadata, plan, ledger, style
+  profile), and the story checks: `continuity`, `leaks`, `foreshadow`, `structure` (+ `tags`), `style_drift`.
 """

@@ -1,7 +1,8 @@
 """The checks' findings on a chapter under review, as brief evidence for the judge (issue 8: findings to the judge).
 
 The judge sees the staged text before it is committed, so the cheap checks that speak to prose quality run on that
-text here (blacklist use and density, name variants against the book's counts, punctuation), waived findings left
+text here (blacklist use and density, name variants against the book's counts, punctuation, storyline leaks and
+their weaker signals: the Summarizer's metadata is staged before the judge runs), waived findings left
 out. The result is a few lines in Chinese (prompts to the model are Chinese), at most `MAX_LINES`, most severe
 first; it goes to the chapter tier of the judge's prompt (after the last cache breakpoint). A check that fails
 gives no line: evidence is a help, never a reason for the judge call to fail.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from studio.checks.leaks import StorylineLeakCheck
 from studio.checks.prose import BlacklistCheck
 from studio.checks.punctuation import PunctuationCheck
 from studio.checks.registry import ChapterText, Check
@@ -21,14 +23,16 @@ from studio.models.findings import Finding, severity_rank
 from studio.project import Project
 
 MAX_LINES = 8
-EVIDENCE_KINDS = frozenset({"blacklist", "blacklist_density", "name_variant", "punctuation"})
+EVIDENCE_KINDS = frozenset(
+    {"blacklist", "blacklist_density", "name_variant", "punctuation", "storyline_leak", "storyline_leak_hint"}
+)
 
 
 def judge_findings(project: Project, chapter: int, text: str) -> list[Finding]:
     """The evidence findings of `text` as chapter `chapter` (the other committed chapters give name counts)."""
     ctx, _ = project_context(project, chapter, chapter, lang="zh")
     ctx = dataclasses.replace(ctx, chapters=[ChapterText(chapter, text)])
-    checks: list[Check] = [BlacklistCheck(), NameVariantCheck(), PunctuationCheck()]
+    checks: list[Check] = [BlacklistCheck(), NameVariantCheck(), PunctuationCheck(), StorylineLeakCheck()]
     allow = CheckAllowList.load_or_default(project.paths.check_allow)
     report = run_checks(ctx, checks=checks, allow=allow)
     return [f for f in report.findings if f.kind in EVIDENCE_KINDS]

@@ -12,6 +12,7 @@ The chapters before come from the checked ones or the reference ones (the rest o
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from studio.checks.matcher import Matcher
@@ -23,6 +24,8 @@ from studio.models.findings import Finding
 WINDOW = 5
 MIN_EARLIER = 3
 MAX_FINDINGS = 3
+MEMO_ENTRIES = 64  # phrases of recent chapters kept for the process: the next commit's window reuses them
+_MEMO: dict[tuple[int, int, int], set[str]] = {}
 
 MESSAGES: Catalog = {
     "recent": (
@@ -52,12 +55,21 @@ class RecentRepeatCheck:
     def run(self, ctx: CheckContext) -> Iterable[Finding]:
         by_number = {c.number: c for c in [*ctx.reference, *ctx.chapters]}
         names = ctx.registry.matcher()
+        names_key = hash(tuple(sorted(ctx.registry.names())))
         cache: dict[int, set[str]] = {}
 
         def grams(n: int) -> set[str]:
             found = cache.get(n)
             if found is None:
-                found = cache[n] = phrases(_body(by_number[n], names))
+                text = by_number[n].text
+                key = (names_key, len(text), hash(text))
+                found = _MEMO.get(key)
+                if found is None:
+                    found = phrases(_body(by_number[n], names))
+                    if len(_MEMO) >= MEMO_ENTRIES:
+                        _MEMO.clear()
+                    _MEMO[key] = found
+                cache[n] = found
             return found
 
         out: list[Finding] = []
@@ -66,7 +78,9 @@ class RecentRepeatCheck:
             if len(earlier) < MIN_EARLIER or not chapter.text.strip():
                 continue
             own = grams(chapter.number)
-            counts = {g: sum(g in grams(n) for n in earlier) for g in own}
+            counts: Counter[str] = Counter()
+            for n in earlier:
+                counts.update(own & grams(n))  # set intersections: the cost stays in C
             repeated = {g: k for g, k in counts.items() if k >= MIN_EARLIER}
             if not repeated:
                 continue

@@ -12,6 +12,7 @@ and is not in `ctx.chapters`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,6 +23,7 @@ from studio.checks.matcher import Matcher
 from studio.checks.metrics import ProseMetrics, prose_metrics
 from studio.checks.names import NameRegistry
 from studio.checks.paragraphs import Paragraphs
+from studio.checks.story import StoryFacts
 from studio.errors import FormatError
 from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Lang
@@ -42,21 +44,33 @@ class ChapterText:
     def __init__(self, number: int, text: str) -> None:
         self.number = number
         self._text: str | None = text
-        self.path: Path | None = None
+        self.folder: Path | None = None  # on disk: the folder and the file name (no path built per chapter)
+        self.name: str | None = None
         self.signature: tuple[int, int] | None = None
 
     @classmethod
     def on_disk(cls, number: int, path: Path) -> ChapterText:
+        return cls.in_folder(number, path.parent, path.name)
+
+    @classmethod
+    def in_folder(cls, number: int, folder: Path, name: str) -> ChapterText:
+        """`on_disk` for file `name` of `folder`: one stat, no Path object per chapter (flat after a commit)."""
         chapter = cls(number, "")
-        stat = path.stat()
-        chapter._text, chapter.path, chapter.signature = None, path, (stat.st_size, stat.st_mtime_ns)
+        stat = os.stat(os.path.join(folder, name))
+        chapter._text, chapter.folder, chapter.name = None, folder, name
+        chapter.signature = (stat.st_size, stat.st_mtime_ns)
         return chapter
+
+    @property
+    def path(self) -> Path | None:
+        return self.folder / self.name if self.folder is not None and self.name is not None else None
 
     @property
     def text(self) -> str:
         if self._text is None:
             try:
-                self._text = decode_text(self.path.read_bytes(), self.path) if self.path is not None else ""
+                path = self.path
+                self._text = decode_text(path.read_bytes(), path) if path is not None else ""
             except (OSError, FormatError):
                 self._text = ""
         return self._text
@@ -114,6 +128,7 @@ class CheckContext:
     lang: Lang = DEFAULT_LANG
     reference: Sequence[ChapterText] = ()
     evaluations: Mapping[int, Evaluation] = field(default_factory=dict)  # the judge's, by chapter
+    story: StoryFacts | None = None  # state history, plan, ledger: the story checks skip without it
     _metrics: dict[int, ProseMetrics] = field(default_factory=dict, repr=False)
 
     @property
@@ -145,11 +160,16 @@ class Check(Protocol):
 
 def default_checks() -> list[Check]:
     """The checks `novel-studio check` runs, cheap ones first."""
+    from studio.checks.continuity import ContinuityCheck
     from studio.checks.evidence import JudgeQuoteCheck
+    from studio.checks.foreshadow import ForeshadowingCheck
+    from studio.checks.leaks import StorylineLeakCheck
     from studio.checks.newnames import NewNameCheck
     from studio.checks.prose import BlacklistCheck, LengthCheck, StructuralTicCheck
     from studio.checks.punctuation import PunctuationCheck
     from studio.checks.recent import RecentRepeatCheck
+    from studio.checks.structure import StructureCheck
+    from studio.checks.style_drift import StyleDriftCheck
     from studio.checks.variants import NameVariantCheck
 
     return [
@@ -160,6 +180,11 @@ def default_checks() -> list[Check]:
         RecentRepeatCheck(),
         NameVariantCheck(),
         JudgeQuoteCheck(),
+        ContinuityCheck(),
+        StorylineLeakCheck(),
+        ForeshadowingCheck(),
+        StructureCheck(),
+        StyleDriftCheck(),
         NewNameCheck(),
     ]
 

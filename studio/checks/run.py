@@ -19,9 +19,12 @@ from pathlib import Path
 from studio.checks.matcher import blacklist_matcher
 from studio.checks.names import NameRegistry
 from studio.checks.registry import ChapterText, Check, CheckContext, default_checks, is_expensive
+from studio.checks.story import StoryFacts
+from studio.checks.style_drift import drift_at, write_style_drift
 from studio.errors import FormatError
 from studio.fileio import decode_text
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
+from studio.ids import chapter_id
 from studio.models.check_allow import CheckAllowList
 from studio.models.evaluation import Evaluation
 from studio.models.findings import ChecksReport, Finding
@@ -106,12 +109,13 @@ def project_context(
     chapters: list[ChapterText] = []
     others: list[ChapterText] = []
     unreadable: list[Finding] = []
+    folder = project.paths.chapter(1).parent
     for n in project.committed_chapters():
         outside = (first is not None and n < first) or (last is not None and n > last)
         if outside:
             if reference:
                 try:
-                    others.append(ChapterText.on_disk(n, project.paths.chapter(n)))
+                    others.append(ChapterText.in_folder(n, folder, f"{chapter_id(n)}.md"))
                 except OSError:
                     pass  # gone since the listing
             continue
@@ -130,6 +134,13 @@ def project_context(
         lang=lang,
         reference=others,
         evaluations=_evaluations(project, [c.number for c in chapters]),
+        story=StoryFacts(
+            project.paths,
+            storylines=project.storylines,
+            ledger=project.foreshadowing,
+            style_profile=project.style_profile,
+            committed=project.committed_chapters(),
+        ),
     )
     return ctx, unreadable
 
@@ -168,12 +179,22 @@ def write_chapter_reports(paths: ProjectPaths, report: ChecksReport, chapters: S
 
 
 BOOK_EVERY = 10  # every 10th chapter the expensive checks run too, over the last 10 chapters (seed 000 §6 L2 2c)
-PAUSE_KINDS: frozenset[str] = frozenset()  # continuity and storyline-leak kinds go here when they exist (003 §10.3)
+PAUSE_KINDS: frozenset[str] = frozenset(
+    {"continuity_status", "continuity_item", "continuity_attribute", "storyline_leak"}
+)  # high-severity ones pause a multi-chapter run (003 §10.3)
 
 
 def pausing_findings(report: ChecksReport) -> list[Finding]:
     """The findings that pause a multi-chapter run: high-severity continuity or leak findings only."""
     return [f for f in report.findings if f.kind in PAUSE_KINDS and f.severity == "high"]
+
+
+def _update_style_drift(project: Project, ctx: CheckContext, chapter: int) -> None:
+    """Every `DRIFT_EVERY`th chapter: `style-drift.json` written from the last window (metrics computed once)."""
+    found = drift_at(ctx, chapter)
+    if found is not None:
+        window, drifts = found
+        write_style_drift(project.paths, project.style_drift, chapter, window, drifts)
 
 
 def check_after_commit(
@@ -188,7 +209,8 @@ def check_after_commit(
 
     The cheap checks of the chapter, the rest of the book read for name counts only (cached per chapter text, so
     the time does not grow with the book); every `BOOK_EVERY`th chapter every check (new names too) over the last
-    `BOOK_EVERY` chapters, whose reports are rewritten. The report returned is the chapter's own.
+    `BOOK_EVERY` chapters, whose reports are rewritten. The report returned is the chapter's own. Every
+    `DRIFT_EVERY`th chapter `style-drift.json` is written (or cleared) from the last window.
 
     For the commit step (003 §10.3: checks after a commit never fail that commit): everything goes wrong
     quietly, returning None. Waived findings are dropped.
@@ -204,6 +226,7 @@ def check_after_commit(
         report = run_checks(ctx, checks=checks, allow=allow, extra=unreadable)
         chapters = [n for n in project.committed_chapters() if first <= n <= chapter]
         write_chapter_reports(project.paths, report, chapters)
+        _update_style_drift(project, ctx, chapter)
         if not book:
             return report
         own = [f for f in report.findings if f.chapter == chapter]

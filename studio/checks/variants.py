@@ -303,9 +303,9 @@ class NameStatsCache:
 
     def get(self, index: VariantIndex, chapter: ChapterText) -> ChapterNameStats:
         entry: list[object] | None = None
-        if chapter.path is not None and chapter.signature is not None:
-            signatures = self._index(chapter.path.parent)
-            entry = signatures.get(chapter.path.name)
+        if chapter.folder is not None and chapter.name is not None and chapter.signature is not None:
+            signatures = self._index(chapter.folder)
+            entry = signatures.get(chapter.name)
             if entry is not None and entry[:3] == [*chapter.signature, index.names_hash]:
                 found = self._load(str(entry[3]))
                 if found is not None:
@@ -320,11 +320,11 @@ class NameStatsCache:
                     atomic_write_text(self.folder / f"{key}.json", found.to_json())
                 except OSError:
                     pass
-        if chapter.path is not None and chapter.signature is not None:
+        if chapter.folder is not None and chapter.name is not None and chapter.signature is not None:
             new = [*chapter.signature, index.names_hash, key]
             if entry != new:
-                self._index(chapter.path.parent)[chapter.path.name] = new
-                self._dirty.add(chapter.path.parent)
+                self._index(chapter.folder)[chapter.name] = new
+                self._dirty.add(chapter.folder)
         return found
 
 

@@ -22,8 +22,9 @@ from studio.project import Project
 
 MESSAGES: Catalog = {
     "help": (
-        "不花 token 的检查：人名笔误、标点、AI 腔黑名单、句式习惯、章节字数（只读）",
-        "checks that cost no tokens: name typos, punctuation, AI-phrase blacklist, tics, chapter length (read-only)",
+        "不花 token 的检查：人名笔误、标点、AI 腔黑名单、句式习惯、章节字数、连续性、串线、伏笔、风格偏移、结构（只读）",
+        "checks that cost no tokens: name typos, punctuation, AI-phrase blacklist, tics, chapter length, continuity, "
+        "storyline leaks, foreshadowing, style drift, structure (read-only)",
     ),
     "opt_from": ("从第 N 章开始（默认：第一章）", "first chapter to check (default: the first)"),
     "opt_to": ("到第 M 章为止（默认：最后一章）", "last chapter to check (default: the last)"),
@@ -77,6 +78,19 @@ KIND_LABELS: Catalog = {
     "unreadable": ("无法读取", "unreadable"),
     "judge_quote_missing": ("评审引文不存在", "judge quote not found"),
     "check_failed": ("检查出错", "check failed"),
+    "recent_repeat": ("跨章重复用语", "repeated across chapters"),
+    "continuity_status": ("已退场角色出场", "absent or dead character acts"),
+    "continuity_item": ("物品归属矛盾", "item used by a former holder"),
+    "continuity_attribute": ("等级变化无交代", "rank change without an event"),
+    "storyline_leak": ("故事线串线", "storyline leak"),
+    "storyline_leak_hint": ("疑似串线", "possible storyline leak"),
+    "foreshadowing_overdue": ("伏笔超期", "foreshadowing overdue"),
+    "foreshadowing_never_advanced": ("伏笔未推进", "foreshadowing never advanced"),
+    "foreshadowing_long_idle": ("长线伏笔搁置", "long thread idle"),
+    "style_drift": ("风格偏移", "style drift"),
+    "structure_repeat": ("结构重复", "repeated structure"),
+    "structure_goal_stalled": ("卷目标停滞", "volume goal stalled"),
+    "structure_balance": ("故事线配比偏离", "storyline balance off plan"),
 }
 
 

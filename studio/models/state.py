@@ -1,4 +1,18 @@
-"""`state/current-state.json` (seed 001 section 9.2): where every character, item and place stands now."""
+"""`state/current-state.json` (seed 001 section 9.2): where every character, item and place stands now.
+
+Conventions the Summarizer follows (prompts/summarizer.v1.md, "状态约定") and the continuity checks read
+(`studio.checks.continuity`); all are ordinary fields set by ordinary ops, so older states stay valid:
+
+- `characters.<id>.status`: one of `CHARACTER_STATUSES` — `active` (in the story; the default when unset),
+  `dead`, `retired` (left the story for good, alive), `absent` (away for now: travelling, sealed, missing).
+  A dead or absent character who speaks or acts in a later chapter is a finding; being remembered is not.
+- `items.<id>.holder`: the character id holding the item (null or "" when nobody does); `display_name` names it.
+  A former holder using the item after it changed hands is a finding.
+- ordered attributes (cultivation level, rank, ...): declared once as
+  `world_state.ordered_attributes.<attr>`: the ranks lowest first (`["炼气", "筑基", "金丹"]`), or `[]` for a
+  number; then `characters.<id>.<attr>` holds the rank. A set op that moves a rank down, or more than one rank
+  up, needs a `detail` naming the event (a breakthrough, a demotion); without one it is a finding.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +24,9 @@ from pydantic import AfterValidator, BeforeValidator, Field, SerializerFunctionW
 
 from studio.ids import check_slug
 from studio.models.base import FileModel
+
+CHARACTER_STATUSES: tuple[str, ...] = ("active", "dead", "retired", "absent")
+ORDERED_ATTRIBUTES_KEY = "ordered_attributes"  # world_state.<this>.<attr>: the ranks, lowest first
 
 Slug = Annotated[str, AfterValidator(check_slug)]
 """A str that must be a safe entity slug; the error lands on the offending key or value's JSON path."""

@@ -149,6 +149,7 @@ _ACTIONS: dict[str, str] = {
     "undo": "undo",
     "edit": "edit_chapter",
     "search": "search",
+    "findings": "findings",
     "mark_reviewed": "mark_reviewed",
     "export": "export",
     "pane_1": "focus_pane(0)",
