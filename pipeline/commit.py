@@ -145,6 +145,9 @@ def build_log(
         total_cost_usd=round(sum(costs), 6) if costs else None,
     )
     extra: dict[str, Any] = {"gate_history": gates, "force_passed": force_passed}
+    share = log.cache_read_share()
+    if share is not None:
+        extra["cache_read_share"] = share  # issue 9 item 6: how much input the prompt cache served
     if warnings:
         extra["warnings"] = warnings
     if offline:

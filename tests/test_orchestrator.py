@@ -132,6 +132,7 @@ async def test_one_chapter_end_to_end(root: Path) -> None:
     log = PipelineLog.load(paths.log(3))
     assert sorted(s.name for s in log.stages) == ["draft", "judge", "refine", "summarize"]
     assert log.gate_decision == "pass" and log.cost() == pytest.approx(0.04)
+    assert (log.model_extra or {})["cache_read_share"] == 0.0  # the fakes report no cache reads
     archive = root / "logs" / "chapter-003"
     assert (archive / "chapter-003.draft.md").is_file()
     assert (archive / "chapter-003-refine.json").is_file()

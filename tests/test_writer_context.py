@@ -223,3 +223,18 @@ def test_chapter_marks_live_after_the_last_breakpoint(root: Path) -> None:
     assert "cache_control" not in tail
     assert "W-001" in _block(tail["text"], "focus_rules")
     assert "<style_drift>" in tail["text"]
+
+
+def test_cache_read_share_of_a_chapter_log() -> None:
+    from studio.models.pipeline_log import PipelineLog, StageLog
+
+    log = PipelineLog(
+        chapter=3,
+        stages=[
+            StageLog(name="draft", input_tokens=1000, cache_creation_input_tokens=3000, cache_read_input_tokens=0),
+            StageLog(name="judge", input_tokens=2000, cache_creation_input_tokens=0, cache_read_input_tokens=4000),
+            StageLog(name="refine"),  # nothing reported: left out
+        ],
+    )
+    assert log.cache_read_share() == 0.4
+    assert PipelineLog(chapter=3, stages=[StageLog(name="draft")]).cache_read_share() is None
