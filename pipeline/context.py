@@ -38,6 +38,8 @@ from pipeline.context_pieces import (
     chapter_ending,
     chapter_tail,
     contract_checklist,
+    first_sentences,
+    numbered_paragraphs,
     style_anchors,
 )
 from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sections
@@ -934,7 +936,7 @@ def judge_context(
         "cross_references": _lines(cross_references or []),
         "style_metrics": dumps(style_metrics(text, blacklist)),
         "check_findings": judge_evidence(project, chapter, text),
-        "chapter_content": text.strip(),
+        "chapter_content": numbered_paragraphs(text),
     }
     contract_ids = [
         c.id
@@ -949,6 +951,7 @@ def judge_context(
         "character_contract_ids": contract_ids,
         "objective_ids": [o.id for o in info.contract.objectives] if info.contract is not None else [],
         "ls_rule_ids": [r.id for r in project.storyline_spec.rules],
+        "quotes": first_sentences(text),
     }
     return render_bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
 

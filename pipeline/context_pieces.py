@@ -26,6 +26,7 @@ from typing import Any
 
 from pipeline.tokens import estimate_tokens
 from studio.checks.paragraphs import Paragraphs
+from studio.checks.quotes import normalise
 from studio.models.contract import ChapterContract
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "chapter_ending",
     "chapter_tail",
     "contract_checklist",
+    "first_sentences",
     "numbered_paragraphs",
     "paragraph_number_prefix",
     "style_anchors",
@@ -48,6 +50,7 @@ ENDING_MAX_CHARS = 1000
 TAIL_MIN_CHARS = 120
 TAIL_MAX_CHARS = 240
 ANCHOR_MAX_TOKENS = 2000
+MIN_QUOTE_CHARS = 4  # a shorter quote is no evidence (`pipeline.agents.judge_calibration`)
 MAX_ANCHORS = 2
 ANCHOR_FIELDS = ("anchor_passages", "style_exemplars")
 _ANCHOR_TEXT_KEYS = ("text", "passage", "content", "excerpt")
@@ -217,3 +220,17 @@ def numbered_paragraphs(chapter_text: str) -> str:
         pos = p.start
     out.append(chapter_text[pos:])
     return "".join(out).strip()
+
+
+def first_sentences(chapter_text: str, limit: int = 3) -> list[str]:
+    """The first sentence of each of the first body paragraphs that is long enough to be evidence
+    (`MIN_QUOTE_CHARS` characters, punctuation not counted): verbatim passages the offline judge cites."""
+    out = []
+    for p in Paragraphs(chapter_text):
+        match = _SENTENCE_END.search(p.text)
+        sentence = (p.text[: match.end()] if match else p.text).strip()
+        if len(normalise(sentence)[0]) >= MIN_QUOTE_CHARS:
+            out.append(sentence)
+        if len(out) >= limit:
+            break
+    return out

@@ -114,7 +114,7 @@ async def test_judge_overall_is_the_weighted_mean_and_improves(project: Project)
     agents = offline_agents(project)
     overalls = []
     for revision in (0, 1, 2):
-        out = await agents.judge(5, "# 第5章 入司\n\n正文。", key_chapter=False, revision=revision)
+        out = await agents.judge(5, "# 第5章 入司\n\n沈照推开守灯司的门，屋里一股旧纸味。", key_chapter=False, revision=revision)
         evaluation = out.evaluation
         assert evaluation.overall == weighted_overall(evaluation.scores)
         assert all(1 <= s.score <= 5 for s in evaluation.scores.as_dict().values())
@@ -152,7 +152,7 @@ async def test_offline_replies_pass_the_same_validation(project: Project) -> Non
 
 async def test_dual_judge_runs_both_on_key_chapters(project: Project) -> None:
     agents = offline_agents(project)
-    out = await agents.judge(1, "# 第1章 子时送单\n\n正文。", key_chapter=True, revision=0)
+    out = await agents.judge(1, "# 第1章 子时送单\n\n沈照推开守灯司的门，屋里一股旧纸味。", key_chapter=True, revision=0)
     assert [c.stage for c in out.calls] == ["judge", "judge-secondary"]
     assert out.evaluation.overall == min(
         weighted_overall(JudgeReply.model_validate(judge_reply({"chapter": 1}, secondary=s)).scores) for s in (False, True)
@@ -183,7 +183,7 @@ def judge_json(score: int, violation: str) -> str:
             "l3_checks": [{"id": violation, "status": "violation", "confidence": "high", "detail": "x"}],
             "l1_checks": [{"id": "W-001", "status": "pass", "confidence": "high", "detail": ""}],
         },
-        "scores": {d: {"score": score} for d in DIMENSION_WEIGHTS},
+        "scores": {d: {"evidence": "沈照推开守灯司的门", "score": score} for d in DIMENSION_WEIGHTS},
         "risk_flags": [f"flag-{violation}"],
         "required_fixes": [{"target": "第 1 段", "instruction": violation}],
     }
@@ -193,7 +193,7 @@ def judge_json(score: int, violation: str) -> str:
 async def test_dual_judge_keeps_lower_overall_and_union_of_violations(project: Project) -> None:
     primary, secondary = Scripted(judge_json(4, "OBJ-001-1")), Scripted(judge_json(3, "OBJ-001-2"))
     agents = ModelAgents(project, Settings(), primary, secondary_provider=secondary)
-    out = await agents.judge(1, "# 第1章\n\n正文。", key_chapter=True, revision=0)
+    out = await agents.judge(1, "# 第1章\n\n沈照推开守灯司的门，屋里一股旧纸味。", key_chapter=True, revision=0)
     assert out.evaluation.overall == 3.0
     assert {c.id for c in out.evaluation.violations()} == {"OBJ-001-1", "OBJ-001-2"}
     assert out.evaluation.contract_verification.has_violations

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from pipeline.agents.judge import combine_evaluations, run_judge
+from pipeline.agents.judge_calibration import style_cap_reason
 from pipeline.agents.protocol import (
     Agents,
     CallRecord,
@@ -38,6 +39,10 @@ from pipeline.providers.base import ModelRequest, ModelResult, Provider, Provide
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
 from pipeline.tokens import estimate_tokens
+from studio.checks.matcher import blacklist_matcher
+from studio.checks.metrics import prose_metrics
+from studio.checks.names import NameRegistry
+from studio.errors import StudioError
 from studio.models.settings import Settings
 from studio.models.state import CurrentState
 from studio.project import Project
@@ -179,15 +184,30 @@ class ModelAgents:
             stage="polish" if polish else "refine",
         )
 
+    def _style_reason(self, text: str) -> str | None:
+        """Why the measured prose metrics cap the judge's style score (None when within bounds)."""
+        try:
+            names = NameRegistry.load(self.project.characters, self.project.paths.names).names()
+        except StudioError:  # a broken names file is reported by the checks; the cap works without it
+            names = [c.display_name for c in self.project.characters.values()]
+        state = CurrentState.load_or_default(self.project.paths.current_state)
+        for entities in (state.items, state.locations, state.factions):  # repeating a place's name is no tic
+            names += [str(v.get("display_name")) for v in entities.values() if v.get("display_name")]
+        metrics = prose_metrics(text, blacklist_matcher(self.project.ai_blacklist), names=names)
+        return style_cap_reason(metrics)
+
     async def judge(self, chapter: int, text: str, *, key_chapter: bool, revision: int) -> JudgeOutput:
         cross_references = self._cross_references.get(chapter)
+        style_reason = self._style_reason(text)
         primary = run_judge(
             self.provider,
             self.requests.judge(chapter, text, cross_references=cross_references, revision=revision),
             chapter=chapter,
+            text=text,
             registry=self.registry,
             invoke=self._invoker(self.provider),
             stage="judge",
+            style_reason=style_reason,
         )
         if not key_chapter:
             return await primary
@@ -197,9 +217,11 @@ class ModelAgents:
                 chapter, text, cross_references=cross_references, revision=revision, secondary=True
             ),
             chapter=chapter,
+            text=text,
             registry=self.registry,
             invoke=self._invoker(self.secondary_provider),
             stage="judge-secondary",
+            style_reason=style_reason,
         )
         first, second = await asyncio.gather(primary, secondary)
         return JudgeOutput(

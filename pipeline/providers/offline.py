@@ -299,6 +299,12 @@ def refiner_reply(ctx: dict[str, Any], draft: str) -> dict[str, Any]:
     return {"edits": edits}
 
 
+def _evidence(ctx: dict[str, Any], i: int) -> str:
+    """A verbatim passage of the judged chapter (the context's `quotes`), so the evidence check finds it."""
+    quotes = [str(q) for q in ctx.get("quotes", []) if q]
+    return quotes[i % len(quotes)] if quotes else "（离线输出，无原文引用）"
+
+
 def judge_reply(ctx: dict[str, Any], *, secondary: bool = False) -> dict[str, Any]:
     chapter = int(ctx.get("chapter") or 1)
     revision = int(ctx.get("revision") or 0)
@@ -329,8 +335,8 @@ def judge_reply(ctx: dict[str, Any], *, secondary: bool = False) -> dict[str, An
         "chapter": chapter,
         "contract_verification": {"l1_checks": l1, "l2_checks": l2, "l3_checks": l3, "ls_checks": ls, "has_violations": False},
         "scores": {
-            d: {"score": s, "reason": "离线评审：按章号确定的分数", "evidence": "（离线输出，无原文引用）"}
-            for d, s in scores.items()
+            d: {"evidence": _evidence(ctx, i), "reason": "离线评审：按章号确定的分数", "score": s}
+            for i, (d, s) in enumerate(scores.items())
         },
         "recommendation": recommendation,
         "risk_flags": [] if overall >= 3.5 else ["pacing_slow"],
