@@ -41,6 +41,7 @@ from pipeline.context_pieces import (
     first_sentences,
     numbered_paragraphs,
     style_anchors,
+    with_paragraphs,
 )
 from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sections
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
@@ -806,8 +807,9 @@ def reviser_context(
     variables = _writer_variables(project, settings, info, state, ledger)
     variables.update(
         chapter_draft=revision.previous_text.strip(),
-        required_fixes=_lines(revision.required_fixes) or "- （无具体指令：按违规与问题修订）",
-        judge_issues=_lines(revision.issues),
+        required_fixes=_lines(with_paragraphs(revision.required_fixes, revision.previous_text))
+        or "- （无具体指令：按违规与问题修订）",
+        judge_issues=_lines(with_paragraphs(revision.issues, revision.previous_text)),
         violations=_lines(revision.violations),
         author_note=(note or "").strip(),
     )
@@ -879,14 +881,17 @@ def refiner_context(
     *,
     cap_ratio: float = 0.15,
     polish: bool = False,
+    findings: list[str] | None = None,
     registry: PromptRegistry | None = None,
 ) -> ContextBundle:
+    """StyleRefiner; the polish pass also gets the judge's findings with the paragraphs they point at."""
     variables = {
         "project_brief": project_brief(project),
         "style_profile": _style_profile(project),
         "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
         "style_drift": _lines(project.style_drift.injected_directives()),
         "max_edit_chars": str(cap_chars_for(text, cap_ratio)),
+        "judge_findings": _lines(with_paragraphs(findings or [], text)),
         "chapter_draft": text.strip(),
     }
     data = {

@@ -16,6 +16,10 @@ Rules:
   objectives with their ids, postconditions, acceptance criteria), character keys shown by display name.
 - **Numbered paragraphs** (`numbered_paragraphs`): `【N】` before each body paragraph, N from
   `studio.checks.paragraphs` (the numbering the checks and the studio show), so a finding can point at a place.
+- **Findings with their places** (`with_paragraphs`): a judge's fix or issue that names paragraphs (`第 3 段`,
+  `第3-5段`, `第 3、4 段`) gets the text of those paragraphs (each cut to `PLACE_MAX_CHARS`, at most
+  `PLACE_MAX_PARAGRAPHS` of them) so the reviser and the polish pass know exactly where; other findings are kept
+  as they are. `is_local` tells a finding tied to paragraphs from a structural one (no paragraph, or `全章`).
 """
 
 from __future__ import annotations
@@ -40,9 +44,12 @@ __all__ = [
     "chapter_tail",
     "contract_checklist",
     "first_sentences",
+    "is_local",
     "numbered_paragraphs",
     "paragraph_number_prefix",
+    "paragraph_refs",
     "style_anchors",
+    "with_paragraphs",
 ]
 
 ENDING_MIN_CHARS = 600
@@ -233,4 +240,44 @@ def first_sentences(chapter_text: str, limit: int = 3) -> list[str]:
             out.append(sentence)
         if len(out) >= limit:
             break
+    return out
+
+
+PLACE_MAX_CHARS = 120
+PLACE_MAX_PARAGRAPHS = 3
+_PLACE = re.compile(r"第\s*(\d+)\s*(?:(?:-|～|~|—|至|到)\s*(\d+)|((?:\s*[、,，和]\s*\d+)+))?\s*段")
+
+
+def paragraph_refs(finding: str) -> list[int]:
+    """The paragraph numbers a finding names, in order, without repeats."""
+    out: list[int] = []
+    for m in _PLACE.finditer(finding):
+        first = int(m.group(1))
+        if m.group(2):
+            numbers = list(range(first, min(int(m.group(2)), first + 20) + 1))
+        elif m.group(3):
+            numbers = [first, *(int(n) for n in re.findall(r"\d+", m.group(3)))]
+        else:
+            numbers = [first]
+        out += [n for n in numbers if n not in out]
+    return out
+
+
+def is_local(finding: str) -> bool:
+    """A finding tied to named paragraphs (fixed in place) rather than to the whole chapter."""
+    return bool(paragraph_refs(finding)) and "全章" not in finding and "全文" not in finding
+
+
+def with_paragraphs(findings: list[str], chapter_text: str) -> list[str]:
+    """Each finding followed by the text of the paragraphs it names (see the module rules)."""
+    paras = Paragraphs(chapter_text)
+    out = []
+    for finding in findings:
+        quoted = []
+        for n in paragraph_refs(finding)[:PLACE_MAX_PARAGRAPHS]:
+            para = paras.get(n)
+            if para is not None:
+                text = para.text if len(para.text) <= PLACE_MAX_CHARS else para.text[:PLACE_MAX_CHARS] + "……"
+                quoted.append(f"第{n}段原文：「{text}」")
+        out.append(finding + ("\n  " + "\n  ".join(quoted) if quoted else ""))
     return out

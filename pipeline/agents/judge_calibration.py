@@ -31,6 +31,7 @@ __all__ = [
     "UNVERIFIED_CAP",
     "calibrate",
     "evidence_errors",
+    "evaluation_findings",
     "evidence_found",
     "style_cap_reason",
     "unfound_dimensions",
@@ -123,3 +124,28 @@ def calibrate(
         updated[name] = entry
     scores = evaluation.scores.model_copy(update=updated)
     return evaluation.model_copy(update={"scores": scores, "overall": weighted_overall(scores)})
+
+
+DIMENSION_NAMES = {
+    "plot_logic": "情节逻辑",
+    "character": "角色塑造",
+    "immersion": "沉浸感",
+    "foreshadowing": "伏笔",
+    "pacing": "节奏",
+    "style_naturalness": "风格自然度",
+    "emotional_impact": "情感冲击",
+    "storyline_coherence": "故事线连贯",
+}
+LOW_SCORE = 3.0
+
+
+def evaluation_findings(evaluation: Evaluation) -> list[str]:
+    """The judge's concrete findings, one line each (Chinese, for a prompt): required fixes with their target,
+    then the issues, then every dimension scored at `LOW_SCORE` or below with its reason and evidence."""
+    lines = [f"{f.target}：{f.instruction}".strip("：") for f in evaluation.required_fixes if f.instruction]
+    lines += [issue for issue in evaluation.issues if issue.strip()]
+    for name, entry in evaluation.scores.as_dict().items():
+        if entry.score <= LOW_SCORE and entry.reason.strip():
+            quote = f"（原文：「{entry.evidence.strip()[:60]}」）" if entry.evidence.strip() else ""
+            lines.append(f"{DIMENSION_NAMES[name]} {entry.score:g} 分：{entry.reason.strip()}{quote}")
+    return lines

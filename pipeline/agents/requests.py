@@ -87,10 +87,19 @@ class AgentRequests:
         bundle = summarizer_context(self.project, self.settings, chapter, text, hints, registry=self.registry)
         return self.build(bundle, "summarizer", schema_model=SummarizerReply, chapter=chapter), bundle
 
-    def refiner(self, chapter: int, text: str, *, polish: bool) -> ModelRequest:
+    def refiner(
+        self, chapter: int, text: str, *, polish: bool, findings: list[str] | None = None
+    ) -> ModelRequest:
         cap = POLISH_CAP_RATIO if polish else REFINE_CAP_RATIO
         bundle = refiner_context(
-            self.project, self.settings, chapter, text, cap_ratio=cap, polish=polish, registry=self.registry
+            self.project,
+            self.settings,
+            chapter,
+            text,
+            cap_ratio=cap,
+            polish=polish,
+            findings=findings,
+            registry=self.registry,
         )
         return self.build(bundle, "style_refiner", schema_model=RefineReply, chapter=chapter)
 

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from pipeline.agents.judge import combine_evaluations, run_judge
-from pipeline.agents.judge_calibration import style_cap_reason
+from pipeline.agents.judge_calibration import evaluation_findings, style_cap_reason
 from pipeline.agents.protocol import (
     Agents,
     CallRecord,
@@ -43,6 +43,7 @@ from studio.checks.matcher import blacklist_matcher
 from studio.checks.metrics import prose_metrics
 from studio.checks.names import NameRegistry
 from studio.errors import StudioError
+from studio.models.evaluation import Evaluation
 from studio.models.settings import Settings
 from studio.models.state import CurrentState
 from studio.project import Project
@@ -172,10 +173,20 @@ class ModelAgents:
         self._cross_references[chapter] = list(output.cross_references)
         return output
 
+    def _judge_findings(self, chapter: int) -> list[str]:
+        """The staged evaluation's findings for the polish pass (none when there is no readable one)."""
+        path = self.project.paths.staged_evaluation(chapter)
+        try:
+            evaluation = Evaluation.load(path) if path.is_file() else None
+        except StudioError:
+            evaluation = None
+        return evaluation_findings(evaluation) if evaluation is not None else []
+
     async def refine(self, chapter: int, text: str, *, polish: bool) -> RefinerOutput:
+        findings = self._judge_findings(chapter) if polish else None
         return await run_refiner(
             self.provider,
-            self.requests.refiner(chapter, text, polish=polish),
+            self.requests.refiner(chapter, text, polish=polish, findings=findings),
             text,
             registry=self.registry,
             invoke=self._invoker(self.provider),
