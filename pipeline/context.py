@@ -67,6 +67,7 @@ __all__ = [
     "ContextBundle",
     "chapter_info",
     "default_registry",
+    "fixer_context",
     "dumps",
     "judge_context",
     "project_brief",
@@ -815,6 +816,34 @@ def reviser_context(
     )
     data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": False}
     return render_bundle("revision", REVISER_PROMPT, variables, data, registry)
+
+
+FIXER_PROMPT = "chapter-fixer"
+FIX_CAP_RATIO = 0.4  # a local revision may change up to 40 % of the chapter (the refiner: 15 %)
+
+
+def fixer_context(
+    project: Project,
+    settings: Settings,
+    chapter: int,
+    revision: RevisionInput,
+    *,
+    registry: PromptRegistry | None = None,
+) -> ContextBundle:
+    """ChapterWriter's local revision: the judge's findings all point at paragraphs, so it answers with edits."""
+    state, ledger = _state(project), _ledger(project)
+    info = chapter_info(project, chapter, state)
+    variables = _writer_variables(project, settings, info, state, ledger)
+    text = revision.previous_text
+    variables.update(
+        required_fixes=_lines(with_paragraphs(revision.required_fixes, text)),
+        judge_issues=_lines(with_paragraphs(revision.issues, text)),
+        violations=_lines(with_paragraphs(revision.violations, text)),
+        max_edit_chars=str(cap_chars_for(text, FIX_CAP_RATIO)),
+        chapter_draft=text.strip(),
+    )
+    data = _base_data(project, settings, info, state, ledger) | {"fixes": list(revision.required_fixes)}
+    return render_bundle("revision", FIXER_PROMPT, variables, data, registry)
 
 
 def _entity_map(project: Project, state: CurrentState, ledger: ForeshadowingLedger) -> str:

@@ -76,9 +76,15 @@ async def test_revision_and_rewrite_use_their_prompts(project: Project) -> None:
     agents = offline_agents(project)
     draft = await agents.write(5, note=None, revision=None, on_text=None)
     revised = await agents.write(
-        5, note=None, revision=RevisionInput("revision", draft.text, ["第 3 段：改成动作"]), on_text=None
+        5, note=None, revision=RevisionInput("revision", draft.text, ["全章：节奏拖沓，改成动作推进"]), on_text=None
     )
     assert (revised.calls[0].stage, revised.calls[0].prompt_id) == ("revise", "chapter-reviser")
+    fixed = await agents.write(
+        5, note=None, revision=RevisionInput("revision", draft.text, ["第 3 段：改成动作"]), on_text=None
+    )
+    assert [(c.stage, c.prompt_id) for c in fixed.calls] == [("revise", "chapter-fixer")]  # local: edits in place
+    assert fixed.text != draft.text and fixed.hints == ""
+    assert len(fixed.text) - len(draft.text) == len("他停了一下，把手里的东西放稳。")
     rewritten = await agents.write(5, note="多写雨", revision=RevisionInput("rewrite", draft.text, []), on_text=None)
     assert (rewritten.calls[0].stage, rewritten.calls[0].prompt_id) == ("rewrite", "chapter-writer")
     assert revised.text != draft.text

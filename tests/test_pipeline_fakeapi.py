@@ -28,6 +28,7 @@ from pipeline.providers.offline import (
     _messages_text,
     _tagged,
     chapter_reply,
+    fixer_reply,
     judge_reply,
     judge_scores,
     refiner_reply,
@@ -60,8 +61,8 @@ def agent_of(body: dict[str, Any], settings: Settings) -> str:
     """Which agent sent a request: the JSON schema's fields, else the model (writer vs revision)."""
     schema = body.get("output_config", {}).get("format", {}).get("schema", {})
     props = schema.get("properties", {})
-    if "edits" in props:
-        return "refiner"
+    if "edits" in props:  # the refiner, or the writer's local revision by edits (chapter-fixer)
+        return "fixer" if "定点修改" in json.dumps(body.get("system", []), ensure_ascii=False) else "refiner"
     if "ops" in props:
         return "summarizer"
     if "scores" in props:
@@ -80,7 +81,12 @@ def judged_quotes(body: dict[str, Any]) -> list[str]:
 
 
 def judge_data(
-    ctx: dict[str, Any], target: float, *, fix: str | None = None, body: dict[str, Any] | None = None
+    ctx: dict[str, Any],
+    target: float,
+    *,
+    fix: str | None = None,
+    body: dict[str, Any] | None = None,
+    where: str = "第 3 段",
 ) -> dict[str, Any]:
     """A valid judge reply whose scores land on `target` (a little below at most), quoting the judged chapter
     of `body` as its evidence."""
@@ -102,7 +108,7 @@ def judge_data(
         if overall >= 2.0
         else "rewrite"
     )
-    data["required_fixes"] = [{"target": "第 3 段", "instruction": fix}] if fix else []
+    data["required_fixes"] = [{"target": where, "instruction": fix}] if fix else []
     return data
 
 
@@ -156,6 +162,10 @@ class Script:
         if agent == "refiner":
             draft = _tagged(_messages_text(body["messages"][:1]), "chapter_draft")
             return json_reply(refiner_reply(self.ctx["refiner"], draft))
+        if agent == "fixer":
+            text = _messages_text(body["messages"][:1])
+            fixes = [line for line in _tagged(text, "required_fixes").splitlines() if line.startswith("- ")]
+            return json_reply(fixer_reply({"fixes": fixes}, _tagged(text, "chapter_draft")))
         return json_reply(judge_data(self.ctx["judge"], 4.2 if target is None else target, body=body))
 
 
@@ -285,7 +295,10 @@ async def test_polish_refines_again_without_second_judge(h: Harness) -> None:
 
 
 async def test_revise_then_pass(h: Harness) -> None:
-    h.script.add("judge", lambda body: json_reply(judge_data(h.script.ctx["judge"], 3.2, fix=FIX, body=body)), 4.2)
+    def structural(body: dict[str, Any]) -> Reply:  # a fix for the whole chapter: the full revision
+        return json_reply(judge_data(h.script.ctx["judge"], 3.2, fix=FIX, body=body, where="全章"))
+
+    h.script.add("judge", structural, 4.2)
     result = await h.run()
     assert result.committed == [3] and result.exit_code == 0
     assert len(h.requests("judge")) == 2
@@ -359,6 +372,23 @@ async def test_key_chapter_dual_judge_keeps_lower(h: Harness) -> None:
     assert evaluation.computed_overall() > overall_of(4.1, 10) - 0.3
     stages = [s.name for s in h.log(10).stages]
     assert "judge" in stages and "judge-secondary" in stages
+    h.assert_wire()
+
+
+async def test_local_fixes_are_made_by_edits_in_place(h: Harness) -> None:
+    h.script.add("judge", lambda body: json_reply(judge_data(h.script.ctx["judge"], 3.2, fix=FIX, body=body)), 4.2)
+    result = await h.run()
+    assert result.committed == [3] and result.exit_code == 0
+    assert not h.requests("revision")  # no full revision
+    [fixer] = h.requests("fixer")
+    assert fixer.body["model"] == h.settings.models.revision
+    sent = json.dumps(fixer.body["messages"], ensure_ascii=False)
+    assert FIX in sent and "第3段原文：「" in sent  # the fix and the paragraph it points at
+    draft = (h.root / "logs" / "chapter-003" / "chapter-003.draft.md").read_text(encoding="utf-8")
+    final = h.paths.chapter(3).read_text(encoding="utf-8")
+    assert "他停了一下，把手里的东西放稳。" in final and "他停了一下，把手里的东西放稳。" not in draft
+    log = h.log(3)
+    assert log.revisions == 1 and "revise" in [s.name for s in log.stages]
     h.assert_wire()
 
 

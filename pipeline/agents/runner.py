@@ -9,6 +9,7 @@ model and max_tokens of the agent from the settings, run it with stage retries, 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -28,16 +29,20 @@ from pipeline.agents.protocol import (
 from pipeline.agents.refiner import POLISH_CAP_RATIO, REFINE_CAP_RATIO, run_refiner
 from pipeline.agents.requests import AgentRequests
 from pipeline.agents.summarizer import run_summarizer
-from pipeline.agents.writer import StreamInvoke, check_not_truncated, run_writer
+from pipeline.agents.writer import StreamInvoke, check_not_truncated, ensure_heading, run_writer
 from pipeline.context import (
+    FIX_CAP_RATIO,
     chapter_info,
     default_registry,
     outline_for,
 )
+from pipeline.context_pieces import is_local
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
+from pipeline.refine_edits import RefineReply, apply_edits
+from pipeline.structured import call_structured
 from pipeline.tokens import estimate_tokens
 from studio.checks.matcher import blacklist_matcher
 from studio.checks.metrics import prose_metrics
@@ -48,7 +53,7 @@ from studio.models.settings import Settings
 from studio.models.state import CurrentState
 from studio.project import Project
 
-__all__ = ["ModelAgents", "is_key_chapter", "request_text"]
+__all__ = ["ModelAgents", "is_key_chapter", "is_local_revision", "request_text"]
 
 RetryHook = Callable[[str, int, ProviderError], None]
 
@@ -60,6 +65,14 @@ def is_key_chapter(project: Project, chapter: int) -> bool:
         return True
     info = chapter_info(project, chapter)
     return info.is_convergence
+
+
+def is_local_revision(revision: RevisionInput | None) -> bool:
+    """A revision (not a rewrite) whose every fix and violation names paragraphs: fixed by edits in place;
+    anything structural (no paragraph named, or the whole chapter) goes to the full revision."""
+    if revision is None or revision.kind != "revision" or not revision.required_fixes:
+        return False
+    return all(is_local(f) for f in (*revision.required_fixes, *revision.violations))
 
 
 def request_text(request: ModelRequest) -> str:
@@ -142,11 +155,39 @@ class ModelAgents:
 
     # ------------------------------------------------------------------ the Agents protocol
 
+    async def _fix_in_place(
+        self, chapter: int, revision: RevisionInput, on_text: TextSink | None
+    ) -> tuple[WriterOutput | None, list[CallRecord]]:
+        """A local revision by edits; (None, calls) when the reply gives no edit that applies (the caller then
+        revises the whole chapter)."""
+        request = self.requests.fixer(chapter, revision)
+        reply, calls = await call_structured(
+            self.provider, request, RefineReply, registry=self.registry, stage="revise", invoke=self._invoker(self.provider)
+        )
+        text = revision.previous_text
+        result = apply_edits(
+            text, reply.edits, blacklist=self.project.ai_blacklist.effective_words(), cap_ratio=FIX_CAP_RATIO
+        )
+        if not result.applied:
+            return None, calls
+        if on_text is not None:
+            shown = on_text(result.text)
+            if inspect.isawaitable(shown):
+                await shown
+        title = str(request.context.get("title") or "")
+        return WriterOutput(text=ensure_heading(result.text, chapter, title), hints="", calls=calls), calls
+
     async def write(
         self, chapter: int, *, note: str | None, revision: RevisionInput | None, on_text: TextSink | None
     ) -> WriterOutput:
+        calls: list[CallRecord] = []
+        if is_local_revision(revision):
+            assert revision is not None
+            fixed, calls = await self._fix_in_place(chapter, revision, on_text)
+            if fixed is not None:
+                return fixed
         built = self.requests.writer(chapter, note=note, revision=revision)
-        return await run_writer(
+        out = await run_writer(
             self._invoker(self.provider),
             built.request,
             stage=built.stage,
@@ -157,6 +198,7 @@ class ModelAgents:
             max_chars=self.settings.writing.chapter_max_chars,
             lang=self.settings.ui.lang,
         )
+        return replace(out, calls=[*calls, *out.calls]) if calls else out
 
     async def summarize(self, chapter: int, text: str, hints: str) -> SummarizerOutput:
         request, bundle = self.requests.summarizer(chapter, text, hints)

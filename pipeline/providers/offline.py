@@ -28,6 +28,7 @@ from pipeline.planning.offline_replies import planning_reply
 from pipeline.providers.base import ModelRequest, ModelResult, TextCallback, Usage
 from pipeline.refine_edits import find_occurrences
 from pipeline.tokens import estimate_tokens
+from studio.checks.paragraphs import Paragraphs
 from studio.ids import is_slug
 from studio.models.evaluation import DIMENSION_WEIGHTS
 from studio.models.state import is_foreshadow_id
@@ -164,6 +165,9 @@ class OfflineProvider:
     def reply_text(self, request: ModelRequest) -> str:
         ctx = request.context
         agent = request.agent
+        if request.prompt_id == "chapter-fixer":
+            draft = _tagged(_messages_text(request.messages[:1]), "chapter_draft")
+            return json.dumps(fixer_reply(ctx, draft), ensure_ascii=False, indent=2)
         if agent in ("chapter_writer", "revision"):
             return chapter_reply(ctx, variant=f"{request.prompt_id}-{ctx.get('stage', '')}")
         if agent == "summarizer":
@@ -272,6 +276,29 @@ def summarizer_reply(ctx: dict[str, Any]) -> dict[str, Any]:
         "cross_references": [],
         "leak_risk": "low",
     }
+
+
+def fixer_reply(ctx: dict[str, Any], draft: str) -> dict[str, Any]:
+    """One edit per fix that names a paragraph: a short beat of action added after that paragraph's first
+    sentence (the demo's local revision)."""
+    paras = Paragraphs(draft)
+    edits: list[dict[str, Any]] = []
+    used: set[int] = set()
+    for fix in ctx.get("fixes", []):
+        match = re.search(r"第\s*(\d+)\s*段", str(fix))
+        para = paras.get(int(match.group(1))) if match else None
+        if para is None or para.number in used:
+            continue
+        used.add(para.number)
+        sentence = re.split(r"(?<=[。！？])", para.text, maxsplit=1)[0]
+        starts = find_occurrences(draft, sentence) if sentence else []
+        if para.start not in starts:
+            continue
+        edit: dict[str, Any] = {"original": sentence, "refined": sentence + "他停了一下，把手里的东西放稳。", "reason": str(fix)}
+        if len(starts) > 1:
+            edit["occurrence"] = starts.index(para.start) + 1
+        edits.append(edit)
+    return {"edits": edits}
 
 
 def refiner_reply(ctx: dict[str, Any], draft: str) -> dict[str, Any]:
