@@ -221,10 +221,18 @@ async def test_stage_retry_and_missing_delimiter(project: Project) -> None:
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    provider = Scripted(OverloadedError("busy"), "正文没有标题，也没有提示。" + "雾" * 1000)
+    continuation = "好的，下面接着写：\n\n" + "灯" * 1600 + "\n===STATE_HINTS===\n- 顾远舟关了灯"
+    provider = Scripted(OverloadedError("busy"), "正文没有标题，也没有提示。" + "雾" * 1000, continuation)
     agents = ModelAgents(project, Settings(), provider, stage_retry_wait_s=0.5, sleep=sleep)
     out = await agents.write(3, note=None, revision=None, on_text=None)
-    assert waits == [0.5] and len(provider.requests) == 2
-    assert out.hints == "" and out.text.startswith("# 第3章 旧书店的熟客\n\n正文没有标题")
+    assert waits == [0.5] and len(provider.requests) == 3
+    assert out.text.startswith("# 第3章 旧书店的熟客\n\n正文没有标题")
+    # 1,000-odd 字 is under the 2,500 minimum (but no garbage): one continuation, cleaned, appended
+    assert [c.stage for c in out.calls] == ["draft", "lengthen"]
+    assert out.text.rstrip().endswith("\n\n" + "灯" * 1600) and "下面接着写" not in out.text
+    assert out.hints == "- 顾远舟关了灯"
+    follow_up = provider.requests[2]
+    assert follow_up.messages[1]["role"] == "assistant" and follow_up.prompt_id == "chapter-length"
+    assert "不在要求的 2500-3500 字之间" in follow_up.messages[2]["content"][0]["text"]
     assert provider.requests[0].model == Settings().models.chapter_writer
     assert provider.requests[0].max_tokens == Settings().max_tokens.chapter_writer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,7 @@ async def test_a_refusal_is_drafted_again_and_never_returned(project: Project) -
     refusal = "很抱歉，我无法完成这个续写请求。"
     settings = Settings()
     settings.writing.chapter_min_chars = 1000
+    settings.writing.chapter_max_chars = 10_000  # in range: no continuation or trim call
     agents = ModelAgents(project, settings, Scripted(refusal, f"好的，以下是正文：\n```\n{CHAPTER}\n```"))
     out = await agents.write(3, note=None, revision=None, on_text=None)
     assert out.text == CHAPTER + "\n" and len(out.calls) == 2
@@ -96,3 +98,15 @@ async def test_refusals_every_time_fail_the_stage(project: Project) -> None:
     with pytest.raises(InvalidDraftError) as caught:
         await agents.write(3, note=None, revision=None, on_text=None)
     assert caught.value.problem.kind == "refusal"
+
+
+async def test_a_long_draft_is_trimmed_once_by_edits(project: Project) -> None:
+    settings = Settings()
+    settings.writing.chapter_min_chars = 1000
+    settings.writing.chapter_max_chars = 2000
+    first = "沈照把第1单外卖挂上车把，雾从巷口漫进来，灯火只照出三丈。"
+    trim = json.dumps({"edits": [{"original": first, "refined": "", "reason": "删减"}]}, ensure_ascii=False)
+    agents = ModelAgents(project, settings, Scripted(CHAPTER, trim))
+    out = await agents.write(3, note=None, revision=None, on_text=None)
+    assert [c.stage for c in out.calls] == ["draft", "trim"]
+    assert first not in out.text and out.text.startswith("# 第3章 旧书店的熟客\n")

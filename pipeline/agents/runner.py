@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from pipeline.agents.judge import combine_evaluations, run_judge
 from pipeline.agents.judge_calibration import evaluation_findings, style_cap_reason
+from pipeline.agents.length import fix_length
 from pipeline.agents.protocol import (
     Agents,
     CallRecord,
@@ -187,8 +188,9 @@ class ModelAgents:
             if fixed is not None:
                 return fixed
         built = self.requests.writer(chapter, note=note, revision=revision)
+        invoke = self._invoker(self.provider)
         out = await run_writer(
-            self._invoker(self.provider),
+            invoke,
             built.request,
             stage=built.stage,
             chapter=chapter,
@@ -198,6 +200,25 @@ class ModelAgents:
             max_chars=self.settings.writing.chapter_max_chars,
             lang=self.settings.ui.lang,
         )
+        fixed_length = await fix_length(
+            self.provider,
+            invoke,
+            built.request,
+            out.text,
+            out.text,
+            out.hints,
+            min_chars=self.settings.writing.chapter_min_chars,
+            max_chars=self.settings.writing.chapter_max_chars,
+            registry=self.registry,
+            blacklist=self.project.ai_blacklist.effective_words(),
+        )
+        if fixed_length is not None:
+            title = str(built.bundle.data.get("title") or "")
+            out = WriterOutput(
+                text=ensure_heading(fixed_length.text, chapter, title),
+                hints=fixed_length.hints,
+                calls=[*out.calls, *fixed_length.calls],
+            )
         return replace(out, calls=[*calls, *out.calls]) if calls else out
 
     async def summarize(self, chapter: int, text: str, hints: str) -> SummarizerOutput:
