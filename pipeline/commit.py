@@ -126,6 +126,8 @@ def build_log(
             estimated_prompt_tokens=call.estimated_prompt_tokens,
             ttft_ms=call.ttft_ms,
         )
+        if call.prefix_hash:
+            stage = stage.model_copy(update={"prefix_hash": call.prefix_hash})
         if call.offline:
             stage = stage.model_copy(update={"offline": True})
             offline = True

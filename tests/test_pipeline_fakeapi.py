@@ -271,6 +271,9 @@ async def test_pass_end_to_end(h: Harness) -> None:
         assert (stage.input_tokens, stage.output_tokens) == (900, 300)
         assert stage.cache_creation_input_tokens == 2000 and stage.cache_read_input_tokens == 0
         assert stage.cost_usd is not None and stage.cost_usd > 0
+        assert len(str((stage.model_extra or {})["prefix_hash"])) == 12  # the cached prefix, hashed
+    assert len({(s.model_extra or {})["prefix_hash"] for s in stages.values()}) == 4  # one prefix per agent
+    assert (log.model_extra or {})["cache_read_share"] == 0.0  # the fake API reports writes, no reads
     assert result.input_tokens == 4 * 900 and result.cache_write_tokens == 4 * 2000
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from pipeline.agents.protocol import RevisionInput
 from pipeline.agents.requests import AgentRequests
+from pipeline.agents.runner import prefix_hash
 from pipeline.context import default_registry, writer_context
 from pipeline.context_pieces import (
     ANCHOR_MAX_TOKENS,
@@ -215,6 +216,13 @@ def test_cached_prefix_is_byte_identical_from_chapter_three_to_four(root: Path) 
         assert prefix, f"{agent}: no cache breakpoint"
         assert prefix == _cached_prefix(four[agent]), f"{agent}: the cached prefix differs between chapters"
         assert all("本章重点" not in block for block in prefix), agent
+
+
+def test_prefix_hash_is_the_same_from_chapter_to_chapter(root: Path) -> None:
+    three, four = _requests(root, 3), _requests(root, 4)
+    for agent in three:
+        assert prefix_hash(three[agent]) == prefix_hash(four[agent]) is not None, agent
+    assert prefix_hash(three["writer"]) != prefix_hash(three["judge"])
 
 
 def test_chapter_marks_live_after_the_last_breakpoint(root: Path) -> None:

@@ -9,6 +9,7 @@ model and max_tokens of the agent from the settings, run it with stage retries, 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import time
 from collections.abc import Awaitable, Callable
@@ -54,7 +55,7 @@ from studio.models.settings import Settings
 from studio.models.state import CurrentState
 from studio.project import Project
 
-__all__ = ["ModelAgents", "is_key_chapter", "is_local_revision", "request_text"]
+__all__ = ["ModelAgents", "is_key_chapter", "is_local_revision", "prefix_hash", "request_text"]
 
 RetryHook = Callable[[str, int, ProviderError], None]
 
@@ -74,6 +75,22 @@ def is_local_revision(revision: RevisionInput | None) -> bool:
     if revision is None or revision.kind != "revision" or not revision.required_fixes:
         return False
     return all(is_local(f) for f in (*revision.required_fixes, *revision.violations))
+
+
+def prefix_hash(request: ModelRequest) -> str | None:
+    """sha256 (12 hex) of the cached prefix: every block up to the last cache breakpoint; None without one."""
+    blocks: list[tuple[str, bool]] = [(b.text, b.cache) for b in request.system]
+    for message in request.messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            blocks += [(str(b.get("text", "")), "cache_control" in b) for b in content if isinstance(b, dict)]
+    last = max((i for i, (_, cached) in enumerate(blocks) if cached), default=-1)
+    if last < 0:
+        return None
+    digest = hashlib.sha256()
+    for text, _ in blocks[: last + 1]:
+        digest.update(text.encode("utf-8") + b"\x00")
+    return digest.hexdigest()[:12]
 
 
 def request_text(request: ModelRequest) -> str:
@@ -149,6 +166,7 @@ class ModelAgents:
                 estimated_prompt_tokens=estimate_tokens(request_text(request)),
                 ttft_ms=result.ttft_ms,
                 offline=bool(getattr(provider, "offline", False)),
+                prefix_hash=prefix_hash(request),
             )
             return result, record
 
