@@ -91,6 +91,8 @@ async def test_invented_quotes_are_asked_once_more_then_capped(project: Project)
     assert [c.stage for c in out.calls] == ["judge", "repair"]
     follow_up = provider.requests[1].messages[-1]["content"][0]["text"]
     assert "$.scores.plot_logic.evidence" in follow_up and INVENTED[:20] in follow_up
+    assert follow_up.startswith("程序逐条核对了你的评分依据") and provider.requests[1].prompt_id == "judge-evidence"
+    assert provider.requests[1].messages[1]["role"] == "assistant"
     scores = out.evaluation.scores.as_dict()
     assert all(s.score == UNVERIFIED_CAP and s.evidence_verified is False for s in scores.values())
     assert out.evaluation.overall == 3.0 == weighted_overall(out.evaluation.scores)

@@ -7,16 +7,32 @@ capped and marked, and measured prose metrics out of bounds cap the style score.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pipeline.agents.judge_calibration import calibrate, evidence_errors, unfound_dimensions
 from pipeline.agents.protocol import JudgeOutput
 from pipeline.prompts_registry import PromptRegistry
-from pipeline.providers.base import ModelRequest, Provider
+from pipeline.providers.base import ModelRequest, Provider, UserBlock, user_message
 from pipeline.replies import JudgeReply
 from pipeline.structured import REPAIR_STAGE, Invoke, StructuredReplyError, repair_request, run_structured
 from studio.checks.quotes import QuoteIndex
 from studio.models.evaluation import ContractCheck, Evaluation, weighted_overall
 
+EVIDENCE_PROMPT = "judge-evidence"
+
 _LAYERS = ("l1_checks", "l2_checks", "l3_checks", "ls_checks")
+
+
+def evidence_request(
+    request: ModelRequest, reply_text: str, errors: list[str], registry: PromptRegistry
+) -> ModelRequest:
+    """The judge's conversation continued by its reply and the `judge-evidence` ask listing the unfound quotes
+    (the repair loop's shape, with its own words: the reply was valid, its quotes were not)."""
+    asked = repair_request(request, reply_text, errors, registry)
+    template = registry.get(EVIDENCE_PROMPT)
+    text = template.render_text({"errors": "\n".join(f"- {e}" for e in errors)})
+    messages = [*asked.messages[:-1], user_message([UserBlock(text)])]
+    return replace(asked, messages=messages, prompt_id=template.id, prompt_version=str(template.version))
 
 
 async def run_judge(
@@ -38,7 +54,7 @@ async def run_judge(
     index = QuoteIndex(text)
     missing = unfound_dimensions(reply, index)
     if missing:
-        retry = repair_request(first.request, first.text, evidence_errors(reply, missing), registry)
+        retry = evidence_request(first.request, first.text, evidence_errors(reply, missing), registry)
         try:
             second = await run_structured(
                 provider, retry, JudgeReply, registry=registry, max_repairs=0, stage=REPAIR_STAGE, invoke=invoke
