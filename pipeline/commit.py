@@ -126,6 +126,8 @@ def build_log(
             estimated_prompt_tokens=call.estimated_prompt_tokens,
             ttft_ms=call.ttft_ms,
         )
+        if call.prefix_hash:
+            stage = stage.model_copy(update={"prefix_hash": call.prefix_hash})
         if call.offline:
             stage = stage.model_copy(update={"offline": True})
             offline = True
@@ -145,6 +147,9 @@ def build_log(
         total_cost_usd=round(sum(costs), 6) if costs else None,
     )
     extra: dict[str, Any] = {"gate_history": gates, "force_passed": force_passed}
+    share = log.cache_read_share()
+    if share is not None:
+        extra["cache_read_share"] = share  # issue 9 item 6: how much input the prompt cache served
     if warnings:
         extra["warnings"] = warnings
     if offline:

@@ -33,6 +33,16 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.agents.protocol import RevisionInput
+from pipeline.context_pieces import (
+    ANCHOR_FIELDS,
+    chapter_ending,
+    chapter_tail,
+    contract_checklist,
+    first_sentences,
+    numbered_paragraphs,
+    style_anchors,
+    with_paragraphs,
+)
 from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sections
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
 from pipeline.refine_edits import cap_chars_for
@@ -57,6 +67,7 @@ __all__ = [
     "ContextBundle",
     "chapter_info",
     "default_registry",
+    "fixer_context",
     "dumps",
     "judge_context",
     "project_brief",
@@ -84,6 +95,9 @@ MEMORY_MAX_CHARS = 800  # memory.md is <= 500 by spec; a hand-edited longer file
 PROFILE_MAX_CHARS = 600
 CONCURRENT_MAX_CHARS = 100
 DEFAULT_STORYLINE = "main"
+CONVERGENCE_NOTE = "（本章是交汇章：这些线的人物可以进入本章场景，但他们在本章之外的经历，POV 只能在本章里当面得知）"
+PREVIOUS_LOOKBACK = 60  # chapters searched back for the previous one on this storyline
+TIME_KEYS = frozenset({"time", "时间"})  # an outline line `- Time:` / `- 时间:` states the chapter's time
 
 
 def dumps(data: Any) -> str:
@@ -330,16 +344,29 @@ def _volume_outline(outline: VolumeOutline | None) -> str:
     return "\n".join(lines)
 
 
-def _world_rules(project: Project, info: ChapterInfo | None = None) -> str:
-    focus = set(info.contract.preconditions.required_world_rules) if info and info.contract else set()
+def _world_rules(project: Project) -> str:
+    """Every L1 rule, the same for every chapter (stable tier: no chapter-specific mark here, see
+    `_focus_rules`)."""
     lines = []
     for rule in project.world_rules.rules:
-        mark = "（本章重点）" if rule.id in focus else ""
         if rule.constraint_type == "hard":
-            lines.append(f"- {rule.id}［硬性］禁止出现与此矛盾的任何情节、对话或能力表现：{rule.rule}{mark}")
+            lines.append(f"- {rule.id}［硬性］禁止出现与此矛盾的任何情节、对话或能力表现：{rule.rule}")
         else:
             extra = f"例外：{'；'.join(rule.exceptions)}。" if rule.exceptions else ""
-            lines.append(f"- {rule.id}［软性］{rule.rule}。{extra}出现例外时正文必须交代理由。{mark}")
+            lines.append(f"- {rule.id}［软性］{rule.rule}。{extra}出现例外时正文必须交代理由。")
+    return "\n".join(lines)
+
+
+def _focus_rules(project: Project, info: ChapterInfo) -> str:
+    """The rules this chapter's contract requires, for the chapter tier (after the last cache breakpoint)."""
+    focus = info.contract.preconditions.required_world_rules if info.contract is not None else []
+    by_id = {rule.id: rule for rule in project.world_rules.rules}
+    lines = []
+    for rule_id in focus:
+        rule = by_id.get(rule_id)
+        if rule is not None:
+            kind = "硬性" if rule.constraint_type == "hard" else "软性"
+            lines.append(f"- {rule.id}［{kind}］{rule.rule}")
     return "\n".join(lines)
 
 
@@ -518,14 +545,93 @@ def _storyline_block(project: Project, info: ChapterInfo, storyline_id: str, rol
     return "\n".join(parts)
 
 
-def _storyline_context(project: Project, info: ChapterInfo) -> tuple[str, str]:
-    """(storyline_context, concurrent_state): active line first, then adjacent lines; others one line each."""
+def _storyline_context(project: Project, info: ChapterInfo) -> tuple[str, str, str]:
+    """(active line, other lines' memory, concurrent state). Only the active line goes inside
+    `<active_storyline>`; the adjacent lines (transition target, convergence partners) keep their memory but in
+    their own block, which the prompt marks as unknown to this chapter's POV; every other active line gets one
+    line of concurrent state."""
     adjacent = _adjacent(info)
-    blocks = [_storyline_block(project, info, info.storyline_id, "active")]
-    blocks += [_storyline_block(project, info, s, "adjacent") for s in adjacent]
+    active = _storyline_block(project, info, info.storyline_id, "active")
+    other = "\n".join(_storyline_block(project, info, s, "adjacent") for s in adjacent)
+    if other and info.is_convergence:
+        other = CONVERGENCE_NOTE + "\n" + other
     others = [s for s in _storyline_ids(project, info) if s != info.storyline_id and s not in adjacent]
     concurrent = "\n".join(f"- {s}：{_concurrent_line(project, info, s)}" for s in others)
-    return "\n".join(blocks), concurrent
+    return active, other, concurrent
+
+
+def _on_line(project: Project, info: ChapterInfo, number: int) -> bool | None:
+    """Whether chapter `number` is on this chapter's storyline (None: nothing says)."""
+    volume, outline = outline_for(project, number)
+    entry = outline.get(number) if outline is not None else None
+    line = entry.storyline if entry is not None else None
+    if line is None:
+        contract = project.contract(number, volume)
+        line = contract.storyline_id if contract is not None else None
+    if line is None:
+        return True if len(project.storylines.storylines) <= 1 else None
+    return line == info.storyline_id
+
+
+def previous_on_line(project: Project, info: ChapterInfo) -> int | None:
+    """The last written chapter before this one on its storyline: the contract's `last_chapter_on_this_line`
+    when it names one, else the nearest earlier chapter the outline puts on this line."""
+    ctx = info.contract.storyline_context if info.contract is not None else None
+    if ctx is not None and ctx.last_chapter_on_this_line is not None:
+        n = ctx.last_chapter_on_this_line
+        return n if n < info.number and project.paths.chapter(n).is_file() else None
+    for n in range(info.number - 1, max(0, info.number - PREVIOUS_LOOKBACK), -1):
+        if project.paths.chapter(n).is_file() and _on_line(project, info, n) is True:
+            return n
+    return None
+
+
+def _chapter_file(project: Project, n: int) -> str:
+    path = project.paths.chapter(n)
+    return read_text(path) if path.is_file() else ""
+
+
+def _continuity(project: Project, info: ChapterInfo) -> tuple[str, str]:
+    """(previous ending on this line, labelled tail of the chapter just before when it is on another line)."""
+    previous = previous_on_line(project, info)
+    ending = ""
+    if previous is not None:
+        text = chapter_ending(_chapter_file(project, previous))
+        if text:
+            ending = f"（第{previous}章结尾，原文）\n{text}"
+    before = info.number - 1
+    tail = ""
+    if before >= 1 and before != previous and project.paths.chapter(before).is_file():
+        text = chapter_tail(_chapter_file(project, before))
+        if text:
+            _, outline = outline_for(project, before)
+            entry = outline.get(before) if outline is not None else None
+            line_id = entry.storyline if entry is not None and entry.storyline else "另一条线"
+            line = project.storylines.get(line_id)
+            label = f"{line_id}（{line.name}）" if line is not None else line_id
+            tail = f"（第{before}章属于故事线 {label}，只给结尾几句供切线衔接；那是另一条线 POV 的所见所闻，本章 POV 只知道自己亲历的部分）\n{text}"
+    return ending, tail
+
+
+def _pov_and_time(project: Project, info: ChapterInfo, state: CurrentState) -> str:
+    """The POV and time of this chapter, stated plainly."""
+    lines = []
+    if info.pov_name:
+        ident = f"（{info.pov_id}）" if info.pov_id and info.pov_id != info.pov_name else ""
+        lines.append(f"视角（POV）：{info.pov_name}{ident}。只写此人能看到、听到、知道的事。")
+    entry = info.chapter
+    stated = None
+    if entry is not None:
+        stated = next((v for k, v in entry.extra.items() if k.lower() in TIME_KEYS and v), None)
+    if stated:
+        lines.append(f"时间：{stated}")
+    else:
+        marker = state.world_state.get("time_marker")
+        if marker:
+            lines.append(f"时间：上一章结束时为 {marker}；本章时间按大纲与契约推定，开头交代清楚。")
+    if entry is not None and entry.location:
+        lines.append(f"地点：{entry.location}")
+    return "\n".join(lines)
 
 
 def _transition_hint(project: Project, info: ChapterInfo) -> str:
@@ -541,8 +647,14 @@ def _transition_hint(project: Project, info: ChapterInfo) -> str:
 
 def _style_profile(project: Project) -> str:
     data = project.style_profile.to_data()
-    data.pop("writing_directives", None)
+    for key in ("writing_directives", *ANCHOR_FIELDS):  # rendered in their own blocks
+        data.pop(key, None)
     return dumps(data)
+
+
+def _style_anchors(project: Project) -> str:
+    passages = style_anchors(project.style_profile.to_data())
+    return "\n\n".join(f"<passage n=\"{i}\">\n{p}\n</passage>" for i, p in enumerate(passages, 1))
 
 
 EMPTY_BRIEF = "（作者尚未填写创作纲领）"
@@ -553,6 +665,11 @@ def project_brief(project: Project) -> str:
     dropped; a template-only brief renders as a one-line "not filled in" note."""
     brief = load_brief(project.paths.brief)
     return EMPTY_BRIEF if brief.is_empty else brief.text
+
+
+def _contract_text(project: Project, info: ChapterInfo, names: dict[str, str]) -> str:
+    rules = {rule.id: rule.rule for rule in project.world_rules.rules}
+    return contract_checklist(info.contract, names, rules)
 
 
 def _lines(items: list[str]) -> str:
@@ -619,7 +736,8 @@ def _writer_variables(
     project: Project, settings: Settings, info: ChapterInfo, state: CurrentState, ledger: ForeshadowingLedger
 ) -> dict[str, str]:
     names = _names(project, state)
-    storyline_context, concurrent = _storyline_context(project, info)
+    storyline_context, other_storylines, concurrent = _storyline_context(project, info)
+    previous_ending, transition_tail = _continuity(project, info)
     mention = _outline_text(info.chapter) + " ".join(info.character_ids)
     return {
         "project_brief": project_brief(project),
@@ -627,17 +745,23 @@ def _writer_variables(
         "chapter_max_chars": str(settings.writing.chapter_max_chars),
         "style_profile": _style_profile(project),
         "style_directives": _lines(project.style_profile.directive_lines()),
+        "style_anchors": _style_anchors(project),
         "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
-        "world_rules": _world_rules(project, info),
+        "world_rules": _world_rules(project),
         "volume_outline": _volume_outline(info.outline),
         "style_drift": _lines(project.style_drift.injected_directives()),
         "storyline_id": info.storyline_id,
         "storyline_context": storyline_context,
+        "other_storylines": other_storylines,
         "concurrent_state": concurrent,
         "transition_hint": _transition_hint(project, info),
         "chapter_num": str(info.number),
+        "pov_and_time": _pov_and_time(project, info, state),
+        "previous_ending": previous_ending,
+        "transition_tail": transition_tail,
+        "focus_rules": _focus_rules(project, info),
         "chapter_outline": _chapter_outline(info),
-        "chapter_contract": dumps(info.contract.to_data()) if info.contract is not None else "",
+        "chapter_contract": _contract_text(project, info, names),
         "character_contracts": _character_contracts(project, info, names),
         "current_state": dumps(_trimmed_state(state, mention)),
         "recent_summaries": _recent_text(recent_summaries(project, info.number)),
@@ -684,13 +808,42 @@ def reviser_context(
     variables = _writer_variables(project, settings, info, state, ledger)
     variables.update(
         chapter_draft=revision.previous_text.strip(),
-        required_fixes=_lines(revision.required_fixes) or "- （无具体指令：按违规与问题修订）",
-        judge_issues=_lines(revision.issues),
+        required_fixes=_lines(with_paragraphs(revision.required_fixes, revision.previous_text))
+        or "- （无具体指令：按违规与问题修订）",
+        judge_issues=_lines(with_paragraphs(revision.issues, revision.previous_text)),
         violations=_lines(revision.violations),
         author_note=(note or "").strip(),
     )
     data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": False}
     return render_bundle("revision", REVISER_PROMPT, variables, data, registry)
+
+
+FIXER_PROMPT = "chapter-fixer"
+FIX_CAP_RATIO = 0.4  # a local revision may change up to 40 % of the chapter (the refiner: 15 %)
+
+
+def fixer_context(
+    project: Project,
+    settings: Settings,
+    chapter: int,
+    revision: RevisionInput,
+    *,
+    registry: PromptRegistry | None = None,
+) -> ContextBundle:
+    """ChapterWriter's local revision: the judge's findings all point at paragraphs, so it answers with edits."""
+    state, ledger = _state(project), _ledger(project)
+    info = chapter_info(project, chapter, state)
+    variables = _writer_variables(project, settings, info, state, ledger)
+    text = revision.previous_text
+    variables.update(
+        required_fixes=_lines(with_paragraphs(revision.required_fixes, text)),
+        judge_issues=_lines(with_paragraphs(revision.issues, text)),
+        violations=_lines(with_paragraphs(revision.violations, text)),
+        max_edit_chars=str(cap_chars_for(text, FIX_CAP_RATIO)),
+        chapter_draft=text.strip(),
+    )
+    data = _base_data(project, settings, info, state, ledger) | {"fixes": list(revision.required_fixes)}
+    return render_bundle("revision", FIXER_PROMPT, variables, data, registry)
 
 
 def _entity_map(project: Project, state: CurrentState, ledger: ForeshadowingLedger) -> str:
@@ -757,14 +910,17 @@ def refiner_context(
     *,
     cap_ratio: float = 0.15,
     polish: bool = False,
+    findings: list[str] | None = None,
     registry: PromptRegistry | None = None,
 ) -> ContextBundle:
+    """StyleRefiner; the polish pass also gets the judge's findings with the paragraphs they point at."""
     variables = {
         "project_brief": project_brief(project),
         "style_profile": _style_profile(project),
         "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
         "style_drift": _lines(project.style_drift.injected_directives()),
         "max_edit_chars": str(cap_chars_for(text, cap_ratio)),
+        "judge_findings": _lines(with_paragraphs(findings or [], text)),
         "chapter_draft": text.strip(),
     }
     data = {
@@ -798,7 +954,7 @@ def judge_context(
     blacklist = project.ai_blacklist.effective_words()
     variables = {
         "project_brief": project_brief(project),
-        "world_rules": _world_rules(project, info),
+        "world_rules": _world_rules(project),
         "storyline_spec": dumps(project.storyline_spec.to_data()),
         "style_profile": _style_profile(project),
         "ai_blacklist": "、".join(blacklist),
@@ -807,13 +963,14 @@ def judge_context(
         "storyline_id": info.storyline_id,
         "is_convergence_chapter": "是" if info.is_convergence else "否",
         "chapter_outline": _chapter_outline(info),
-        "chapter_contract": dumps(info.contract.to_data()) if info.contract is not None else "",
+        "focus_rules": _focus_rules(project, info),
+        "chapter_contract": _contract_text(project, info, names),
         "character_contracts": _character_contracts(project, info, names),
         "prev_summary": _recent_text(previous),
         "cross_references": _lines(cross_references or []),
         "style_metrics": dumps(style_metrics(text, blacklist)),
         "check_findings": judge_evidence(project, chapter, text),
-        "chapter_content": text.strip(),
+        "chapter_content": numbered_paragraphs(text),
     }
     contract_ids = [
         c.id
@@ -828,6 +985,7 @@ def judge_context(
         "character_contract_ids": contract_ids,
         "objective_ids": [o.id for o in info.contract.objectives] if info.contract is not None else [],
         "ls_rule_ids": [r.id for r in project.storyline_spec.rules],
+        "quotes": first_sentences(text),
     }
     return render_bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
 

@@ -55,7 +55,7 @@ from pipeline.events import (
     StageStarted,
     TextDelta,
 )
-from pipeline.gate import GateAction, GateDecision, decide_gate
+from pipeline.gate import GateAction, GateDecision, gate_evaluation, soft_rule_ids
 from pipeline.providers.base import Usage
 from pipeline.staging import ChapterStaging, refine_record
 from studio.coldstart import ensure_can_start
@@ -78,6 +78,7 @@ from studio.models.pipeline_log import PipelineLog
 from studio.models.schedule import StorylineSchedule
 from studio.models.settings import Settings
 from studio.models.storyline_spec import StorylineSpec
+from studio.models.world_rules import WorldRules
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import ProjectPaths
 from studio.planning.staged import resume_plan_applies
@@ -550,16 +551,19 @@ class Orchestrator:
 
     # ------------------------------------------------------------------ gate
 
+    def _soft_ids(self) -> frozenset[str]:
+        try:
+            rules = WorldRules.load_or_default(self.paths.world_rules)
+        except StudioError:
+            rules = WorldRules()
+        return soft_rule_ids(rules, self._storyline_spec())
+
     def _decide(self, evaluation: Evaluation) -> GateDecision:
-        high = evaluation.high_confidence_violations()
-        hard_ls = {rule.id for rule in self._storyline_spec().hard_rules()}
-        l1 = {c.id for c in evaluation.contract_verification.l1_checks}
-        ls = {c.id for c in evaluation.contract_verification.ls_checks}
-        hard = any(c.id in l1 or (c.id in ls and c.id in hard_ls) for c in high)
-        return decide_gate(
-            evaluation.computed_overall(),
-            high_confidence_violation=bool(high),
-            hard_violation=hard,
+        spec = self._storyline_spec()
+        return gate_evaluation(
+            evaluation,
+            soft_ids=self._soft_ids(),
+            hard_ls_ids={rule.id for rule in spec.hard_rules()},
             revision_count=self._cp.revision_count,
         )
 

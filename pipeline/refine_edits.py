@@ -6,7 +6,9 @@ It is pure: the same text and edits always give the same result.
 
 Rules, in the order they are checked:
 
-1. ``no_op``: ``original == refined``.
+1. ``no_op``: ``original == refined``; ``adds_blacklist``: the refined text has more hits of some blacklist entry
+   than the original (the refiner may never bring a listed phrase in; issue 9), counted with the checks'
+   matcher, so a shape like ``一股…涌上心头`` counts too.
 2. Location by exact substring search. Occurrences are every start index where ``original`` matches, overlapping
    matches included (``"啊啊"`` occurs twice in ``"啊啊啊"``). With ``occurrence`` (1-based) that occurrence is
    taken, else ``occurrence_out_of_range``; without it the span must occur exactly once, else ``ambiguous``
@@ -54,7 +56,9 @@ __all__ = [
     "find_occurrences",
 ]
 
-DropReason = Literal["not_found", "ambiguous", "occurrence_out_of_range", "overlap", "over_cap", "no_op"]
+DropReason = Literal[
+    "not_found", "ambiguous", "occurrence_out_of_range", "overlap", "over_cap", "no_op", "adds_blacklist"
+]
 EditStatus = Literal["applied", "dropped"]
 
 
@@ -154,6 +158,15 @@ def _blacklist_removed(edit: RefineEdit, matcher: Matcher) -> tuple[str, ...]:
     return tuple(e.ref for e in matcher.entries if e.ref in before and e.ref not in after)
 
 
+def _blacklist_added(edit: RefineEdit, matcher: Matcher) -> tuple[str, ...]:
+    """The blacklist entries (as listed) the refined text uses more often than the original."""
+    if not matcher:
+        return ()
+    before = matcher.count(edit.original)
+    after = matcher.count(edit.refined)
+    return tuple(ref for ref, n in after.items() if n > before.get(ref, 0))
+
+
 def _decision(
     index: int,
     edit: RefineEdit,
@@ -194,6 +207,9 @@ def apply_edits(
         removed[index] = _blacklist_removed(edit, matcher)
         if edit.original == edit.refined:
             decisions[index] = _decision(index, edit, "dropped", "no_op")
+            continue
+        if _blacklist_added(edit, matcher):
+            decisions[index] = _decision(index, edit, "dropped", "adds_blacklist", removed=removed[index])
             continue
         starts = find_occurrences(text, edit.original)
         reason: DropReason | None = None

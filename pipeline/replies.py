@@ -200,6 +200,9 @@ class SummarizerReply(BaseModel):
         return value
 
 
+_PIPELINE_FIELDS = frozenset({"evidence_verified", "cap_reason"})
+
+
 def _fix(value: Any) -> Any:
     return {"instruction": value} if isinstance(value, str) else value
 
@@ -215,6 +218,17 @@ class JudgeReply(BaseModel):
     required_fixes: list[RequiredFix] = Field(default_factory=list)
     issues: list[str] = Field(default_factory=list)
     strengths: list[str] = Field(default_factory=list)
+
+    @field_validator("scores", mode="before")
+    @classmethod
+    def _no_pipeline_marks(cls, value: Any) -> Any:
+        # evidence_verified and cap_reason are the pipeline's findings, never the judge's own claim
+        if isinstance(value, dict):
+            return {
+                k: {f: v for f, v in d.items() if f not in _PIPELINE_FIELDS} if isinstance(d, dict) else d
+                for k, d in value.items()
+            }
+        return value
 
     @field_validator("required_fixes", mode="before")
     @classmethod
@@ -308,7 +322,9 @@ _CHECK = _object(
     },
     ["id", "status", "confidence", "detail"],
 )
-_SCORE = _object({"score": {"type": "integer"}, "reason": _STR, "evidence": _STR}, ["score", "reason", "evidence"])
+# Evidence first, then the reason, then the score (issue 9 item 3): a model writes in schema order, so it
+# quotes before it reasons and reasons before it scores.
+_SCORE = _object({"evidence": _STR, "reason": _STR, "score": {"type": "integer"}}, ["evidence", "reason", "score"])
 _DIMENSIONS = [
     "plot_logic",
     "character",

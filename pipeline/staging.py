@@ -342,6 +342,7 @@ def call_from_data(data: dict[str, Any]) -> CallRecord:
         estimated_prompt_tokens=data.get("estimated_prompt_tokens"),
         ttft_ms=data.get("ttft_ms"),
         offline=bool(data.get("offline", False)),
+        prefix_hash=data.get("prefix_hash"),
     )
 
 

@@ -76,9 +76,15 @@ async def test_revision_and_rewrite_use_their_prompts(project: Project) -> None:
     agents = offline_agents(project)
     draft = await agents.write(5, note=None, revision=None, on_text=None)
     revised = await agents.write(
-        5, note=None, revision=RevisionInput("revision", draft.text, ["第 3 段：改成动作"]), on_text=None
+        5, note=None, revision=RevisionInput("revision", draft.text, ["全章：节奏拖沓，改成动作推进"]), on_text=None
     )
     assert (revised.calls[0].stage, revised.calls[0].prompt_id) == ("revise", "chapter-reviser")
+    fixed = await agents.write(
+        5, note=None, revision=RevisionInput("revision", draft.text, ["第 3 段：改成动作"]), on_text=None
+    )
+    assert [(c.stage, c.prompt_id) for c in fixed.calls] == [("revise", "chapter-fixer")]  # local: edits in place
+    assert fixed.text != draft.text and fixed.hints == ""
+    assert len(fixed.text) - len(draft.text) == len("他停了一下，把手里的东西放稳。")
     rewritten = await agents.write(5, note="多写雨", revision=RevisionInput("rewrite", draft.text, []), on_text=None)
     assert (rewritten.calls[0].stage, rewritten.calls[0].prompt_id) == ("rewrite", "chapter-writer")
     assert revised.text != draft.text
@@ -114,7 +120,7 @@ async def test_judge_overall_is_the_weighted_mean_and_improves(project: Project)
     agents = offline_agents(project)
     overalls = []
     for revision in (0, 1, 2):
-        out = await agents.judge(5, "# 第5章 入司\n\n正文。", key_chapter=False, revision=revision)
+        out = await agents.judge(5, "# 第5章 入司\n\n沈照推开守灯司的门，屋里一股旧纸味。", key_chapter=False, revision=revision)
         evaluation = out.evaluation
         assert evaluation.overall == weighted_overall(evaluation.scores)
         assert all(1 <= s.score <= 5 for s in evaluation.scores.as_dict().values())
@@ -152,7 +158,7 @@ async def test_offline_replies_pass_the_same_validation(project: Project) -> Non
 
 async def test_dual_judge_runs_both_on_key_chapters(project: Project) -> None:
     agents = offline_agents(project)
-    out = await agents.judge(1, "# 第1章 子时送单\n\n正文。", key_chapter=True, revision=0)
+    out = await agents.judge(1, "# 第1章 子时送单\n\n沈照推开守灯司的门，屋里一股旧纸味。", key_chapter=True, revision=0)
     assert [c.stage for c in out.calls] == ["judge", "judge-secondary"]
     assert out.evaluation.overall == min(
         weighted_overall(JudgeReply.model_validate(judge_reply({"chapter": 1}, secondary=s)).scores) for s in (False, True)
@@ -183,7 +189,7 @@ def judge_json(score: int, violation: str) -> str:
             "l3_checks": [{"id": violation, "status": "violation", "confidence": "high", "detail": "x"}],
             "l1_checks": [{"id": "W-001", "status": "pass", "confidence": "high", "detail": ""}],
         },
-        "scores": {d: {"score": score} for d in DIMENSION_WEIGHTS},
+        "scores": {d: {"evidence": "沈照推开守灯司的门", "score": score} for d in DIMENSION_WEIGHTS},
         "risk_flags": [f"flag-{violation}"],
         "required_fixes": [{"target": "第 1 段", "instruction": violation}],
     }
@@ -193,7 +199,7 @@ def judge_json(score: int, violation: str) -> str:
 async def test_dual_judge_keeps_lower_overall_and_union_of_violations(project: Project) -> None:
     primary, secondary = Scripted(judge_json(4, "OBJ-001-1")), Scripted(judge_json(3, "OBJ-001-2"))
     agents = ModelAgents(project, Settings(), primary, secondary_provider=secondary)
-    out = await agents.judge(1, "# 第1章\n\n正文。", key_chapter=True, revision=0)
+    out = await agents.judge(1, "# 第1章\n\n沈照推开守灯司的门，屋里一股旧纸味。", key_chapter=True, revision=0)
     assert out.evaluation.overall == 3.0
     assert {c.id for c in out.evaluation.violations()} == {"OBJ-001-1", "OBJ-001-2"}
     assert out.evaluation.contract_verification.has_violations
@@ -215,10 +221,18 @@ async def test_stage_retry_and_missing_delimiter(project: Project) -> None:
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    provider = Scripted(OverloadedError("busy"), "正文没有标题，也没有提示。" + "雾" * 1000)
+    continuation = "好的，下面接着写：\n\n" + "灯" * 1600 + "\n===STATE_HINTS===\n- 顾远舟关了灯"
+    provider = Scripted(OverloadedError("busy"), "正文没有标题，也没有提示。" + "雾" * 1000, continuation)
     agents = ModelAgents(project, Settings(), provider, stage_retry_wait_s=0.5, sleep=sleep)
     out = await agents.write(3, note=None, revision=None, on_text=None)
-    assert waits == [0.5] and len(provider.requests) == 2
-    assert out.hints == "" and out.text.startswith("# 第3章 旧书店的熟客\n\n正文没有标题")
+    assert waits == [0.5] and len(provider.requests) == 3
+    assert out.text.startswith("# 第3章 旧书店的熟客\n\n正文没有标题")
+    # 1,000-odd 字 is under the 2,500 minimum (but no garbage): one continuation, cleaned, appended
+    assert [c.stage for c in out.calls] == ["draft", "lengthen"]
+    assert out.text.rstrip().endswith("\n\n" + "灯" * 1600) and "下面接着写" not in out.text
+    assert out.hints == "- 顾远舟关了灯"
+    follow_up = provider.requests[2]
+    assert follow_up.messages[1]["role"] == "assistant" and follow_up.prompt_id == "chapter-length"
+    assert "不在要求的 2500-3500 字之间" in follow_up.messages[2]["content"][0]["text"]
     assert provider.requests[0].model == Settings().models.chapter_writer
     assert provider.requests[0].max_tokens == Settings().max_tokens.chapter_writer

@@ -51,15 +51,21 @@ def _load_synth() -> ModuleType:
     return module
 
 
+def _block(text: str, tag: str) -> str:
+    return text[text.index(f"<{tag}>") : text.index(f"</{tag}>")]
+
+
 def test_writer_active_storyline_memory_comes_first(sample: Project, settings: Settings) -> None:
     bundle = writer_context(sample, settings, 3)
     chapter_tier = bundle.section("chapter")
     assert bundle.variables["storyline_id"] == "fog-tide"
     assert bundle.variables["storyline_context"].startswith('<storyline id="fog-tide"')
     own = chapter_tier.index("fog-tide 记忆")
-    # the transition target (main-arc) is an adjacent line: its memory follows the active one
+    # the transition target (main-arc) is an adjacent line: its memory follows the active one, in its own block
     assert own < chapter_tier.index("main-arc 记忆")
     assert own < chapter_tier.index("<chapter_outline>")
+    assert "main-arc 记忆" not in _block(chapter_tier, "active_storyline")
+    assert "main-arc 记忆" in _block(chapter_tier, "other_storylines")
 
 
 def test_concurrent_state_is_one_line_per_frozen_storyline(sample: Project, settings: Settings) -> None:
@@ -73,19 +79,26 @@ def test_concurrent_state_is_one_line_per_frozen_storyline(sample: Project, sett
 
 def test_convergence_chapter_injects_involved_lines(sample: Project, settings: Settings) -> None:
     bundle = writer_context(sample, settings, 9)
-    assert "main-arc 记忆" in bundle.variables["storyline_context"]
-    assert "fog-tide 记忆" in bundle.variables["storyline_context"]
+    assert "fog-tide 记忆" in bundle.variables["storyline_context"]  # the active line
+    assert "main-arc 记忆" not in bundle.variables["storyline_context"]
+    assert "main-arc 记忆" in bundle.variables["other_storylines"]
+    assert bundle.variables["other_storylines"].startswith("（本章是交汇章")
     assert chapter_info(sample, 9).is_convergence
     judge = judge_context(sample, settings, 9, "# 第9章\n\n正文。")
     assert judge.variables["is_convergence_chapter"] == "是"
 
 
 def test_hard_rules_are_prohibitions(sample: Project, settings: Settings) -> None:
-    rules = writer_context(sample, settings, 3).variables["world_rules"].splitlines()
+    bundle = writer_context(sample, settings, 3)
+    rules = bundle.variables["world_rules"].splitlines()
     w1 = next(line for line in rules if "W-001" in line)
     w3 = next(line for line in rules if "W-003" in line)
-    assert "禁止" in w1 and "本章重点" in w1  # W-001 is the contract's required rule
+    assert "禁止" in w1
     assert "禁止" not in w3 and "例外" in w3
+    # W-001 is the contract's required rule: named in the chapter tier, never marked in the cached stable tier
+    assert "本章重点" not in bundle.section("stable")
+    assert bundle.variables["focus_rules"].startswith("- W-001［硬性］")
+    assert "W-001" in _block(bundle.section("chapter"), "focus_rules")
 
 
 def test_character_contracts_of_the_chapter_only(sample: Project, settings: Settings) -> None:
@@ -142,9 +155,10 @@ def test_assembly_is_byte_stable_and_json_sorted(sample: Project, settings: Sett
         assert a.text.encode() == b.text.encode()
         assert a.variables == b.variables
     writer = first[0]
-    for name in ("style_profile", "chapter_contract", "current_state"):
+    for name in ("style_profile", "current_state"):
         value = writer.variables[name]
         assert value == json.dumps(json.loads(value), sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+    assert writer.variables["chapter_contract"].startswith("开写时已成立")  # a Chinese checklist, not JSON
 
 
 def test_other_agents_variables(sample: Project, settings: Settings) -> None:

@@ -9,6 +9,7 @@ generators from the chapter's real context, so only the replies a case cares abo
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from pipeline.agents.runner import ModelAgents
 from pipeline.context import judge_context, refiner_context, summarizer_context, writer_context
+from pipeline.context_pieces import first_sentences
 from pipeline.decisions import Question, QuestionKind, take_recommended
 from pipeline.events import Event
 from pipeline.orchestrator import Orchestrator, RunResult
@@ -26,6 +28,7 @@ from pipeline.providers.offline import (
     _messages_text,
     _tagged,
     chapter_reply,
+    fixer_reply,
     judge_reply,
     judge_scores,
     refiner_reply,
@@ -58,8 +61,8 @@ def agent_of(body: dict[str, Any], settings: Settings) -> str:
     """Which agent sent a request: the JSON schema's fields, else the model (writer vs revision)."""
     schema = body.get("output_config", {}).get("format", {}).get("schema", {})
     props = schema.get("properties", {})
-    if "edits" in props:
-        return "refiner"
+    if "edits" in props:  # the refiner, or the writer's local revision by edits (chapter-fixer)
+        return "fixer" if "定点修改" in json.dumps(body.get("system", []), ensure_ascii=False) else "refiner"
     if "ops" in props:
         return "summarizer"
     if "scores" in props:
@@ -71,13 +74,29 @@ def overall_of(target: float, chapter: int) -> float:
     return weighted_overall({d: float(s) for d, s in judge_scores(target, chapter).items()})
 
 
-def judge_data(ctx: dict[str, Any], target: float, *, fix: str | None = None) -> dict[str, Any]:
-    """A valid judge reply whose scores land on `target` (a little below at most)."""
+def judged_quotes(body: dict[str, Any]) -> list[str]:
+    """Verbatim passages of the chapter a judge request shows (its paragraph marks taken out)."""
+    content = _tagged(_messages_text(body["messages"][:1]), "chapter_content")
+    return first_sentences(re.sub(r"【\d+】", "", content))
+
+
+def judge_data(
+    ctx: dict[str, Any],
+    target: float,
+    *,
+    fix: str | None = None,
+    body: dict[str, Any] | None = None,
+    where: str = "第 3 段",
+) -> dict[str, Any]:
+    """A valid judge reply whose scores land on `target` (a little below at most), quoting the judged chapter
+    of `body` as its evidence."""
     chapter = int(ctx["chapter"])
     data = judge_reply(ctx)
     scores = judge_scores(target, chapter)
+    quotes = judged_quotes(body) if body is not None else []
     data["scores"] = {
-        d: {"score": s, "reason": "评审理由", "evidence": "原文引用"} for d, s in scores.items()
+        d: {"evidence": quotes[i % len(quotes)] if quotes else "原文引用", "reason": "评审理由", "score": s}
+        for i, (d, s) in enumerate(scores.items())
     }
     overall = sum(scores[d] * w for d, w in DIMENSION_WEIGHTS.items())
     data["recommendation"] = (
@@ -89,7 +108,7 @@ def judge_data(ctx: dict[str, Any], target: float, *, fix: str | None = None) ->
         if overall >= 2.0
         else "rewrite"
     )
-    data["required_fixes"] = [{"target": "第 3 段", "instruction": fix}] if fix else []
+    data["required_fixes"] = [{"target": where, "instruction": fix}] if fix else []
     return data
 
 
@@ -143,7 +162,11 @@ class Script:
         if agent == "refiner":
             draft = _tagged(_messages_text(body["messages"][:1]), "chapter_draft")
             return json_reply(refiner_reply(self.ctx["refiner"], draft))
-        return json_reply(judge_data(self.ctx["judge"], 4.2 if target is None else target))
+        if agent == "fixer":
+            text = _messages_text(body["messages"][:1])
+            fixes = [line for line in _tagged(text, "required_fixes").splitlines() if line.startswith("- ")]
+            return json_reply(fixer_reply({"fixes": fixes}, _tagged(text, "chapter_draft")))
+        return json_reply(judge_data(self.ctx["judge"], 4.2 if target is None else target, body=body))
 
 
 class Harness:
@@ -248,6 +271,9 @@ async def test_pass_end_to_end(h: Harness) -> None:
         assert (stage.input_tokens, stage.output_tokens) == (900, 300)
         assert stage.cache_creation_input_tokens == 2000 and stage.cache_read_input_tokens == 0
         assert stage.cost_usd is not None and stage.cost_usd > 0
+        assert len(str((stage.model_extra or {})["prefix_hash"])) == 12  # the cached prefix, hashed
+    assert len({(s.model_extra or {})["prefix_hash"] for s in stages.values()}) == 4  # one prefix per agent
+    assert (log.model_extra or {})["cache_read_share"] == 0.0  # the fake API reports writes, no reads
     assert result.input_tokens == 4 * 900 and result.cache_write_tokens == 4 * 2000
 
 
@@ -272,7 +298,10 @@ async def test_polish_refines_again_without_second_judge(h: Harness) -> None:
 
 
 async def test_revise_then_pass(h: Harness) -> None:
-    h.script.add("judge", lambda body: json_reply(judge_data(h.script.ctx["judge"], 3.2, fix=FIX)), 4.2)
+    def structural(body: dict[str, Any]) -> Reply:  # a fix for the whole chapter: the full revision
+        return json_reply(judge_data(h.script.ctx["judge"], 3.2, fix=FIX, body=body, where="全章"))
+
+    h.script.add("judge", structural, 4.2)
     result = await h.run()
     assert result.committed == [3] and result.exit_code == 0
     assert len(h.requests("judge")) == 2
@@ -337,10 +366,32 @@ async def test_key_chapter_dual_judge_keeps_lower(h: Harness) -> None:
     assert len(h.requests("judge")) == 1 and len(h.requests("judge2")) == 1
     assert h.requests("judge")[0].body["model"] == h.settings.models.quality_judge
     assert h.requests("judge2")[0].body["model"] == h.settings.models.judge_secondary
-    kept = Evaluation.load(h.paths.evaluation(10)).computed_overall()
-    assert kept == overall_of(4.1, 10) < overall_of(4.6, 10)
+    evaluation = Evaluation.load(h.paths.evaluation(10))
+    # the offline draft repeats its sentence openings: both judges' style scores are capped by the metrics, and
+    # the lower judge (4.1 before the cap) is kept
+    style = evaluation.scores.style_naturalness
+    assert style.score <= 3 and (style.cap_reason or "").startswith("程序统计")
+    assert evaluation.computed_overall() < overall_of(4.1, 10) < overall_of(4.6, 10)
+    assert evaluation.computed_overall() > overall_of(4.1, 10) - 0.3
     stages = [s.name for s in h.log(10).stages]
     assert "judge" in stages and "judge-secondary" in stages
+    h.assert_wire()
+
+
+async def test_local_fixes_are_made_by_edits_in_place(h: Harness) -> None:
+    h.script.add("judge", lambda body: json_reply(judge_data(h.script.ctx["judge"], 3.2, fix=FIX, body=body)), 4.2)
+    result = await h.run()
+    assert result.committed == [3] and result.exit_code == 0
+    assert not h.requests("revision")  # no full revision
+    [fixer] = h.requests("fixer")
+    assert fixer.body["model"] == h.settings.models.revision
+    sent = json.dumps(fixer.body["messages"], ensure_ascii=False)
+    assert FIX in sent and "第3段原文：「" in sent  # the fix and the paragraph it points at
+    draft = (h.root / "logs" / "chapter-003" / "chapter-003.draft.md").read_text(encoding="utf-8")
+    final = h.paths.chapter(3).read_text(encoding="utf-8")
+    assert "他停了一下，把手里的东西放稳。" in final and "他停了一下，把手里的东西放稳。" not in draft
+    log = h.log(3)
+    assert log.revisions == 1 and "revise" in [s.name for s in log.stages]
     h.assert_wire()
 
 

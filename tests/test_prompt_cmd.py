@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.agents.runner import ModelAgents
 from pipeline.context import writer_context
+from pipeline.context_pieces import first_sentences
 from pipeline.planning.prompt_context import (
     DEFAULT_VOLUME_LENGTH,
     PlanTarget,
@@ -139,7 +140,8 @@ async def test_json_equals_what_the_run_posts(root: Path) -> None:
             api.script(Reply(text=chapter_reply(writer_context(project, SETTINGS, 3).data)))
             await agents.write(3, note=None, revision=None, on_text=None)
             text = project.chapter_text(2) or ""
-            api.script(Reply(text=json.dumps(judge_reply({"chapter": 2}), ensure_ascii=False)))
+            ctx = {"chapter": 2, "quotes": first_sentences(text)}  # real quotes: one judge call, no follow-up
+            api.script(Reply(text=json.dumps(judge_reply(ctx), ensure_ascii=False)))
             await agents.judge(2, text, key_chapter=False, revision=0)
         finally:
             await provider.aclose()

@@ -275,3 +275,16 @@ def test_a_blacklisted_shape_rewritten_is_a_removed_hit() -> None:
     assert result.decisions[0].blacklist_removed == ()
     # blacklist edits first: the shape's rewrite (11) is over the cap of 6 too, so the plain one is applied
     assert [d.drop_reason for d in result.decisions] == [None, "over_cap"]
+
+
+def test_an_edit_bringing_in_a_listed_phrase_is_rejected() -> None:
+    text = "他笑了。门外起了雾。" + "甲" * 30
+    edits = [
+        E("他笑了", "他不禁笑了"),  # adds a listed word
+        E("门外起了雾", "一股寒意涌上心头"),  # adds a listed shape
+        E("甲甲甲", "乙", occurrence=1),
+    ]
+    result = apply_edits(text, edits, blacklist=["不禁", "一股…涌上心头"], cap_ratio=0.5)
+    assert [d.drop_reason for d in result.decisions] == ["adds_blacklist", "adds_blacklist", None]
+    assert "不禁" not in result.text and "涌上心头" not in result.text
+    assert not result.decisions[0].applicable  # never offered to the author either

@@ -32,6 +32,9 @@ class CallRecord:
     estimated_prompt_tokens: int | None = None
     ttft_ms: int | None = None
     offline: bool = False
+    # sha256 (12 hex) of the request's cached prefix (every block up to the last cache breakpoint): two calls of
+    # an agent with the same hash can share the prompt cache; a change says which chapter broke it
+    prefix_hash: str | None = None
 
 
 @dataclass(frozen=True)

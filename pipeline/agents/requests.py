@@ -16,6 +16,7 @@ from pipeline.agents.protocol import RevisionInput
 from pipeline.agents.refiner import POLISH_CAP_RATIO, REFINE_CAP_RATIO
 from pipeline.context import (
     ContextBundle,
+    fixer_context,
     judge_context,
     refiner_context,
     request_from_bundle,
@@ -83,14 +84,28 @@ class AgentRequests:
             agent, stage = "revision", "revise"
         return WriterRequest(self.build(bundle, agent, context={"stage": stage}, chapter=chapter), bundle, stage)
 
+    def fixer(self, chapter: int, revision: RevisionInput) -> ModelRequest:
+        """A local revision answered with edits (`chapter-fixer`), on the revision agent's model."""
+        bundle = fixer_context(self.project, self.settings, chapter, revision, registry=self.registry)
+        return self.build(bundle, "revision", schema_model=RefineReply, context={"stage": "fix"}, chapter=chapter)
+
     def summarizer(self, chapter: int, text: str, hints: str) -> tuple[ModelRequest, ContextBundle]:
         bundle = summarizer_context(self.project, self.settings, chapter, text, hints, registry=self.registry)
         return self.build(bundle, "summarizer", schema_model=SummarizerReply, chapter=chapter), bundle
 
-    def refiner(self, chapter: int, text: str, *, polish: bool) -> ModelRequest:
+    def refiner(
+        self, chapter: int, text: str, *, polish: bool, findings: list[str] | None = None
+    ) -> ModelRequest:
         cap = POLISH_CAP_RATIO if polish else REFINE_CAP_RATIO
         bundle = refiner_context(
-            self.project, self.settings, chapter, text, cap_ratio=cap, polish=polish, registry=self.registry
+            self.project,
+            self.settings,
+            chapter,
+            text,
+            cap_ratio=cap,
+            polish=polish,
+            findings=findings,
+            registry=self.registry,
         )
         return self.build(bundle, "style_refiner", schema_model=RefineReply, chapter=chapter)
 

@@ -9,11 +9,15 @@ model and max_tokens of the agent from the settings, run it with stage retries, 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from pipeline.agents.judge import combine_evaluations, run_judge
+from pipeline.agents.judge_calibration import evaluation_findings, style_cap_reason
+from pipeline.agents.length import fix_length
 from pipeline.agents.protocol import (
     Agents,
     CallRecord,
@@ -27,22 +31,31 @@ from pipeline.agents.protocol import (
 from pipeline.agents.refiner import POLISH_CAP_RATIO, REFINE_CAP_RATIO, run_refiner
 from pipeline.agents.requests import AgentRequests
 from pipeline.agents.summarizer import run_summarizer
-from pipeline.agents.writer import StreamInvoke, check_not_truncated, run_writer
+from pipeline.agents.writer import StreamInvoke, check_not_truncated, ensure_heading, run_writer
 from pipeline.context import (
+    FIX_CAP_RATIO,
     chapter_info,
     default_registry,
     outline_for,
 )
+from pipeline.context_pieces import is_local
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
+from pipeline.refine_edits import RefineReply, apply_edits
+from pipeline.structured import call_structured
 from pipeline.tokens import estimate_tokens
+from studio.checks.matcher import blacklist_matcher
+from studio.checks.metrics import prose_metrics
+from studio.checks.names import NameRegistry
+from studio.errors import StudioError
+from studio.models.evaluation import Evaluation
 from studio.models.settings import Settings
 from studio.models.state import CurrentState
 from studio.project import Project
 
-__all__ = ["ModelAgents", "is_key_chapter", "request_text"]
+__all__ = ["ModelAgents", "is_key_chapter", "is_local_revision", "prefix_hash", "request_text"]
 
 RetryHook = Callable[[str, int, ProviderError], None]
 
@@ -54,6 +67,30 @@ def is_key_chapter(project: Project, chapter: int) -> bool:
         return True
     info = chapter_info(project, chapter)
     return info.is_convergence
+
+
+def is_local_revision(revision: RevisionInput | None) -> bool:
+    """A revision (not a rewrite) whose every fix and violation names paragraphs: fixed by edits in place;
+    anything structural (no paragraph named, or the whole chapter) goes to the full revision."""
+    if revision is None or revision.kind != "revision" or not revision.required_fixes:
+        return False
+    return all(is_local(f) for f in (*revision.required_fixes, *revision.violations))
+
+
+def prefix_hash(request: ModelRequest) -> str | None:
+    """sha256 (12 hex) of the cached prefix: every block up to the last cache breakpoint; None without one."""
+    blocks: list[tuple[str, bool]] = [(b.text, b.cache) for b in request.system]
+    for message in request.messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            blocks += [(str(b.get("text", "")), "cache_control" in b) for b in content if isinstance(b, dict)]
+    last = max((i for i, (_, cached) in enumerate(blocks) if cached), default=-1)
+    if last < 0:
+        return None
+    digest = hashlib.sha256()
+    for text, _ in blocks[: last + 1]:
+        digest.update(text.encode("utf-8") + b"\x00")
+    return digest.hexdigest()[:12]
 
 
 def request_text(request: ModelRequest) -> str:
@@ -129,6 +166,7 @@ class ModelAgents:
                 estimated_prompt_tokens=estimate_tokens(request_text(request)),
                 ttft_ms=result.ttft_ms,
                 offline=bool(getattr(provider, "offline", False)),
+                prefix_hash=prefix_hash(request),
             )
             return result, record
 
@@ -136,12 +174,41 @@ class ModelAgents:
 
     # ------------------------------------------------------------------ the Agents protocol
 
+    async def _fix_in_place(
+        self, chapter: int, revision: RevisionInput, on_text: TextSink | None
+    ) -> tuple[WriterOutput | None, list[CallRecord]]:
+        """A local revision by edits; (None, calls) when the reply gives no edit that applies (the caller then
+        revises the whole chapter)."""
+        request = self.requests.fixer(chapter, revision)
+        reply, calls = await call_structured(
+            self.provider, request, RefineReply, registry=self.registry, stage="revise", invoke=self._invoker(self.provider)
+        )
+        text = revision.previous_text
+        result = apply_edits(
+            text, reply.edits, blacklist=self.project.ai_blacklist.effective_words(), cap_ratio=FIX_CAP_RATIO
+        )
+        if not result.applied:
+            return None, calls
+        if on_text is not None:
+            shown = on_text(result.text)
+            if inspect.isawaitable(shown):
+                await shown
+        title = str(request.context.get("title") or "")
+        return WriterOutput(text=ensure_heading(result.text, chapter, title), hints="", calls=calls), calls
+
     async def write(
         self, chapter: int, *, note: str | None, revision: RevisionInput | None, on_text: TextSink | None
     ) -> WriterOutput:
+        calls: list[CallRecord] = []
+        if is_local_revision(revision):
+            assert revision is not None
+            fixed, calls = await self._fix_in_place(chapter, revision, on_text)
+            if fixed is not None:
+                return fixed
         built = self.requests.writer(chapter, note=note, revision=revision)
-        return await run_writer(
-            self._invoker(self.provider),
+        invoke = self._invoker(self.provider)
+        out = await run_writer(
+            invoke,
             built.request,
             stage=built.stage,
             chapter=chapter,
@@ -151,6 +218,26 @@ class ModelAgents:
             max_chars=self.settings.writing.chapter_max_chars,
             lang=self.settings.ui.lang,
         )
+        fixed_length = await fix_length(
+            self.provider,
+            invoke,
+            built.request,
+            out.text,
+            out.text,
+            out.hints,
+            min_chars=self.settings.writing.chapter_min_chars,
+            max_chars=self.settings.writing.chapter_max_chars,
+            registry=self.registry,
+            blacklist=self.project.ai_blacklist.effective_words(),
+        )
+        if fixed_length is not None:
+            title = str(built.bundle.data.get("title") or "")
+            out = WriterOutput(
+                text=ensure_heading(fixed_length.text, chapter, title),
+                hints=fixed_length.hints,
+                calls=[*out.calls, *fixed_length.calls],
+            )
+        return replace(out, calls=[*calls, *out.calls]) if calls else out
 
     async def summarize(self, chapter: int, text: str, hints: str) -> SummarizerOutput:
         request, bundle = self.requests.summarizer(chapter, text, hints)
@@ -167,10 +254,20 @@ class ModelAgents:
         self._cross_references[chapter] = list(output.cross_references)
         return output
 
+    def _judge_findings(self, chapter: int) -> list[str]:
+        """The staged evaluation's findings for the polish pass (none when there is no readable one)."""
+        path = self.project.paths.staged_evaluation(chapter)
+        try:
+            evaluation = Evaluation.load(path) if path.is_file() else None
+        except StudioError:
+            evaluation = None
+        return evaluation_findings(evaluation) if evaluation is not None else []
+
     async def refine(self, chapter: int, text: str, *, polish: bool) -> RefinerOutput:
+        findings = self._judge_findings(chapter) if polish else None
         return await run_refiner(
             self.provider,
-            self.requests.refiner(chapter, text, polish=polish),
+            self.requests.refiner(chapter, text, polish=polish, findings=findings),
             text,
             registry=self.registry,
             invoke=self._invoker(self.provider),
@@ -179,15 +276,30 @@ class ModelAgents:
             stage="polish" if polish else "refine",
         )
 
+    def _style_reason(self, text: str) -> str | None:
+        """Why the measured prose metrics cap the judge's style score (None when within bounds)."""
+        try:
+            names = NameRegistry.load(self.project.characters, self.project.paths.names).names()
+        except StudioError:  # a broken names file is reported by the checks; the cap works without it
+            names = [c.display_name for c in self.project.characters.values()]
+        state = CurrentState.load_or_default(self.project.paths.current_state)
+        for entities in (state.items, state.locations, state.factions):  # repeating a place's name is no tic
+            names += [str(v.get("display_name")) for v in entities.values() if v.get("display_name")]
+        metrics = prose_metrics(text, blacklist_matcher(self.project.ai_blacklist), names=names)
+        return style_cap_reason(metrics)
+
     async def judge(self, chapter: int, text: str, *, key_chapter: bool, revision: int) -> JudgeOutput:
         cross_references = self._cross_references.get(chapter)
+        style_reason = self._style_reason(text)
         primary = run_judge(
             self.provider,
             self.requests.judge(chapter, text, cross_references=cross_references, revision=revision),
             chapter=chapter,
+            text=text,
             registry=self.registry,
             invoke=self._invoker(self.provider),
             stage="judge",
+            style_reason=style_reason,
         )
         if not key_chapter:
             return await primary
@@ -197,9 +309,11 @@ class ModelAgents:
                 chapter, text, cross_references=cross_references, revision=revision, secondary=True
             ),
             chapter=chapter,
+            text=text,
             registry=self.registry,
             invoke=self._invoker(self.secondary_provider),
             stage="judge-secondary",
+            style_reason=style_reason,
         )
         first, second = await asyncio.gather(primary, secondary)
         return JudgeOutput(

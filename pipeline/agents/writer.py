@@ -4,10 +4,14 @@ The reply is the chapter in Markdown, a line `===STATE_HINTS===`, then natural-l
 Summarizer. Text before the delimiter is the chapter, text after it the hints; no delimiter means no hints.
 The stream forwarded to the UI stops at the delimiter, so the hints never show up as chapter text.
 
-A draft is an invalid reply (`draft_problem`), drafted again by the orchestrator, when its 字数 is below
-`GARBAGE_MIN_SHARE` of `chapter_min_chars`, above `GARBAGE_MAX_FACTOR` times `chapter_max_chars`, or when it
-holds control characters (NUL, ESC and the rest of C0 except tab/newline/CR, DEL, C1). The band between those
-bounds and the configured range is a quality matter, not an invalid reply.
+The chapter part is cleaned first (`pipeline.agents.draft_text.clean_draft`: code fences, a preamble, repeated
+headings and a closing remark to the user go).
+
+A draft is an invalid reply (`draft_problem`), drafted again by the orchestrator, when it is no chapter at all (a
+refusal, an apology, an outline: `draft_text.not_a_chapter`), when its 字数 is below `GARBAGE_MIN_SHARE` of
+`chapter_min_chars`, above `GARBAGE_MAX_FACTOR` times `chapter_max_chars`, or when it holds control characters
+(NUL, ESC and the rest of C0 except tab/newline/CR, DEL, C1). The band between those bounds and the configured
+range is a quality matter, not an invalid reply.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from pipeline.agents.draft_text import clean_draft, not_a_chapter
 from pipeline.agents.protocol import CallRecord, TextSink, WriterOutput
 from pipeline.providers.base import ModelRequest, ModelResult, TruncatedReplyError
 from studio.errors import StudioError
@@ -48,6 +53,14 @@ MESSAGES: Catalog = {
         "初稿含有 {count} 个控制字符（如 {sample}），不是正常文本",
         "the draft holds {count} control characters (such as {sample}), not ordinary text",
     ),
+    "refusal": (
+        "回复不是正文，而是拒绝或道歉（{sample}）",
+        "the reply is a refusal or an apology, not a chapter ({sample})",
+    ),
+    "outline": (
+        "回复不是正文，而是提纲（{count} 条列表或小标题）",
+        "the reply is an outline ({count} list items or sub-headings), not a chapter",
+    ),
     "invalid": (
         "第 {chapter} 章初稿无效（{problem}），重新起草",
         "chapter {chapter}: invalid draft ({problem}); drafting again",
@@ -63,7 +76,7 @@ MESSAGES: Catalog = {
 class DraftProblem:
     """Why a draft is not a usable reply."""
 
-    kind: Literal["too_short", "too_long", "control"]
+    kind: Literal["too_short", "too_long", "control", "refusal", "outline"]
     count: int
     limit: int = 0
     sample: str = ""
@@ -90,6 +103,12 @@ def draft_problem(text: str, *, min_chars: int, max_chars: int) -> DraftProblem 
     if controls:
         sample = ", ".join(sorted({f"U+{ord(c):04X}" for c in controls})[:3])
         return DraftProblem("control", len(controls), sample=sample)
+    found = not_a_chapter(text)
+    if found is not None:
+        kind, detail = found
+        if kind == "refusal":
+            return DraftProblem("refusal", 0, sample=detail)
+        return DraftProblem("outline", int(detail))
     count = word_count(text)
     low = int(min_chars * GARBAGE_MIN_SHARE)
     if count < low:
@@ -206,6 +225,7 @@ async def run_writer(
             await stream.flush()
         check_not_truncated(result)
         text, hints = split_hints(result.text)
+        text = clean_draft(text)
         if min_chars is None or max_chars is None:
             break
         problem = draft_problem(text, min_chars=min_chars, max_chars=max_chars)

@@ -28,6 +28,7 @@ from pipeline.planning.offline_replies import planning_reply
 from pipeline.providers.base import ModelRequest, ModelResult, TextCallback, Usage
 from pipeline.refine_edits import find_occurrences
 from pipeline.tokens import estimate_tokens
+from studio.checks.paragraphs import Paragraphs
 from studio.ids import is_slug
 from studio.models.evaluation import DIMENSION_WEIGHTS
 from studio.models.state import is_foreshadow_id
@@ -164,6 +165,9 @@ class OfflineProvider:
     def reply_text(self, request: ModelRequest) -> str:
         ctx = request.context
         agent = request.agent
+        if request.prompt_id == "chapter-fixer":
+            draft = _tagged(_messages_text(request.messages[:1]), "chapter_draft")
+            return json.dumps(fixer_reply(ctx, draft), ensure_ascii=False, indent=2)
         if agent in ("chapter_writer", "revision"):
             return chapter_reply(ctx, variant=f"{request.prompt_id}-{ctx.get('stage', '')}")
         if agent == "summarizer":
@@ -274,6 +278,29 @@ def summarizer_reply(ctx: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def fixer_reply(ctx: dict[str, Any], draft: str) -> dict[str, Any]:
+    """One edit per fix that names a paragraph: a short beat of action added after that paragraph's first
+    sentence (the demo's local revision)."""
+    paras = Paragraphs(draft)
+    edits: list[dict[str, Any]] = []
+    used: set[int] = set()
+    for fix in ctx.get("fixes", []):
+        match = re.search(r"第\s*(\d+)\s*段", str(fix))
+        para = paras.get(int(match.group(1))) if match else None
+        if para is None or para.number in used:
+            continue
+        used.add(para.number)
+        sentence = re.split(r"(?<=[。！？])", para.text, maxsplit=1)[0]
+        starts = find_occurrences(draft, sentence) if sentence else []
+        if para.start not in starts:
+            continue
+        edit: dict[str, Any] = {"original": sentence, "refined": sentence + "他停了一下，把手里的东西放稳。", "reason": str(fix)}
+        if len(starts) > 1:
+            edit["occurrence"] = starts.index(para.start) + 1
+        edits.append(edit)
+    return {"edits": edits}
+
+
 def refiner_reply(ctx: dict[str, Any], draft: str) -> dict[str, Any]:
     """Edits replacing every blacklist hit (longest words first, exact spans), plus up to two neutral ones."""
     edits: list[dict[str, Any]] = []
@@ -297,6 +324,12 @@ def refiner_reply(ctx: dict[str, Any], draft: str) -> dict[str, Any]:
     for original, refined in _NEUTRAL_EDITS:
         add(original, refined, "句式：去掉重复", limit=1)
     return {"edits": edits}
+
+
+def _evidence(ctx: dict[str, Any], i: int) -> str:
+    """A verbatim passage of the judged chapter (the context's `quotes`), so the evidence check finds it."""
+    quotes = [str(q) for q in ctx.get("quotes", []) if q]
+    return quotes[i % len(quotes)] if quotes else "（离线输出，无原文引用）"
 
 
 def judge_reply(ctx: dict[str, Any], *, secondary: bool = False) -> dict[str, Any]:
@@ -329,8 +362,8 @@ def judge_reply(ctx: dict[str, Any], *, secondary: bool = False) -> dict[str, An
         "chapter": chapter,
         "contract_verification": {"l1_checks": l1, "l2_checks": l2, "l3_checks": l3, "ls_checks": ls, "has_violations": False},
         "scores": {
-            d: {"score": s, "reason": "离线评审：按章号确定的分数", "evidence": "（离线输出，无原文引用）"}
-            for d, s in scores.items()
+            d: {"evidence": _evidence(ctx, i), "reason": "离线评审：按章号确定的分数", "score": s}
+            for i, (d, s) in enumerate(scores.items())
         },
         "recommendation": recommendation,
         "risk_flags": [] if overall >= 3.5 else ["pacing_slow"],

@@ -26,11 +26,20 @@ Accepted input variants (the reference plugin, DankerMu/novel-writer-plugin, wri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from studio.models.base import FileModel
 
@@ -139,11 +148,25 @@ class DimensionScore(_Object):
     weight: float | None = None  # informative only: DIMENSION_WEIGHTS is what counts
     reason: str = ""
     evidence: str = ""
+    # Set by the pipeline, never by the judge (issue 9 item 3): False when the evidence could not be found in the
+    # chapter even after one more ask (the score is then capped); `cap_reason` says why a score was lowered.
+    evidence_verified: bool | None = None
+    cap_reason: str | None = None
 
     @field_serializer("score")
     def _plain(self, value: float) -> float | int:
         # Keep `4` as `4` on rewrite; the judge writes whole numbers most of the time.
         return int(value) if value.is_integer() else value
+
+    @model_serializer(mode="wrap")
+    def _unset_pipeline_fields(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Files judged before the checks existed stay as they were: the two pipeline fields only when set.
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("evidence_verified", "cap_reason"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
 
 
 class Scores(BaseModel):
@@ -231,3 +254,19 @@ class Evaluation(FileModel):
 
     def high_confidence_violations(self) -> list[ContractCheck]:
         return [c for c in self.violations() if c.confidence == "high"]
+
+    def _soft_checks(self, soft_ids: Collection[str]) -> set[int]:
+        soft = set(soft_ids)
+        verification = self.contract_verification
+        return {id(c) for c in (*verification.l1_checks, *verification.ls_checks) if c.id in soft}
+
+    def blocking_violations(self, soft_ids: Collection[str]) -> list[ContractCheck]:
+        """The high-confidence violations that force a revision: every one but those of soft L1 and LS rules
+        (`soft_ids`), which are reported and never block (seed 000 6.6.4-6.6.5, issue 9 item 3)."""
+        soft = self._soft_checks(soft_ids)
+        return [c for c in self.high_confidence_violations() if id(c) not in soft]
+
+    def soft_violations(self, soft_ids: Collection[str]) -> list[ContractCheck]:
+        """Violations of soft L1/LS rules, whatever their confidence: reported, not blocking."""
+        soft = self._soft_checks(soft_ids)
+        return [c for c in self.violations() if id(c) in soft]

@@ -70,6 +70,18 @@ class PipelineLog(FileModel):
             return self.total_cost_usd
         return round(sum(costs), 6)
 
+    def cache_read_share(self) -> float | None:
+        """The share of all input tokens (uncached + cache writes + cache reads) served from the prompt cache,
+        0..1 rounded to 3 decimals; None when no stage reported input tokens."""
+        reported = [s for s in self.stages if s.input_tokens is not None or s.cache_read_input_tokens is not None]
+        total = sum(
+            (s.input_tokens or 0) + (s.cache_creation_input_tokens or 0) + (s.cache_read_input_tokens or 0)
+            for s in reported
+        )
+        if not total:
+            return None
+        return round(sum(s.cache_read_input_tokens or 0 for s in reported) / total, 3)
+
     def duration_ms(self) -> int | None:
         durations = [stage.duration_ms for stage in self.stages if stage.duration_ms is not None]
         return sum(durations) if durations else self.total_duration_ms
