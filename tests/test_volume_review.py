@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.planning.offline_replies import review_reply
+from pipeline.rebuild import effective_chain
 from studio.cli.main import main
 from studio.coldstart import check_cold_start
 from studio.fileio import atomic_write_json, atomic_write_text, read_json, read_text
@@ -286,3 +287,25 @@ def test_no_key_is_a_clear_error_that_writes_nothing(tmp_path: Path, capsys: pyt
     assert main(["review", "--project", str(root), "--yes"]) == 1
     assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
     assert tree(root) == before
+
+
+def test_a_rebuild_after_the_review_keeps_every_chapter_and_the_log_replayable(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = short_volume(tmp_path)
+    temporary_entries(root)
+    to_volume_end(root, capsys)
+    assert main(["review", "--project", str(root), "--offline", "--yes"]) == 0
+    paths = ProjectPaths(root)
+    chain = effective_chain(load_changelog(paths.changelog))
+    assert [link.chapter for link in chain] == [1, 2, 3, 3]  # the clean-up is a link of its own
+    assert chain[2].ops and not chain[3].ops  # it did not replace chapter 3's ops
+    # chapter 3 edited by hand -> rebuilt: its ops are re-derived, the clean-up is not re-emitted as chapter 3
+    text = paths.chapter(3).read_text("utf-8")
+    atomic_write_text(paths.chapter(3), text + "\n\n沈照把灯账合上，夜色更深了。\n")
+    assert main(["rebuild", "3", "--project", str(root), "--offline", "--yes"]) == 0
+    capsys.readouterr()
+    entries = load_changelog(paths.changelog)
+    state = load_state(paths)
+    assert replay(entries).to_data() == state.to_data()
+    chain = effective_chain(entries)
+    assert chain[-1].chapter == 3 and chain[-1].entry.kind == "rebuild" and chain[-1].ops
