@@ -82,7 +82,7 @@ MESSAGES: Catalog = {
     "o_keep": ("全部保留", "keep everything"),
 }
 
-CostHook = Callable[[float, str], bool]  # (estimate in USD, model) -> go on?
+CostHook = Callable[[float, str], Awaitable[bool]]  # (estimate in USD, model) -> go on? (a dialog may ask)
 
 
 class ReviewStopped(StudioError):
@@ -219,6 +219,7 @@ def cleanup_question(journal: ReviewJournal, project: Project) -> Question:
         options=[Option("apply", *MESSAGES["o_apply"]), Option("keep", *MESSAGES["o_keep"])],
         recommended="apply",
         data={
+            "escape": "keep",  # backing out of the dialog removes nothing
             "volume": journal.volume,
             "cleanup": [item.to_data() for item in journal.cleanup],
             "facts_en": [*_facts(journal, "en"), tr(MESSAGES, "q_note", "en", path=final)],
@@ -258,7 +259,7 @@ async def review_volume(
     if journal is None:
         request = review_request(project, settings, review)
         estimate = estimate_review_cost(request, settings, offline=offline)
-        if confirm_cost is not None and not confirm_cost(estimate, request.model):
+        if confirm_cost is not None and not await confirm_cost(estimate, request.model):
             raise ReviewStopped(f"estimate ${estimate:.2f}")
         found = await suggestions(provider(), settings, request, outcome.calls)
         state = load_state(paths)

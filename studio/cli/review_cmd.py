@@ -189,7 +189,7 @@ def _review(args: argparse.Namespace, root: Path, settings: Settings, offline: b
             return PROVIDER_FACTORY(root, settings, offline)
         return build_provider(settings, root, offline=offline)
 
-    def confirm(cost: float, model: str) -> bool:
+    async def confirm(cost: float, model: str) -> bool:
         if offline:
             out.say(tr(MESSAGES, "offline", lang))
         out.data["estimate_usd"] = cost
