@@ -309,3 +309,20 @@ def test_a_rebuild_after_the_review_keeps_every_chapter_and_the_log_replayable(
     assert replay(entries).to_data() == state.to_data()
     chain = effective_chain(entries)
     assert chain[-1].chapter == 3 and chain[-1].entry.kind == "rebuild" and chain[-1].ops
+
+
+def test_a_volume_without_an_outline_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = short_volume(tmp_path)
+    before = tree(root)
+    assert main(["review", "--project", str(root), "--offline", "--volume", "4"]) == 1
+    assert "第 4 卷没有大纲" in capsys.readouterr().err
+    assert tree(root) == before
+
+
+def test_english_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = short_volume(tmp_path)
+    to_volume_end(root, capsys)
+    assert main(["review", "--project", str(root), "--offline", "--yes", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "# Review of volume 1 (chapters 1-3)" in out and "novel-studio plan plans volume 2" in out
+    assert "# 第 1 卷回顾" in read_text(review_path(ProjectPaths(root), 1))  # the file stays Chinese

@@ -245,8 +245,8 @@ async def review_volume(
     model is needed. Raises ReviewStopped, PausedForAuthor (from the decider), ProviderError, StudioError."""
     paths = project.paths
     volume = volume if volume is not None else project.current_volume
-    kind = review_kind(project, volume)
-    review = build_review(project, volume)
+    kind = review_kind(project, volume, lang)
+    review = build_review(project, volume, lang)
     if kind == "unfinished":
         return ReviewOutcome(kind, volume, review, render_review(review, lang, interim=True))
     if kind == "past":

@@ -309,7 +309,7 @@ def volume_range(paths: ProjectPaths, volume: int) -> tuple[int, int] | None:
     return None if outline is None else outline.chapter_range
 
 
-def review_kind(project: Project, volume: int) -> ReviewKind:
+def review_kind(project: Project, volume: int, lang: Lang = "zh") -> ReviewKind:
     """See the module docstring; raises StudioError for a volume without an outline or not begun."""
     current = project.current_volume
     cp = project.checkpoint
@@ -317,7 +317,7 @@ def review_kind(project: Project, volume: int) -> ReviewKind:
         return "past"
     span = volume_range(project.paths, volume)
     if volume > current or span is None:
-        raise StudioError(tr(MESSAGES, "no_outline", "zh", volume=volume))
+        raise StudioError(tr(MESSAGES, "no_outline", lang, volume=volume))
     if project.last_completed_chapter < span[1]:
         return "unfinished"
     if cp.orchestrator_state is OrchestratorState.VOL_PLANNING and load_review_journal(project.paths, volume) is None:
@@ -399,12 +399,12 @@ def _findings(paths: ProjectPaths, numbers: Iterable[int]) -> tuple[list[Finding
     return rows, ran
 
 
-def build_review(project: Project, volume: int) -> VolumeReview:
+def build_review(project: Project, volume: int, lang: Lang = "zh") -> VolumeReview:
     """The deterministic review of `volume` as the project holds it now (reads only)."""
     paths = project.paths
     outline = volume_outline(paths, volume)
     if outline is None or outline.chapter_range is None:
-        raise StudioError(tr(MESSAGES, "no_outline", "zh", volume=volume))
+        raise StudioError(tr(MESSAGES, "no_outline", lang, volume=volume))
     first, last = outline.chapter_range
     committed = [n for n in project.committed_chapters() if first <= n <= last]
     from studio.views.scores import chapter_scores  # the shared stat-keyed evaluation cache
