@@ -38,7 +38,6 @@ Steps and crash safety (the journal `staging/review/vol-NN.json`, `ReviewJournal
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,8 +56,16 @@ from studio.models.state import CurrentState
 from studio.models.volume_review import CleanupAnswer, CleanupItem, ReviewJournal, ReviewSuggestions
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import ProjectPaths
+from studio.planning.staged import VOLUME_END_KIND
 from studio.project import Project
-from studio.state_engine import is_review_cleanup, last_changelog_entry, load_state, merge_snapshot, reconcile
+from studio.state_engine import (
+    is_review_cleanup,
+    last_changelog_entry,
+    load_changelog,
+    load_state,
+    merge_snapshot,
+    reconcile,
+)
 from studio.wordcount import word_count
 
 __all__ = [
@@ -407,9 +414,10 @@ def build_review(project: Project, volume: int, lang: Lang = "zh") -> VolumeRevi
         raise StudioError(tr(MESSAGES, "no_outline", lang, volume=volume))
     first, last = outline.chapter_range
     committed = [n for n in project.committed_chapters() if first <= n <= last]
-    from studio.views.scores import chapter_scores  # the shared stat-keyed evaluation cache
+    # imported here: studio.views.scores -> studio.status -> studio.coldstart -> this module
+    from studio.views.scores import chapter_scores
 
-    scores = chapter_scores(project)
+    scores = chapter_scores(project)  # the stat-keyed evaluation cache shared with status
     chapters: list[ChapterRow] = []
     for n in committed:
         text = project.chapter_text(n) or ""
@@ -538,8 +546,6 @@ def cleanup_lines(items: list[CleanupItem], lang: Lang) -> list[str]:
 
 def _changed_in(paths: ProjectPaths, first: int, last: int) -> set[str]:
     """`items.<slug>` / `locations.<slug>` touched by an op of a chapter in first..last."""
-    from studio.state_engine import load_changelog
-
     touched: set[str] = set()
     for entry in load_changelog(paths.changelog):
         if entry.kind in ("init", "foreign") or not first <= entry.chapter <= last or is_review_cleanup(entry):
@@ -679,11 +685,6 @@ def finish_review(paths: ProjectPaths, journal: ReviewJournal, review: VolumeRev
     cp = Checkpoint.load_or_default(paths.checkpoint)
     if cp.orchestrator_state is not OrchestratorState.VOL_PLANNING:
         cp.orchestrator_state = OrchestratorState.VOL_PLANNING
-        cp.pending_actions = [a for a in cp.pending_actions if a.kind != "volume_end"]
+        cp.pending_actions = [a for a in cp.pending_actions if a.kind != VOLUME_END_KIND]
         save_checkpoint(paths, cp)
     discard_review_journal(paths, journal.volume)
-
-
-def remove_staging_review(paths: ProjectPaths) -> None:
-    """Drop every review journal (a review started over from scratch)."""
-    shutil.rmtree(paths.staging / "review", ignore_errors=True)
