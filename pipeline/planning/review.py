@@ -40,18 +40,15 @@ from studio.models.settings import Settings
 from studio.models.volume_review import CleanupAnswer, ReviewJournal, ReviewSuggestions
 from studio.planning.review import (
     ReviewKind,
-    VolumeReview,
     archive_final_state,
-    build_review,
-    cleanup_lines,
-    cleanup_proposal,
     finish_review,
     load_review_journal,
-    render_review,
     review_journal_path,
     review_kind,
     review_path,
 )
+from studio.planning.review_cleanup import cleanup_proposal
+from studio.planning.review_report import VolumeReview, build_review, cleanup_lines, render_review
 from studio.project import Project
 from studio.state_engine import load_state
 
