@@ -326,3 +326,14 @@ def test_english_on_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     assert "# Review of volume 1 (chapters 1-3)" in out and "novel-studio plan plans volume 2" in out
     assert "# 第 1 卷回顾" in read_text(review_path(ProjectPaths(root), 1))  # the file stays Chinese
+
+
+def test_prompt_review_shows_the_request_without_sending(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = short_volume(tmp_path)
+    to_volume_end(root, capsys)
+    before = tree(root)
+    assert main(["prompt", "review", "--project", str(root), "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    text = json.dumps(body, ensure_ascii=False)
+    assert "复盘第 1 卷" in text and "本卷统计报告" in text and "子时送单" in text
+    assert tree(root) == before
