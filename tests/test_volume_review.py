@@ -12,6 +12,7 @@ import pytest
 
 from pipeline.planning.offline_replies import review_reply
 from pipeline.rebuild import effective_chain
+from studio import own_writes
 from studio.cli.main import main
 from studio.coldstart import check_cold_start
 from studio.fileio import atomic_write_json, atomic_write_text, read_json, read_text
@@ -197,6 +198,8 @@ def test_two_volumes_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     paths = ProjectPaths(root)
     Project.open(root)  # every file of the project still validates
     CurrentState.load(final_state_path(paths, 1))
+    for written in (review_path(paths, 1), final_state_path(paths, 1), paths.checkpoint):
+        assert own_writes.is_own(written, written.read_bytes())  # the watcher does not take them for hand edits
     for line in paths.changelog.read_text("utf-8").splitlines():
         ChangelogEntry.model_validate_json(line)
     # the review reaches the next plan's prompt
