@@ -41,6 +41,7 @@ from studio.models.volume_review import CleanupAnswer, ReviewJournal, ReviewSugg
 from studio.planning.review import (
     ReviewKind,
     archive_final_state,
+    final_state_path,
     finish_review,
     load_review_journal,
     review_journal_path,
@@ -205,7 +206,7 @@ def _facts(journal: ReviewJournal, lang: Lang) -> list[str]:
 
 
 def cleanup_question(journal: ReviewJournal, project: Project) -> Question:
-    final = f"state/history/vol-{journal.volume:02d}-final-state.json"
+    final = _rel_final(project, journal.volume)
     facts = [*_facts(journal, "zh"), tr(MESSAGES, "q_note", "zh", path=final)]
     return Question(
         kind=QuestionKind.REVIEW_CLEANUP,
@@ -281,12 +282,12 @@ async def review_volume(
     outcome.next_volume = volume + 1
     outcome.markdown = read_text(review_path(paths, volume))
     if lang != "zh":
-        outcome.markdown = render_review(review, lang, final_state=_rel_final(volume))
+        outcome.markdown = render_review(review, lang, final_state=_rel_final(project, volume))
     return outcome
 
 
-def _rel_final(volume: int) -> str:
-    return f"state/history/vol-{volume:02d}-final-state.json"
+def _rel_final(project: Project, volume: int) -> str:
+    return final_state_path(project.paths, volume).relative_to(project.root).as_posix()
 
 
 def outcome_data(outcome: ReviewOutcome) -> dict[str, object]:
