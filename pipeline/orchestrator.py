@@ -113,8 +113,9 @@ MESSAGES: Catalog = {
     "o_review": ("先回顾（停止）", "review first (stop)"),
     "o_adjust": ("调整设定或大纲（停止）", "adjust settings or outline (stop)"),
     "volume_end": (
-        "第 {volume} 卷写完了，停在卷末回顾；运行 novel-studio plan 规划下一卷",
-        "stopped at the end of volume {volume}; run novel-studio plan to plan the next one",
+        "第 {volume} 卷写完了，停在卷末回顾；运行 novel-studio review 做卷末回顾，再运行 novel-studio plan 规划下一卷",
+        "stopped at the end of volume {volume}; run novel-studio review for the volume review, then novel-studio plan "
+        "to plan the next one",
     ),
     "volume_done": (
         "第 {volume} 卷已写完（第 {last} 章）；请先做卷末回顾，再运行 novel-studio plan 规划下一卷",

@@ -73,6 +73,7 @@ from studio.models.state import CurrentState
 from studio.paths import ProjectPaths
 from studio.state_engine import (
     apply_patch,
+    is_review_cleanup,
     load_changelog,
     load_state,
     log_describes,
@@ -180,6 +181,9 @@ def effective_chain(entries: Sequence[ChangelogEntry]) -> list[ChainLink]:
     chain: list[ChainLink] = []
     for entry in entries:
         if entry.kind in ("init", "foreign"):  # foreign: another tool's unversioned line, history only
+            continue
+        if is_review_cleanup(entry):  # the volume review's clean-up: a step of its own, it supersedes nothing
+            chain.append(ChainLink(entry.chapter, entry.storyline_id, [], entry))
             continue
         chain = [link for link in chain if link.chapter < entry.chapter]
         chain.append(ChainLink(entry.chapter, entry.storyline_id, list(entry.ops), entry))
@@ -491,7 +495,9 @@ async def _rebuild(
             replaces_version=old_link.entry.state_version if old_link else None,
         )
     ]
-    later = [link for link in chain if link.chapter > n]
+    # A review clean-up inside the re-derived range is not re-emitted (it would stand for its chapter): the
+    # entries it removed come back, nothing is lost.
+    later = [link for link in chain if link.chapter > n and not is_review_cleanup(link.entry)]
     reapplied: list[tuple[ChainLink, list[StateOp]]] = []
     for link in later:
         state, applied, conflicts = _reapply(state, link.chapter, link.storyline_id, [op.to_data() for op in link.ops])

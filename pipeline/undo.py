@@ -37,7 +37,15 @@ from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths
-from studio.state_engine import load_changelog, load_state, log_describes, reconcile, replay
+from studio.planning.staged import staged_plans
+from studio.state_engine import (
+    is_review_cleanup,
+    load_changelog,
+    load_state,
+    log_describes,
+    reconcile,
+    replay,
+)
 
 MESSAGES: Catalog = {
     "nothing": ("没有可撤销的章节", "there is no committed chapter to take back"),
@@ -150,8 +158,13 @@ def _rewind_plan(paths: ProjectPaths, n: int, lang: Lang) -> tuple[int | None, C
     entries = load_changelog(paths.changelog)
     # The chapter's *last* line: after a rebuild, chapter n was re-derived by a later `rebuild` line, and the
     # rebuild lines of earlier chapters in that group must stay.
-    cut = max((i for i, e in enumerate(entries) if e.kind not in ("init", "foreign", "tool") and e.chapter == n),
-              default=None)
+    # A volume review's clean-up line carries the last chapter's number but is not its ops: the cut lands on
+    # the chapter's own line, so the clean-up after it goes too (the review is redone at the volume end).
+    cut = max(
+        (i for i, e in enumerate(entries)
+         if e.kind not in ("init", "foreign", "tool") and e.chapter == n and not is_review_cleanup(e)),
+        default=None,
+    )
     if cut is not None:
         tools = [e for e in entries[cut + 1:] if e.kind == "tool"]
         if tools:  # their snapshots include this chapter: cutting the log would silently take them back too
@@ -234,7 +247,8 @@ def undo_last_chapter(paths: ProjectPaths, *, lang: Lang = "zh", now: datetime |
     cp.revision_kind = None
     cp.pending_actions = []
     cp.skipped_ops_chapters = [c for c in cp.skipped_ops_chapters if c != n]
-    if cp.orchestrator_state in (OrchestratorState.VOL_REVIEW, OrchestratorState.ERROR_RETRY):
+    reviewed = cp.orchestrator_state is OrchestratorState.VOL_PLANNING and not staged_plans(paths)
+    if reviewed or cp.orchestrator_state in (OrchestratorState.VOL_REVIEW, OrchestratorState.ERROR_RETRY):
         cp.orchestrator_state = OrchestratorState.WRITING
     save_checkpoint(paths, cp)
 

@@ -71,6 +71,7 @@ from studio.tui.messages import (
     ChapterEdited,
     EditSource,
     PipelineEventPosted,
+    PlanRequested,
     ProjectChanged,
     RebuildFinished,
     RunEnded,
@@ -79,6 +80,7 @@ from studio.tui.messages import (
 )
 from studio.tui.review_flow import start_review, start_undo
 from studio.tui.startup import KEY_ERROR_KINDS, ask_key_problem, run_startup_checks, writing_blocked
+from studio.tui.volume_review_flow import volume_review_flow
 from studio.tui.watch_flow import ConfirmCallback, EditsFlow, StickyNote
 from studio.views.outline_rows import build_outline_rows, find_chapter
 from studio.views.scores import scores_for_chapter
@@ -834,6 +836,9 @@ class MainScreen(Screen[None]):
             chapters = question.data.get("chapters")
             if key == "export" and isinstance(chapters, list):
                 self.action_export(chapters=chapters)
+            elif key == "review":
+                self.run_flow(volume_review_flow(self, volume, lambda v: self.post_message(PlanRequested(volume=v))),
+                              group="volume-review")
 
         self.app.push_screen(DecisionDialog(question, self.lang), answered)
 

@@ -1,7 +1,7 @@
 """The end-of-volume question: the run stopped at the volume's last chapter (VOL_REVIEW); what next?
 
-Planning the next volume (PlotArchitect, VOL_PLANNING) is not part of the studio yet, so the dialog says so
-plainly and offers what the author can do now: review the volume, or export it.
+The dialog offers the volume review (卷末回顾: the report, the model's suggestions for the next volume, the state
+clean-up; `studio.tui.volume_review_flow`, which then offers to plan the next volume) or exporting the volume.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ MESSAGES: Catalog = {
     "range": ("本卷：第 {first}-{last} 章，共 {count} 章已提交", "This volume: chapters {first}-{last}, {count} committed"),
     "average": ("本卷均分 {avg:.2f}", "Volume average {avg:.2f}"),
     "next": (
-        "下一卷的卷规划（大纲与章节契约）还没有接入工作室；现在可以先回看本卷或导出本卷正文",
-        "Planning the next volume (outline and chapter contracts) is not in the studio yet; for now you can "
-        "review this volume or export it",
+        "先做卷末回顾（本卷报告、下一卷建议、状态清理），再进入下一卷的卷规划",
+        "Review the volume first (report, suggestions for the next volume, state clean-up), then plan the next "
+        "volume",
     ),
-    "review": ("回看本卷", "Review this volume"),
+    "review": ("卷末回顾", "Review this volume"),
     "export": ("导出本卷", "Export this volume"),
 }
 

@@ -30,6 +30,7 @@ from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths, numbered_files
+from studio.planning.review import pending_reviews, review_path
 from studio.planning.staged import pending_plan_applies, staged_plans
 from studio.state_engine import parse_changelog
 from studio.tools.txn import pending_tool_changes
@@ -126,6 +127,14 @@ MESSAGES: Catalog = {
     "planning_unfinished": (
         "卷规划没有完成（检查点处于 VOL_PLANNING，但没有待批准的计划）",
         "volume planning did not finish (the checkpoint says VOL_PLANNING but no plan is staged)",
+    ),
+    "plan_next": (
+        "第 {volume} 卷已完成卷末回顾，下一卷还没有规划",
+        "volume {volume} has been reviewed; the next volume is not planned yet",
+    ),
+    "review_pending": (
+        "第 {volumes} 卷的卷末回顾被中断，再次运行 novel-studio review 会接着完成（不会再次调用模型）",
+        "the review of volume {volumes} was interrupted; running novel-studio review again finishes it (no new call)",
     ),
     "way_out_plan": (
         "运行 novel-studio plan（批准、修改或取消计划）",
@@ -317,8 +326,19 @@ def rule_staged_plan(ctx: ColdStart) -> Iterable[Finding]:
     staged = staged_plans(ctx.paths)
     if staged:
         yield finding("plan_staged", "refuse", "way_out_plan", volumes=_ranges(staged))
+    elif review_path(ctx.paths, ctx.checkpoint.current_volume).is_file():
+        yield finding("plan_next", "refuse", "way_out_plan", volume=ctx.checkpoint.current_volume)
     else:
         yield finding("planning_unfinished", "refuse", "way_out_plan")
+
+
+def rule_review_journal(ctx: ColdStart) -> Iterable[Finding]:
+    """VOL_REVIEW / VOL_PLANNING: a review killed after its suggestions came in waits in its journal; `review`
+    finishes it (nothing of it is applied before the author's answer). Nothing is written meanwhile: the
+    checkpoint stays in VOL_REVIEW until the review is finished."""
+    pending = pending_reviews(ctx.paths)
+    if pending:
+        yield finding("review_pending", "repairable", volumes=_ranges(pending))
 
 
 COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply, rule_tool_change)
@@ -329,12 +349,12 @@ RULES: dict[OrchestratorState, tuple[Rule, ...]] = {
     OrchestratorState.WRITING: WRITING_RULES,
     OrchestratorState.CHAPTER_REWRITE: WRITING_RULES,
     OrchestratorState.ERROR_RETRY: WRITING_RULES,
-    OrchestratorState.VOL_REVIEW: WRITING_RULES,
-    OrchestratorState.VOL_PLANNING: (*WRITING_RULES, rule_staged_plan),
+    OrchestratorState.VOL_REVIEW: (*WRITING_RULES, rule_review_journal),
+    OrchestratorState.VOL_PLANNING: (*WRITING_RULES, rule_staged_plan, rule_review_journal),
 }
 
 # Findings that `plan` itself resolves (it must not refuse on them).
-PLANNING_KEYS = frozenset({"plan_staged", "planning_unfinished"})
+PLANNING_KEYS = frozenset({"plan_staged", "planning_unfinished", "plan_next"})
 
 
 def _ranges(numbers: list[int]) -> str:

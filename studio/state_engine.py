@@ -557,6 +557,50 @@ def merge_patch(paths: ProjectPaths, patch: StatePatch, *, kind: ChangelogKind =
     return entry
 
 
+REVIEW_CLEANUP_FIELD = "review_cleanup"
+"""Marks a changelog line written by the volume review's clean-up (its value: the volume). Such a line belongs
+to no chapter's ops: undo cuts the log at the chapter's own line (dropping the clean-up after it) and a rebuild
+never lets it stand for the chapter (`pipeline.rebuild.effective_chain`)."""
+
+
+def is_review_cleanup(entry: ChangelogEntry) -> bool:
+    return getattr(entry, REVIEW_CLEANUP_FIELD, None) is not None
+
+
+def merge_snapshot(paths: ProjectPaths, state: CurrentState, *, chapter: int, volume: int) -> ChangelogEntry:
+    """Log a deliberate rewrite of the whole state (the volume review's clean-up: entries removed, which no op
+    can express) as one line whose `snapshot` is the new state, then write the state; returns the entry.
+
+    Same write order and checks as `merge_patch` (log first; refused on a log out of step). `state` must be
+    made from the current state (its `state_version`); the new version is one more. The caller holds the lock.
+    """
+    current = load_state(paths)
+    last_entry = last_changelog_entry(paths.changelog)
+    _check_in_step(paths, current, last_entry)
+    if state.state_version != current.state_version:
+        raise StateVersionMismatch(
+            f"the rewrite was made against state version {state.state_version}, but {paths.current_state} is at "
+            f"version {current.state_version}"
+        )
+    if last_entry is None or last_entry.kind == "foreign":
+        _append_entry(paths.changelog, _init_entry(current))
+    entry = ChangelogEntry.model_validate(
+        {
+            "state_version": current.state_version + 1,
+            "base_state_version": current.state_version,
+            "chapter": chapter,
+            "kind": "patch",
+            "recorded_at": _now(),
+            "snapshot": state.to_data(),
+            REVIEW_CLEANUP_FIELD: volume,
+        }
+    )
+    new_state = state.model_copy(update={"state_version": entry.state_version, "last_updated_chapter": chapter})
+    _append_entry(paths.changelog, entry)  # log first: see the module docstring
+    new_state.save(paths.current_state)
+    return entry
+
+
 def _init_entry(state: CurrentState) -> ChangelogEntry:
     return ChangelogEntry(
         state_version=state.state_version,

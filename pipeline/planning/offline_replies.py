@@ -22,9 +22,17 @@ from typing import Any
 from pipeline.providers.base import ModelRequest
 from studio.ids import is_slug, slugify
 
-__all__ = ["PLANNING_AGENTS", "character_reply", "planning_reply", "plot_reply", "style_reply", "world_reply"]
+__all__ = [
+    "PLANNING_AGENTS",
+    "character_reply",
+    "planning_reply",
+    "plot_reply",
+    "review_reply",
+    "style_reply",
+    "world_reply",
+]
 
-PLANNING_AGENTS = frozenset({"world_builder", "character_weaver", "plot_architect", "style_analyzer"})
+PLANNING_AGENTS = frozenset({"world_builder", "character_weaver", "plot_architect", "style_analyzer", "volume_review"})
 PRIMARY_RUN = 3  # primary chapters between two secondary ones
 _NAME = re.compile(r"[\u4e00-\u9fff]{2,3}")
 _PLACES = ("老城码头", "城隍庙后街", "旧书市", "江边仓库", "山门石阶", "夜市口", "藏书阁", "废弃车站")
@@ -392,6 +400,32 @@ def style_reply(ctx: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def review_reply(ctx: dict[str, Any]) -> dict[str, Any]:
+    """The volume review's suggestions (`prompts/volume-review.v1.md`), from the report's numbers."""
+    volume = int(ctx.get("volume") or 1)
+    weakest = ctx.get("weakest")
+    overdue = [str(i) for i in ctx.get("overdue") or []]
+    open_threads = [str(i) for i in ctx.get("open_threads") or []]
+    lines = [str(i) for i in ctx.get("storyline_ids") or []] or ["main-arc"]
+    problems = [f"第{weakest}章评分最低，冲突推进偏慢，爽点不够集中"] if weakest else []
+    if overdue:
+        problems.append(f"短伏笔 {'、'.join(overdue)} 已过回收区间仍未回收")
+    if ctx.get("violations"):
+        problems.append(f"本卷有 {ctx.get('violations')} 处契约违规没有解决，下一卷开头需要交代")
+    pay_off = (overdue + [t for t in open_threads if t not in overdue])[:3]
+    return {
+        "summary": f"第{volume}卷完成了开局的主要铺垫，{lines[0]} 线站稳了脚跟，卷末留下了追更钩子。",
+        "strengths": ["开篇钩子抓人，主角处境交代得清楚", "章末钩子衔接紧，节奏没有断档"],
+        "problems": problems or ["配角的动机交代偏少，后续要补"],
+        "next_volume": [
+            f"下一卷开头三章内承接第{volume}卷卷末钩子，不要另起炉灶",
+            f"{lines[0]} 线继续作为主推进，每三到四章安排一次小高潮",
+            "给主要配角一条自己的小目标，让对手的压力逐步升级",
+        ],
+        "threads_to_pay_off": [f"{t}：在下一卷前半段推进或回收" for t in pay_off],
+    }
+
+
 def planning_reply(request: ModelRequest) -> str | None:
     """The offline reply of a planning agent, or None for any other agent."""
     ctx = request.context
@@ -400,6 +434,7 @@ def planning_reply(request: ModelRequest) -> str | None:
         "character_weaver": character_reply,
         "plot_architect": plot_reply,
         "style_analyzer": style_reply,
+        "volume_review": review_reply,
     }
     build = replies.get(request.agent)
     return None if build is None else _dumps(build(ctx))

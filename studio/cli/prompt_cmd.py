@@ -32,6 +32,7 @@ from pipeline.planning.prompt_context import (
     style_analyzer_context,
     world_builder_context,
 )
+from pipeline.planning.review import review_request
 from pipeline.providers.anthropic_provider import build_params
 from pipeline.providers.base import ModelRequest
 from pipeline.providers.presets import preset_base_url
@@ -44,6 +45,7 @@ from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.models.evaluation import Evaluation
 from studio.models.settings import Settings
+from studio.planning.review_report import build_review
 from studio.project import Project
 
 __all__ = ["ALIASES", "PLANNING_AGENTS", "PromptPreview", "build_preview", "register", "request_body", "run"]
@@ -59,6 +61,7 @@ ALIASES: dict[str, str] = {
     "character": "character-weaver",
     "plot": "plot-architect",
     "style": "style-analyzer",
+    "review": "volume-review",
 }
 # prompt id -> the agent name of the settings' [models] / [max_tokens] tables
 SETTINGS_AGENT: dict[str, str] = {
@@ -71,6 +74,7 @@ SETTINGS_AGENT: dict[str, str] = {
     "character-weaver": "character_weaver",
     "plot-architect": "plot_architect",
     "style-analyzer": "style_analyzer",
+    "volume-review": "plot_architect",  # the volume review uses PlotArchitect's model (pipeline.planning.review)
 }
 READERS = frozenset({"chapter-reviser", "summarizer", "style-refiner", "quality-judge"})
 PLANNING_AGENTS = frozenset({"world-builder", "character-weaver", "plot-architect", "style-analyzer"})
@@ -240,6 +244,10 @@ def build_preview(
             bundle = style_analyzer_context(project, registry=registry)
         request = AgentRequests(project, settings, registry).build(bundle, settings_agent)
         return PromptPreview(prompt_id, None, request, estimated_tokens=bundle.estimated_tokens)
+    if prompt_id == "volume-review":  # the current volume's review, as `novel-studio review` would ask it
+        review = build_review(project, project.current_volume, lang)
+        request = review_request(project, settings, review, registry)
+        return PromptPreview(prompt_id, None, request, estimated_tokens=estimate_tokens(request_text(request)))
     n = chapter if chapter is not None else _default_chapter(project, prompt_id)
     requests = AgentRequests(project, settings, registry)
     st = ChapterStaging(project.paths, n)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pipeline.agents.protocol import Agents
     from pipeline.agents.runner import RetryHook
     from pipeline.decisions import Question, QuestionKind
+    from pipeline.providers.base import Provider
     from studio.i18n import Lang
     from studio.models.settings import Settings
     from studio.project import Project
@@ -54,6 +55,11 @@ class StudioServices(Protocol):
 
     @property
     def provider_name(self) -> str: ...
+
+    @property
+    def provider(self) -> Provider:
+        """The studio's one provider (the planning and review calls that are not agents of a run use it)."""
+        ...
 
     @property
     def clock(self) -> Callable[[], float]: ...

@@ -29,7 +29,7 @@ from studio.models.changelog import ChangelogEntry, OpWarning
 from studio.models.patch import StateOp, StatePatch
 from studio.models.state import CurrentState
 from studio.project import Project
-from studio.state_engine import apply_patch, load_changelog, replay
+from studio.state_engine import apply_patch, is_review_cleanup, load_changelog, replay
 
 ENTITY_KINDS: tuple[str, ...] = ("characters", "items", "locations", "factions", "world_state")
 
@@ -415,8 +415,11 @@ def state_diff_for_chapter(project: Project, n: int) -> StateDiff | None:
     """
     path = project.paths.changelog
     stamp, entries = _changelog(path)
-    entry = next((e for e in reversed(entries) if e.chapter == n and e.kind not in ("init", "foreign", "tool")),
-                 None)
+    entry = next(
+        (e for e in reversed(entries)
+         if e.chapter == n and e.kind not in ("init", "foreign", "tool") and not is_review_cleanup(e)),  # n's ops
+        None,
+    )
     extra = _extra_names(project)
     descriptions = _descriptions(project)
     if entry is not None:

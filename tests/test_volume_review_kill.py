@@ -1,0 +1,93 @@
+"""A review killed (SIGKILL, through `studio.fileio`'s fault injection, no timing) at every write point resumes
+cleanly: the run after it ends with exactly the files of an uninterrupted review, nothing half applied, no temp
+files; and the cold-start check knows the states in between."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+
+from pipeline.decisions import take_recommended
+from pipeline.planning.review import review_volume
+from pipeline.providers.factory import build_provider
+from studio import fileio, state_engine
+from studio.coldstart import check_cold_start, refusals
+from studio.config import load_settings
+from studio.models.checkpoint import Checkpoint, OrchestratorState
+from studio.paths import ProjectPaths
+from studio.project import Project
+from tests.fault_runner import FROZEN, forked
+from tests.test_volume_review import short_volume, temporary_entries, to_volume_end
+
+COMPARED = ("volumes", "state", "staging", "foreshadowing")
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for folder in COMPARED:
+        base = root / folder
+        for path in sorted(base.rglob("*")) if base.is_dir() else []:
+            if path.is_file():
+                out[str(path.relative_to(root))] = path.read_bytes()
+    cp = json.loads((root / ".checkpoint.json").read_text("utf-8"))
+    cp.pop("last_checkpoint_time", None)
+    out[".checkpoint.json"] = json.dumps(cp, sort_keys=True).encode()
+    return out
+
+
+def _review_in_child(root: Path, fault: int | None, count_file: Path | None = None) -> int:
+    def body() -> int:
+        state_engine._now = lambda: FROZEN  # the only clock in the compared files
+        fileio.sweep_temp_files(root)  # a start's safe point, as in `review`
+        settings = load_settings(root)
+        project = Project.open(root)
+        asyncio.run(review_volume(project, settings, lambda: build_provider(settings, root, offline=True),
+                                  take_recommended, offline=True))
+        return 0
+
+    return forked(body, fault, count_file)
+
+
+@pytest.mark.serial
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
+def test_kill_at_every_write_point_of_a_review(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(fileio.NO_FSYNC_ENV, "1")
+    start = short_volume(tmp_path)
+    temporary_entries(start)
+    to_volume_end(start, capsys)
+    reference = tmp_path / "reference"
+    shutil.copytree(start, reference)
+    count_file = tmp_path / "writes.txt"
+    assert _review_in_child(reference, None, count_file) == 0
+    writes = int(count_file.read_text())
+    assert writes >= 6  # final state, journal, review.md, answer, changelog line, state, checkpoint
+    expected = _snapshot(reference)
+    assert Checkpoint.load(ProjectPaths(reference).checkpoint).orchestrator_state is OrchestratorState.VOL_PLANNING
+    failures: list[str] = []
+    for n in range(1, writes + 1):
+        root = tmp_path / f"kill-{n}"
+        shutil.copytree(start, root)
+        if (killed := _review_in_child(root, n)) != -signal.SIGKILL:
+            failures.append(f"write {n}: ended with {killed}, not SIGKILL")
+            continue
+        findings = check_cold_start(ProjectPaths(root))
+        if refusals(findings):
+            failures.append(f"write {n}: the cold start refuses: {[f.key for f in refusals(findings)]}")
+        if (resumed := _review_in_child(root, None)) != 0:
+            failures.append(f"write {n}: resume exited {resumed}")
+            continue
+        got = _snapshot(root)
+        differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
+        if differ:
+            failures.append(f"write {n}: differs from the uninterrupted review: {differ}")
+        if list(root.rglob("*.tmp")):
+            failures.append(f"write {n}: temp files left")
+        shutil.rmtree(root)
+    assert failures == []
