@@ -1,0 +1,59 @@
+"""`characters/relationships.json`: how the characters stand with each other (seed 001 section 9.1; ids, not
+display names, at both ends).
+
+    {"relationships": [{"from": "shen-zhao", "to": "xu-qing-he", "type": "uneasy_allies", "score": 10,
+                        "description": "第2章相识……"}]}
+
+Accepted input variants: CharacterWeaver replies `{"from", "to", "value", "note"}` (seed 000 §5.2); `value` is
+read as `score` and `note` as `description`. Unknown fields are kept on rewrite. Endpoints are slugs; whether
+they name existing characters is a cross-reference, reported by `problems(known)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from studio.ids import is_slug
+from studio.models.base import FileModel
+
+
+class Relationship(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    from_: str = Field(alias="from", min_length=1)
+    to: str = Field(min_length=1)
+    type: str = ""
+    score: int = Field(default=0, ge=-100, le=100)
+    description: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _weaver_shape(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = dict(data)
+            if "score" not in data and "value" in data:
+                data["score"] = data.pop("value")
+            if "description" not in data and "note" in data:
+                data["description"] = data.pop("note")
+        return data
+
+
+class Relationships(FileModel):
+    relationships: list[Relationship] = Field(default_factory=list)
+
+    def problems(self, known: Iterable[str] | None = None) -> list[str]:
+        """Endpoints that are not slugs, or (given `known` ids) name no character; a self-relation."""
+        ids = set(known) if known is not None else None
+        out: list[str] = []
+        for i, rel in enumerate(self.relationships):
+            for key, value in (("from", rel.from_), ("to", rel.to)):
+                if not is_slug(value):
+                    out.append(f"$.relationships[{i}].{key}: {value!r} is not a slug id")
+                elif ids is not None and value not in ids:
+                    out.append(f"$.relationships[{i}].{key}: unknown character {value!r}")
+            if rel.from_ == rel.to:
+                out.append(f"$.relationships[{i}]: a character related to itself ({rel.from_!r})")
+        return out
