@@ -121,7 +121,29 @@ def world_reply(ctx: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------ characters
 
 
+def _updated_character(ctx: dict[str, Any]) -> dict[str, Any]:
+    """An update of one existing character (`update_id`, `update_name`, `note` in the context)."""
+    slug, name, note = str(ctx["update_id"]), str(ctx.get("update_name") or ctx["update_id"]), str(ctx.get("note") or "")
+    upper = slug.upper()
+    return {
+        "characters": [{
+            "id": slug,
+            "display_name": name,
+            "profile_md": f"# {name}\n\n- 调整：{note or '按作者意见调整'}\n",
+            "speech_pattern": "话更少，句句带刺" if note else "",
+            "aliases": [name[1:]] if len(name) == 3 else [],
+            "contracts": [{"id": f"C-{upper}-001", "type": "personality", "rule": f"{name}{note or '性格保持一致'}",
+                           "valid_from_chapter": 1, "valid_until": None, "exceptions": []}],
+        }],
+        "relationships": [],
+        "retire": [],
+        "changelog": f"调整角色：{name}（{note or '作者意见'}）",
+    }
+
+
 def character_reply(ctx: dict[str, Any]) -> dict[str, Any]:
+    if ctx.get("update_id"):
+        return _updated_character(ctx)
     brief = _brief(ctx)
     existing = {str(i) for i in ctx.get("character_ids", [])}
     cast = [

@@ -597,8 +597,10 @@ class _Flow:
         project = Project.open(self.root)
         ask = f"只更新角色 {slug}（{project.characters[slug].display_name}），id 不变，其余角色不要输出：{note or '按作者意见调整'}"
         bundle = character_weaver_context(project, request=ask, registry=self.registry)
-        request = replace(AgentRequests(project, self.settings, self.registry).build(bundle, "character_weaver"),
-                          stage="characters")
+        request = AgentRequests(project, self.settings, self.registry).build(bundle, "character_weaver")
+        context = {**request.context, "update_id": slug, "update_name": project.characters[slug].display_name,
+                   "note": note}
+        request = replace(request, stage="characters", context=context)
         if (stop := self._gate("confirm", request, progress)) is not None:
             return stop
         reply = await self._structured("characters", request, character_update_reply(slug))

@@ -134,37 +134,40 @@ def read_samples(paths: list[Path]) -> list[tuple[str, str]]:
     return out
 
 
-_PARA_SPLIT = re.compile(r"\n\s*\n|\n")
+_PARA = re.compile(r"[^\n]+")
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [p.strip() for p in _PARA_SPLIT.split(text) if p.strip() and not p.strip().startswith("#")]
+def _paragraphs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every non-blank, non-heading line of `text`."""
+    return [(m.start(), m.end()) for m in _PARA.finditer(text) if m.group().strip() and not m.group().lstrip().startswith("#")]
 
 
 def anchor_passages(texts: list[str], count: int = 2) -> list[str]:
-    """Up to `count` passages of the author's text, verbatim: runs of whole paragraphs of
-    `ANCHOR_MIN_CHARS`-`ANCHOR_MAX_CHARS` characters, preferring ones that mix dialogue and narration and are
-    close to `ANCHOR_TARGET` long, from different samples (or far apart in one)."""
-    scored: list[tuple[float, int, int, str]] = []
+    """Up to `count` passages of the author's text, verbatim (a slice of the text: whole paragraphs, the line
+    breaks between them as written) of `ANCHOR_MIN_CHARS`-`ANCHOR_MAX_CHARS` characters, preferring ones that
+    mix dialogue and narration and are close to `ANCHOR_TARGET` long; the passages never overlap."""
+    scored: list[tuple[float, int, int, int, str]] = []
     for t, text in enumerate(texts):
         paras = _paragraphs(text)
         for i in range(len(paras)):
-            run = ""
             for j in range(i, len(paras)):
-                run = f"{run}\n{paras[j]}" if run else paras[j]
+                run = text[paras[i][0] : paras[j][1]].strip()
                 if len(run) > ANCHOR_MAX_CHARS:
                     break
                 if len(run) >= ANCHOR_MIN_CHARS:
-                    mixed = ("“" in run or "「" in run) and any("“" not in p and "「" not in p for p in paras[i : j + 1])
+                    lines = [text[a:b] for a, b in paras[i : j + 1]]
+                    mixed = any("“" in line or "「" in line for line in lines) and any(
+                        "“" not in line and "「" not in line for line in lines
+                    )
                     score = abs(len(run) - ANCHOR_TARGET) - (80 if mixed else 0)
-                    scored.append((score, t, i, run))
-    picked: list[tuple[int, int, str]] = []
-    for _, t, i, run in sorted(scored):
-        if all(t != pt or abs(i - pi) > 3 for pt, pi, _ in picked):
-            picked.append((t, i, run))
+                    scored.append((score, t, i, j, run))
+    picked: list[tuple[int, int, int, str]] = []
+    for _, t, i, j, run in sorted(scored):
+        if all(t != pt or j < pi or i > pj for pt, pi, pj, _ in picked):
+            picked.append((t, i, j, run))
         if len(picked) == count:
             break
-    return [run for _, _, run in picked]
+    return [run for *_, run in picked]
 
 
 def _task(source: StyleSource, preset: str, note: str) -> str:

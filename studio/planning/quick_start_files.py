@@ -1,5 +1,6 @@
 """The project files each quick-start step writes, computed from a checked reply and the project as it is
-(pure: reads files, writes nothing; `studio.planning.quick_start_progress` stages and applies them).
+(reads files, writes nothing: `studio.planning.quick_start_progress` stages and applies them; the one writer
+here is `write_main_arc`, for `plan` on a project without storylines).
 
 Formats are the models' (`to_data()` of a validated model, so every file is valid by its model):
 - world step: `world/rules.json` (the project's rules plus the reply's, a clashing id renumbered to the next
@@ -21,7 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from studio.fileio import dumps_json, read_text
+from studio.fileio import atomic_write_text, dumps_json, read_text
 from studio.models.character import CharacterFile
 from studio.models.names import NamesFile
 from studio.models.relationships import Relationships
@@ -31,7 +32,15 @@ from studio.models.world_rules import WorldRules
 from studio.paths import ProjectPaths
 from studio.planning.quick_start_replies import CastReply, LightWorldReply
 
-__all__ = ["MAIN_ARC", "MEMORY_MAX_CHARS", "cast_files", "main_arc_files", "protagonist_of", "world_files"]
+__all__ = [
+    "MAIN_ARC",
+    "MEMORY_MAX_CHARS",
+    "cast_files",
+    "main_arc_files",
+    "protagonist_of",
+    "world_files",
+    "write_main_arc",
+]
 
 MAIN_ARC = "main-arc"
 MEMORY_MAX_CHARS = 500
@@ -148,3 +157,17 @@ def main_arc_files(paths: ProjectPaths, suggestion: dict[str, Any] | None, prota
     else:
         StorylineSpec.load(paths.storyline_spec)  # a broken spec is the author's to fix: FormatError names it
     return files
+
+
+def write_main_arc(paths: ProjectPaths) -> list[str]:
+    """Give a project without storylines its `main-arc` (POV: a character whose role is protagonist, if any).
+    Each file is written whole and atomically; running it again changes nothing. Returns the files written."""
+    protagonist = None
+    for path in sorted(paths.characters_active.glob("*.json")):
+        if getattr(CharacterFile.load(path), "role", None) == "protagonist":
+            protagonist = path.stem
+            break
+    files = main_arc_files(paths, None, protagonist)
+    for rel, text in files.items():
+        atomic_write_text(paths.root / rel, text)
+    return sorted(files)
