@@ -228,3 +228,38 @@ def test_plan_on_a_fresh_project_creates_the_main_storyline(tmp_path: Path) -> N
     assert lines.ids() == ["main-arc"] and lines.storylines[0].type == "main_arc"
     assert ProjectPaths(root).storyline_memory("main-arc").is_file()
     assert Checkpoint.load(ProjectPaths(root).checkpoint).orchestrator_state is OrchestratorState.WRITING
+
+
+def test_without_a_terminal_the_trial_waits_then_answer_goes_on(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "n"
+    assert main(["start", str(root), "--offline", "--json", *BRIEF_ARGS, "--style", "preset", "--preset",
+                 "冷峻悬疑"]) == 3
+    lines = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    question = lines[-1]
+    assert question["event"] == "question" and question["kind"] == "trial_confirm"
+    assert question["options"] == ["confirm", "adjust", "restart"] and len(question["data"]["chapters"]) == 3
+    assert any(e.get("event") == "quick_start_step" and e["step"] == "trial" for e in lines)
+    paths = ProjectPaths(root)
+    assert load_progress(paths) is not None and Checkpoint.load(paths.checkpoint).last_completed_chapter == 3
+    # continue refuses while the trial waits, and says how to go on
+    assert main(["continue", "--project", str(root), "--offline", "--yes"]) == 1
+    assert "novel-studio start" in capsys.readouterr().err
+    ledger = len(paths.spend_ledger.read_text("utf-8").splitlines())
+    assert main(["start", str(root), "--offline", "--answer", "adjust:style:更冷一点"]) == 3  # asked again after
+    assert len(paths.spend_ledger.read_text("utf-8").splitlines()) == ledger + 1  # only the style ran again
+    capsys.readouterr()
+    assert main(["start", str(root), "--offline", "--answer", "confirm"]) == 0
+    assert "快速起步完成" in capsys.readouterr().out
+    assert_quick_start_done(root)
+
+
+def test_start_on_an_open_volume_says_continue(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = init_project(tmp_path / "n")
+    assert main(["plan", "--project", str(root), "--offline", "--yes", "--volume-length", "3"]) == 0
+    assert main(["continue", "--project", str(root), "--offline", "--yes"]) == 0
+    capsys.readouterr()
+    assert main(["start", str(root), "--offline", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["state"] == "volume_open" and "novel-studio continue" in data["message"]
+    assert Checkpoint.load(ProjectPaths(root).checkpoint).last_completed_chapter == 1
