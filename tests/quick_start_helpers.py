@@ -15,6 +15,7 @@ from studio.author_brief import brief_from_answers
 from studio.config import load_settings
 from studio.fileio import atomic_write_text
 from studio.init_project import init_project
+from studio.checks.names import NameRegistry
 from studio.models.character import CharacterFile
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.names import NamesFile
@@ -90,6 +91,12 @@ def assert_quick_start_done(root: Path) -> None:
         assert character.contracts and character.problems(slug) == []
         assert paths.character_profile(slug).is_file()
     assert any(c.aliases for c in cast.values())
+    registry = NameRegistry.load(cast, paths.names)  # where the checks look names up
+    for slug, character in cast.items():
+        for name in (character.display_name, *character.aliases):
+            owner = registry.owner(name)
+            assert owner is not None and owner.key == f"character:{slug}"
+    assert any(e.kind != "character" for e in registry.entities)  # places, factions from world/names.json
     assert sum(1 for c in cast.values() if getattr(c, "role", "") == "protagonist") == 1
     relationships = Relationships.load(paths.characters_active.parent / "relationships.json")
     assert relationships.relationships and relationships.problems(cast) == []

@@ -95,6 +95,8 @@ def test_bad_options_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["start", str(root), "--offline", "--yes", *BRIEF_ARGS, "--sample", str(tmp_path / "nope.md")]) == 2
     assert "找不到风格样本文件" in capsys.readouterr().err
     assert main(["start", str(root), "--offline", "--yes", "--brief-field", "mood=sad"]) == 2
+    assert main(["start", str(root), "--offline", *BRIEF_ARGS, "--answer", "maybe"]) == 2
+    assert "--answer" in capsys.readouterr().err
     assert not root.exists()
 
 

@@ -52,6 +52,7 @@ from pipeline.agents.protocol import Agents, CallRecord
 from pipeline.agents.requests import AgentRequests
 from pipeline.agents.runner import default_registry
 from pipeline.decisions import Decider, Option, Question, QuestionKind
+from pipeline.estimate import estimate_chapter_cost
 from pipeline.events import Event, QuickStartStep
 from pipeline.orchestrator import Orchestrator, RunResult
 from pipeline.planning.invoke import RetryHook, priced_invoke
@@ -74,6 +75,7 @@ from studio.fileio import dumps_json, read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import ProjectLock
 from studio.models.checkpoint import Checkpoint, OrchestratorState
+from studio.models.evaluation import Evaluation
 from studio.models.quick_start import QuickStartRequest, StyleSource
 from studio.models.settings import Settings
 from studio.models.style_profile import StyleProfile
@@ -101,6 +103,7 @@ from studio.planning.staged import (
     staged_plans,
 )
 from studio.project import Project
+from studio.wordcount import word_count
 
 __all__ = [
     "GOLDEN_THREE_NOTE",
@@ -266,15 +269,10 @@ def trial_question(paths: ProjectPaths) -> Question:
     facts: dict[Lang, list[str]] = {"zh": [], "en": []}
     chapters = []
     for n in range(1, TRIAL_CHAPTERS + 1):
-        log = project.log(n)
         evaluation = paths.evaluation(n)
-        score = "-"
-        if evaluation.is_file():
-            from studio.models.evaluation import Evaluation
-
-            score = f"{Evaluation.load(evaluation).overall:.1f}"
-        words = len(read_text(paths.chapter(n))) if paths.chapter(n).is_file() else 0
-        chapters.append({"chapter": n, "chars": words, "score": score, "log": bool(log)})
+        score = f"{Evaluation.load(evaluation).overall:.1f}" if evaluation.is_file() else "-"
+        words = word_count(read_text(paths.chapter(n))) if paths.chapter(n).is_file() else 0
+        chapters.append({"chapter": n, "chars": words, "score": score})
         for lang in LANGS:
             facts[lang].append(tr(MESSAGES, "fact_chapter", lang, n=n, words=words, score=score))
     names = "、".join(f"{c.display_name}（{slug}）" for slug, c in project.characters.items())
@@ -367,9 +365,6 @@ class _Flow:
             return None
         return tr(MESSAGES, "over_cost", self.lang, step=self._name(step), cost=estimate, spent=self._spent(),
                   limit=limit)
-
-    def _request(self, bundle_request: ModelRequest, stage: str) -> ModelRequest:
-        return replace(bundle_request, stage=stage)
 
     async def _structured(self, step: str, request: ModelRequest, model_cls: type[M]) -> M:
         result = await run_structured(self.provider, request, model_cls, registry=self.registry, stage=step,
@@ -529,7 +524,11 @@ class _Flow:
         set_state(paths, OrchestratorState.QUICK_START)
         remaining = TRIAL_CHAPTERS - Checkpoint.load_or_default(paths.checkpoint).last_completed_chapter
         if remaining > 0:
-            self._say("trial", "started", None, str(remaining))
+            estimate = estimate_chapter_cost(paths, self.settings, offline=self.offline).for_chapters(remaining)
+            over = self._over("trial", estimate)
+            if over is not None:
+                return self._finish("stopped_by_cost", over, progress, next_action="start")
+            self._say("trial", "started", estimate, str(remaining))
             agents = self.agents or FreshProjectAgents(self.root, self.settings, self.provider, self.on_retry)
             orchestrator = Orchestrator(self.root, agents, decider=self.decide, emit=self.emit, settings=self.settings,
                                         lock=self.lock, lang=self.lang, offline=self.offline)

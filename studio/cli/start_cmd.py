@@ -118,6 +118,7 @@ MESSAGES: Catalog = {
     "opt_cost": ("费用上限（美元）：预计超出前停止", "stop before the estimate passes this cost (USD)"),
     "bad_field": ("纲领字段格式应为 key=value，key 取 {keys}：{item}", "a brief field is key=value with key one of {keys}: {item}"),
     "bad_request": ("快速起步选项有误：{message}", "bad quick start options: {message}"),
+    "bad_answer": ("无法理解的 --answer：{answer}（见 --help）", "cannot understand --answer {answer} (see --help)"),
     "bad_sample": ("找不到风格样本文件：{path}", "style sample file not found: {path}"),
     "brief_question": ("请填写创作纲领（至少题材、主角、核心冲突）", "Fill in the brief (at least genre, protagonist, core conflict)"),
     "brief_paused": (
@@ -391,6 +392,13 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(answers, str):
         out.say(answers, err=True)
         return out.finish(int(ExitCode.USAGE), error=answers)
+    if args.answer is not None:
+        try:
+            parse_trial_answer(args.answer)
+        except ValueError:
+            message = tr(MESSAGES, "bad_answer", lang, answer=args.answer)
+            out.say(message, err=True)
+            return out.finish(int(ExitCode.USAGE), error=message)
     asks = not args.yes and not out.json_mode and is_interactive()
     if not looks_like_project(root):
         request = _request(args, lang)
@@ -454,7 +462,7 @@ def _in_project(args: argparse.Namespace, root: Path, lang: Lang, out: _Out, ans
                 findings = "\n".join(f"- {f.describe(lang)}" for f in refused)
                 out.say(tr(MESSAGES, "refused", lang, findings=findings), err=True)
                 return out.finish(int(ExitCode.ERROR), refused=[f.key for f in refused])
-            if progress is not None:
+            if progress is not None and request_path(paths).is_file():
                 request = QuickStartRequest.load(request_path(paths))
                 out.say(tr(MESSAGES, "resuming", lang, done="、".join(progress.done) or "-"))
                 if args.style or args.sample or args.reference or args.preset:
