@@ -12,10 +12,10 @@ from pipeline.planning.quick_start import QuickStartOutcome, run_quick_start
 from pipeline.providers.base import Provider
 from pipeline.providers.factory import build_provider
 from studio.author_brief import brief_from_answers
+from studio.checks.names import NameRegistry
 from studio.config import load_settings
 from studio.fileio import atomic_write_text
 from studio.init_project import init_project
-from studio.checks.names import NameRegistry
 from studio.models.character import CharacterFile
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.names import NamesFile
