@@ -5,25 +5,30 @@ project with chapters without confirmation."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
 from pipeline.context import style_metrics
-from pipeline.events import Event, QuickStartStep
+from pipeline.decisions import take_recommended
+from pipeline.events import Event, Notice, QuickStartStep
+from pipeline.orchestrator import Orchestrator
 from pipeline.planning.quick_start import QuickStartRefused, TrialAnswer, parse_trial_answer
 from studio.cli.main import main
 from studio.coldstart import check_cold_start, refusals
 from studio.fileio import atomic_write_text, read_text
 from studio.init_project import init_project
 from studio.models.character import CharacterFile
-from studio.models.checkpoint import Checkpoint, OrchestratorState
+from studio.models.checkpoint import Checkpoint, OrchestratorState, save_checkpoint
 from studio.models.quick_start import QuickStartRequest
+from studio.models.settings import Settings
 from studio.models.storylines import Storylines
 from studio.models.style_profile import StyleProfile
 from studio.paths import ProjectPaths
 from studio.planning.quick_start_progress import QuickStartProgress, load_progress, save_progress
+from tests.fake_agents import FakeAgents
 from tests.quick_start_helpers import (
     BRIEF_ARGS,
     answers,
@@ -265,3 +270,20 @@ def test_start_on_an_open_volume_says_continue(tmp_path: Path, capsys: pytest.Ca
     data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert data["state"] == "volume_open" and "novel-studio continue" in data["message"]
     assert Checkpoint.load(ProjectPaths(root).checkpoint).last_completed_chapter == 1
+
+
+def test_in_quick_start_the_outline_end_is_not_a_volume_end(tmp_path: Path) -> None:
+    root = tmp_path / "n"
+    assert main(["plan", "--project", str(init_project(root)), "--offline", "--yes", "--volume-length", "3"]) == 0
+    paths = ProjectPaths(root)
+    cp = Checkpoint.load(paths.checkpoint)
+    cp.orchestrator_state = OrchestratorState.QUICK_START
+    save_checkpoint(paths, cp)
+    events: list[Event] = []
+    orchestrator = Orchestrator(root, FakeAgents(paths), decider=take_recommended, emit=events.append,
+                                settings=Settings())
+    result = asyncio.run(orchestrator.run(3))
+    assert result.committed == [1, 2, 3] and not result.stopped_at_volume_end
+    cp = Checkpoint.load(paths.checkpoint)
+    assert (cp.last_completed_chapter, cp.orchestrator_state) == (3, OrchestratorState.QUICK_START)
+    assert not any(isinstance(e, Notice) and "novel-studio plan" in e.message for e in events)
