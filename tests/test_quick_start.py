@@ -16,6 +16,7 @@ from pipeline.decisions import take_recommended
 from pipeline.events import Event, Notice, QuickStartStep
 from pipeline.orchestrator import Orchestrator
 from pipeline.planning.quick_start import QuickStartRefused, TrialAnswer, parse_trial_answer
+from studio.author_brief import clean_brief
 from studio.cli.main import main
 from studio.coldstart import check_cold_start, refusals
 from studio.fileio import atomic_write_text, read_text
@@ -287,3 +288,18 @@ def test_in_quick_start_the_outline_end_is_not_a_volume_end(tmp_path: Path) -> N
     cp = Checkpoint.load(paths.checkpoint)
     assert (cp.last_completed_chapter, cp.orchestrator_state) == (3, OrchestratorState.QUICK_START)
     assert not any(isinstance(e, Notice) and "novel-studio plan" in e.message for e in events)
+
+
+def test_on_a_terminal_the_brief_is_asked_field_by_field(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    typed = iter(["仙侠", "", "林照，被逐出师门的剑修", "", "重回宗门还是另立门户", "", "", "", "", "不写后宫"])
+    monkeypatch.setattr("studio.cli.start_cmd.is_interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(typed))
+    root = tmp_path / "n"
+    # the trial confirmation is then asked by the terminal decider, which finds no terminal: paused, resumable
+    assert main(["start", str(root), "--offline"]) == 3
+    sections = dict(clean_brief(read_text(root / "brief.md")).sections)
+    assert (sections["题材"], sections["禁忌与雷区"]) == ("仙侠", "不写后宫") and "核心卖点" not in sections
+    assert load_progress(ProjectPaths(root)).next_step() == "confirm"  # type: ignore[union-attr]
+    assert main(["start", str(root), "--offline", "--yes"]) == 0
+    assert_quick_start_done(root)
