@@ -102,9 +102,23 @@ class Notice:
     level: str = "warning"
 
 
+@dataclass(frozen=True)
+class QuickStartStep:
+    """A step of the quick start (`pipeline.planning.quick_start`): `status` is started (with the estimate of its
+    model calls, 0 offline or without a call), done, skipped (not needed for this style source) or resumed
+    (finished from what a killed run had staged, no model call)."""
+
+    step: str  # world | characters | storyline | style | opening | trial | extract | confirm
+    status: str  # started | done | skipped | resumed
+    index: int  # 1-based position among `total` steps
+    total: int
+    estimate_usd: float | None = None
+    detail: str = ""
+
+
 Event = (
     StageStarted | TextDelta | StageFinished | GateDecided | ChapterCommitted | ChecksRan | Paused | StageError | Notice
-    | RetryWaiting
+    | RetryWaiting | QuickStartStep
 )
 
 _EVENT_NAMES: dict[type, str] = {
@@ -118,6 +132,7 @@ _EVENT_NAMES: dict[type, str] = {
     StageError: "stage_error",
     Notice: "notice",
     RetryWaiting: "retry_waiting",
+    QuickStartStep: "quick_start_step",
 }
 
 

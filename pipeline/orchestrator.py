@@ -399,7 +399,8 @@ class Orchestrator:
         cp.pipeline_stage = PipelineStage.DRAFTING
         cp.revision_count = 0
         cp.revision_kind = None
-        cp.orchestrator_state = OrchestratorState.WRITING
+        if cp.orchestrator_state is not OrchestratorState.QUICK_START:  # the quick start's trial chapters stay in it
+            cp.orchestrator_state = OrchestratorState.WRITING
         st = ChapterStaging(self.paths, n)
         if self._note and not self._note_used:
             atomic_write_text(st.note, self._note)
@@ -963,8 +964,8 @@ class Orchestrator:
 
     def _at_volume_end(self, n: int) -> bool:
         last = self._volume_last()
-        if last is None or n < last:
-            return False
+        if last is None or n < last or self._cp.orchestrator_state is OrchestratorState.QUICK_START:
+            return False  # the trial chapters end the opening sketch, not the volume (the quick start asks next)
         volume = self._cp.current_volume
         self._cp.orchestrator_state = OrchestratorState.VOL_REVIEW
         self._save()

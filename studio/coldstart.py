@@ -31,6 +31,7 @@ from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths, numbered_files
 from studio.planning.review import pending_reviews, review_path
+from studio.planning.quick_start_progress import load_progress
 from studio.planning.staged import pending_plan_applies, staged_plans
 from studio.state_engine import parse_changelog
 from studio.tools.txn import pending_tool_changes
@@ -139,6 +140,18 @@ MESSAGES: Catalog = {
     "way_out_plan": (
         "运行 novel-studio plan（批准、修改或取消计划）",
         "run novel-studio plan (approve, change or cancel the plan)",
+    ),
+    "quick_start_unfinished": (
+        "快速起步没有完成（停在“{step}”这一步）",
+        "the quick start did not finish (it stopped at step \"{step}\")",
+    ),
+    "quick_start_unreadable": (
+        "无法读取快速起步进度文件：{detail}",
+        "cannot read the quick start's progress file: {detail}",
+    ),
+    "way_out_start": (
+        "运行 novel-studio start 从这一步接着做（已完成的步骤不会重做）",
+        "run novel-studio start to go on from that step (finished steps are not redone)",
     ),
     "refused": (
         "项目状态不一致，未开始写作：\n{findings}",
@@ -341,11 +354,27 @@ def rule_review_journal(ctx: ColdStart) -> Iterable[Finding]:
         yield finding("review_pending", "repairable", volumes=_ranges(pending))
 
 
-COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply, rule_tool_change)
+def rule_quick_start(ctx: ColdStart) -> Iterable[Finding]:
+    """A quick start under way (its progress file exists): nothing but `start` goes on from it, except while
+    it writes the trial chapters (the orchestrator does that itself, and checks the chapters as usual)."""
+    try:
+        progress = load_progress(ctx.paths)
+    except FormatError as exc:
+        yield finding("quick_start_unreadable", "refuse", "way_out_start", detail=_first(exc))
+        return
+    if progress is None:
+        return
+    step = progress.next_step()
+    if step != "trial":
+        yield finding("quick_start_unfinished", "refuse", "way_out_start", step=step or "confirm")
+
+
+COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply, rule_tool_change, rule_quick_start)
 WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
 
 RULES: dict[OrchestratorState, tuple[Rule, ...]] = {
     OrchestratorState.INIT: WRITING_RULES,
+    OrchestratorState.QUICK_START: WRITING_RULES,
     OrchestratorState.WRITING: WRITING_RULES,
     OrchestratorState.CHAPTER_REWRITE: WRITING_RULES,
     OrchestratorState.ERROR_RETRY: WRITING_RULES,
@@ -355,6 +384,8 @@ RULES: dict[OrchestratorState, tuple[Rule, ...]] = {
 
 # Findings that `plan` itself resolves (it must not refuse on them).
 PLANNING_KEYS = frozenset({"plan_staged", "planning_unfinished", "plan_next"})
+# Findings that `start` resolves by going on with the quick start.
+QUICK_START_KEYS = frozenset({"quick_start_unfinished"})
 
 
 def _ranges(numbers: list[int]) -> str:

@@ -113,10 +113,15 @@ def world_reply(ctx: dict[str, Any]) -> dict[str, Any]:
                 "description": "主角从被卷入到主动破局的主线",
             }
         )
+    names = [
+        {"id": "jiu-ya-men", "name": "旧衙门", "kind": "faction", "aliases": ["衙门"]},
+        {"name": _PLACES[0], "kind": "location", "aliases": []},
+    ] if initial else []
     return {
         "files": [{"path": "world/setting.md" if initial else "world/update.md", "content": content}],
         "rules": rules,
         "storylines": storylines,
+        "names": names,
         "changelog": "初始化世界观：核心设定与三条 L1 规则" if initial else "增量更新：新增一条规则",
     }
 
@@ -166,10 +171,32 @@ def _tool_character_reply(tool: dict[str, Any], existing: list[str]) -> dict[str
     }
 
 
+def _updated_character(ctx: dict[str, Any]) -> dict[str, Any]:
+    """An update of one existing character (`update_id`, `update_name`, `note` in the context)."""
+    slug, name, note = str(ctx["update_id"]), str(ctx.get("update_name") or ctx["update_id"]), str(ctx.get("note") or "")
+    upper = slug.upper()
+    return {
+        "characters": [{
+            "id": slug,
+            "display_name": name,
+            "profile_md": f"# {name}\n\n- 调整：{note or '按作者意见调整'}\n",
+            "speech_pattern": "话更少，句句带刺" if note else "",
+            "aliases": [name[1:]] if len(name) == 3 else [],
+            "contracts": [{"id": f"C-{upper}-001", "type": "personality", "rule": f"{name}{note or '性格保持一致'}",
+                           "valid_from_chapter": 1, "valid_until": None, "exceptions": []}],
+        }],
+        "relationships": [],
+        "retire": [],
+        "changelog": f"调整角色：{name}（{note or '作者意见'}）",
+    }
+
+
 def character_reply(ctx: dict[str, Any]) -> dict[str, Any]:
     tool = ctx.get("tool")
     if isinstance(tool, dict):
         return _tool_character_reply(tool, [str(i) for i in ctx.get("character_ids", [])])
+    if ctx.get("update_id"):
+        return _updated_character(ctx)
     brief = _brief(ctx)
     existing = {str(i) for i in ctx.get("character_ids", [])}
     cast = [
@@ -385,14 +412,25 @@ def plot_reply(ctx: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------ style
 
 
+_PRESET_PASSAGES = (
+    "雨下到后半夜才停。他把最后一箱货搬上车，回头看了一眼黑着灯的铺子，心里那笔账又多了一行。"
+    "“行吧，”他对自己说，“明天再算。”巷口的狗叫了两声，又不叫了。",
+    "“你欠我的，不止一顿饭。”对面的人把茶推过来。他没接，只盯着杯沿那道豁口——"
+    "那是他亲手磕的，三年前，在同一张桌子上。",
+)
+
+
 def style_reply(ctx: dict[str, Any]) -> dict[str, Any]:
     metrics = ctx.get("metrics") if isinstance(ctx.get("metrics"), dict) else {}
     assert isinstance(metrics, dict)
+    source = str(ctx.get("source_type") or "original")
+    measured = source in ("original", "write_then_extract")
     return {
-        "source_type": str(ctx.get("source_type") or "original"),
-        "reference_author": None,
-        "avg_sentence_length": round(float(metrics.get("avg_sentence_length") or 18)),
-        "dialogue_ratio": round(float(metrics.get("dialogue_ratio") or 0.35), 2),
+        "source_type": source,
+        "reference_author": ctx.get("reference_author") if source == "reference" else None,
+        "avg_sentence_length": round(float(metrics.get("avg_sentence_length") or 18)) if measured else None,
+        "dialogue_ratio": round(float(metrics.get("dialogue_ratio") or 0.35), 2) if measured else None,
+        "anchor_passages": list(_PRESET_PASSAGES) if source == "template" else [],
         "rhetoric_preferences": ["短句切换", "动作推进代替心理独白"],
         "forbidden_words": ["不禁", "莫名的", "嘴角微微上扬"],
         "writing_directives": ["偏短句、动作推进", "对话里带一句生活化的吐槽", "场景描写不超过两句"],

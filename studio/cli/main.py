@@ -26,6 +26,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.demo_cmd",
     "studio.cli.continue_cmd",
     "studio.cli.plan_cmd",
+    "studio.cli.start_cmd",
     "studio.cli.review_cmd",
     "studio.cli.undo_cmd",
     "studio.cli.rebuild_cmd",

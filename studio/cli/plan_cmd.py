@@ -57,6 +57,7 @@ from studio.models.settings import Settings
 from studio.models.volume_plan import VolumePlan, hook, payoff
 from studio.outline import parse_outline
 from studio.paths import ProjectPaths
+from studio.planning.quick_start_files import write_main_arc
 from studio.planning.staged import (
     ApplyOutcome,
     PlanApplyRefused,
@@ -460,6 +461,9 @@ def run(args: argparse.Namespace) -> int:
                 activate_volume(paths, ready[0])
                 out.say(tr(MESSAGES, "activated", lang, volume=ready[0], first=ready[1], last=ready[2]))
                 return out.finish(int(ExitCode.OK), applied=False, activated=True, volume=ready[0])
+            if not project.storylines.storylines:  # a fresh project: the plan's line must exist in storylines.json
+                write_main_arc(paths)
+                project = Project.open(root)
             target = _target(project, args, lang)
             if isinstance(target, str):
                 out.err(target)

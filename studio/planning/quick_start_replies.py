@@ -1,0 +1,150 @@
+"""The quick start's WorldBuilder and CharacterWeaver replies as the code accepts them (issue 7 item 2).
+
+The JSON shapes are the Format sections of `prompts/world-builder.v1.md` and `prompts/character-weaver.v1.md`.
+A reply is parsed into these models by `pipeline.structured` (validate -> repair at most twice); a validator's
+`ValueError` is an error line sent back to the model, so every rule below is enforced before anything is
+written:
+
+- WorldBuilder (light mode): 1-`MAX_QUICK_RULES` L1 rules with distinct ids; notes only as `world/<slug>.md`;
+  suggested storylines are slugs; registered names (`names`, places, factions, items) are optional.
+- CharacterWeaver: `MIN_CAST`-`MAX_CAST` new characters (the protagonist and 1-2 others), slug ids, distinct,
+  each with at least one L2 contract (contract ids distinct per character); every relationship joins two of
+  them (or characters the project already has); `retire` must be empty in a quick start.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from studio.ids import is_slug
+from studio.models.character import CharacterContract
+from studio.models.names import NamedEntity
+from studio.models.relationships import Relationship
+from studio.models.storylines import Storyline
+from studio.models.world_rules import WorldRule
+
+__all__ = [
+    "MAX_CAST",
+    "MAX_QUICK_RULES",
+    "MIN_CAST",
+    "CastReply",
+    "LightWorldReply",
+    "ReplyCharacter",
+    "WorldNote",
+    "character_update_reply",
+]
+
+MAX_QUICK_RULES = 3
+MIN_CAST = 2
+MAX_CAST = 3
+_NOTE_PATH = re.compile(r"^world/([a-z0-9][a-z0-9_-]*)\.md$")
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class WorldNote(_Reply):
+    path: str
+    content: str = Field(min_length=1)
+
+    @field_validator("path")
+    @classmethod
+    def _under_world(cls, value: str) -> str:
+        if not _NOTE_PATH.match(value):
+            raise ValueError(f"path {value!r} must be world/<slug>.md (lowercase letters, digits, '-')")
+        return value
+
+
+class LightWorldReply(_Reply):
+    files: list[WorldNote] = Field(default_factory=list)
+    rules: list[WorldRule] = Field(min_length=1, max_length=MAX_QUICK_RULES)
+    storylines: list[Storyline] = Field(default_factory=list)
+    names: list[NamedEntity] = Field(default_factory=list)
+    changelog: str = ""
+
+    @model_validator(mode="after")
+    def _distinct(self) -> LightWorldReply:
+        ids = [r.id for r in self.rules]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"rule ids must be distinct: {ids}")
+        paths = [f.path for f in self.files]
+        if len(paths) != len(set(paths)):
+            raise ValueError(f"file paths must be distinct: {paths}")
+        return self
+
+    def main_arc(self) -> Storyline | None:
+        """The suggested main storyline: the one of type main_arc (id forced to `main-arc` by the caller)."""
+        return next((s for s in self.storylines if s.type == "main_arc"), None)
+
+
+class ReplyCharacter(_Reply):
+    id: str
+    display_name: str = Field(min_length=1)
+    role: str = ""
+    profile_md: str = ""
+    speech_pattern: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    contracts: list[CharacterContract] = Field(min_length=1)
+
+    @field_validator("id")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not is_slug(value):
+            raise ValueError(f"character id {value!r} must be a slug (lowercase pinyin/English and '-')")
+        return value
+
+    @field_validator("aliases")
+    @classmethod
+    def _aliases(cls, value: list[str]) -> list[str]:
+        return [a.strip() for a in value if a.strip()]
+
+    @model_validator(mode="after")
+    def _contract_ids(self) -> ReplyCharacter:
+        ids = [c.id for c in self.contracts]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"contract ids of {self.id} must be distinct: {ids}")
+        if self.display_name in self.aliases:
+            raise ValueError(f"aliases of {self.id} repeat its display_name {self.display_name!r}")
+        return self
+
+
+class CastReply(_Reply):
+    characters: list[ReplyCharacter] = Field(min_length=MIN_CAST, max_length=MAX_CAST)
+    relationships: list[Relationship] = Field(default_factory=list)
+    retire: list[Any] = Field(default_factory=list, max_length=0)
+    changelog: str = ""
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> CastReply:
+        ids = [c.id for c in self.characters]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"character ids must be distinct: {ids}")
+        names = [c.display_name for c in self.characters]
+        if len(names) != len(set(names)):
+            raise ValueError(f"display names must be distinct: {names}")
+        for i, rel in enumerate(self.relationships):
+            for end in (rel.from_, rel.to):
+                if end not in ids:
+                    raise ValueError(f"relationships[{i}] names {end!r}, which is none of the characters {ids}")
+        return self
+
+
+def character_update_reply(slug: str) -> type[CastReply]:
+    """The reply to "update character `slug`" (an adjustment after the trial chapters): exactly that one
+    character, same id; relationships are not part of it."""
+
+    class CharacterUpdateReply(CastReply):
+        characters: list[ReplyCharacter] = Field(min_length=1, max_length=1)
+        relationships: list[Any] = Field(default_factory=list)
+
+        @model_validator(mode="after")
+        def _cross_references(self) -> CharacterUpdateReply:
+            if self.characters[0].id != slug:
+                raise ValueError(f"characters[0].id must stay {slug!r}, not {self.characters[0].id!r}")
+            return self
+
+    return CharacterUpdateReply

@@ -1,0 +1,78 @@
+"""A quick start killed by SIGKILL at write points spread over the whole flow (world, cast, main-arc, style,
+the opening plan's staging and apply, the trial chapters' commits, the confirmation) resumes cleanly: the next
+start finishes it, every file valid by its model and the same as an uninterrupted run's, nothing left behind."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+
+from studio import fileio
+from tests.fault_runner import forked
+from tests.quick_start_helpers import assert_quick_start_done, briefed_project, quick_start
+
+COMPARED = ("world", "characters", "storylines", "volumes", "chapters", "summaries", "style-profile.json")
+POINTS = 12  # write points checked, spread evenly over the run
+
+
+def _start(root: Path) -> int:
+    fileio.sweep_temp_files(root)  # what every start does under the lock
+    outcome = quick_start(root)
+    return 0 if outcome.status == "confirmed" else 1
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for name in COMPARED:
+        base = root / name
+        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base] if base.is_file() else []
+        for path in files:
+            out[path.relative_to(root).as_posix()] = path.read_bytes()
+    return out
+
+
+@pytest.mark.serial
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
+def test_a_killed_quick_start_resumes_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(fileio.NO_FSYNC_ENV, "1")
+    pristine = briefed_project(tmp_path, "pristine")
+    warmup = tmp_path / "warmup"  # fills the caches outside the project, so every run writes the same
+    shutil.copytree(pristine, warmup)
+    assert forked(lambda: _start(warmup), None) == 0
+    reference = tmp_path / "reference"
+    shutil.copytree(pristine, reference)
+    count_file = tmp_path / "writes.txt"
+    assert forked(lambda: _start(reference), None, count_file) == 0
+    writes = int(count_file.read_text())
+    assert writes > 50
+    expected = _snapshot(reference)
+    points = sorted({1 + (writes - 1) * i // (POINTS - 1) for i in range(POINTS)})
+    failures = []
+    for n in points:
+        root = tmp_path / f"kill-{n}"
+        shutil.copytree(pristine, root)
+        def body(root: Path = root) -> int:
+            return _start(root)
+
+        if (killed := forked(body, n)) != -signal.SIGKILL:
+            failures.append(f"write {n}: ended with {killed}, not SIGKILL")
+            continue
+        if (resumed := forked(body, None)) != 0:
+            failures.append(f"write {n}: the resumed start exited {resumed}")
+            continue
+        try:
+            assert_quick_start_done(root)
+        except AssertionError as exc:
+            failures.append(f"write {n}: {exc}")
+        got = _snapshot(root)
+        differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
+        if differ:
+            failures.append(f"write {n}: differs from the uninterrupted run: {differ}")
+        if list(root.rglob("*.tmp")) or (root / "staging" / "quick-start").exists():
+            failures.append(f"write {n}: left temp or staged files behind")
+        shutil.rmtree(root)
+    assert failures == []
