@@ -30,8 +30,8 @@ from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths, numbered_files
-from studio.planning.review import pending_reviews, review_path
 from studio.planning.quick_start_progress import load_progress
+from studio.planning.review import pending_reviews, review_path
 from studio.planning.staged import pending_plan_applies, staged_plans
 from studio.state_engine import parse_changelog
 from studio.tools.txn import pending_tool_changes
