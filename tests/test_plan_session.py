@@ -122,6 +122,7 @@ def test_the_question_carries_the_plan_and_a_note_replans(tmp_path: Path) -> Non
     assert len(outline_calls) == 2 and "让顾远舟早点出场" in json.dumps(outline_calls[1].messages, ensure_ascii=False)
     assert "无法理解的回答" in notices(events) and len(asked) == 3
     assert "预计最多" in notices(events) and "已应用第 2 卷计划" in notices(events)
+    assert "正在派生第 4-6 章的章节契约" in notices(events)
     assert load_volume_plan(ProjectPaths(root), 2).outline.chapter_range == (4, 6)
 
 
@@ -361,3 +362,21 @@ def test_approving_an_outline_edited_since_the_check_checks_it_first(tmp_path: P
     assert result.status == "cancelled" and len(asked) == 2
     assert "no-such-line" in notices(events)
     assert not ProjectPaths(root).volume_dir(2).exists()
+
+
+def test_an_edit_that_drops_the_last_chapter_shortens_the_plan(tmp_path: Path) -> None:
+    root = written_to_end(tmp_path)
+
+    def drop_chapter_6(question: Question) -> str:
+        path = Path(str(question.data["outline_path"]))
+        text = read_text(path)
+        atomic_write_text(path, text[: text.index("## 第6章")])
+        return "e"
+
+    provider = CountingProvider()
+    decide, asked = scripted(drop_chapter_6, "y")
+    result, events = session(root, decide, provider, volume_length=3)
+    assert result.status == "applied" and (result.first_chapter, result.last_chapter) == (4, 5), notices(events)
+    assert provider.stages() == ["plan", "plan-contracts"]  # nothing to derive again
+    assert [c["chapter"] for c in asked[1].data["plan"]["chapters"]] == [4, 5]  # type: ignore[index]
+    assert not ProjectPaths(root).contract(2, 6).exists()

@@ -85,6 +85,7 @@ CONTRACT_MAX_TOKENS = 12000  # ten contracts fit easily; the budget of a batch c
 OUTLINE_TOKENS_PER_CHAPTER = 250  # the outline text a batch request carries, per chapter (for the estimate)
 
 RetryHook = Callable[[str, int, ProviderError], None]
+CallHook = Callable[[str, list[int]], None]  # before a first call (not a repair): its stage and its chapters
 
 
 class PlanRejected(StudioError):
@@ -331,9 +332,12 @@ async def plan_outline(
     fixed_outline: str = "",
     registry: PromptRegistry | None = None,
     on_retry: RetryHook | None = None,
+    on_call: CallHook | None = None,
 ) -> PlanOutcome:
     """The outline call with its repair rounds: a plan without contracts (raises PlanRejected)."""
     registry = registry or default_registry()
+    if on_call is not None:
+        on_call(PLAN_STAGE, list(range(target.first, target.last + 1)))
     current = plan_request(project, settings, target, note=note, fixed_outline=fixed_outline, registry=registry)
     calls: list[CallRecord] = []
     errors: list[str] = []
@@ -380,6 +384,7 @@ async def derive_contracts(
     new_characters: Sequence[NewCharacter] = (),
     registry: PromptRegistry | None = None,
     on_retry: RetryHook | None = None,
+    on_call: CallHook | None = None,
 ) -> tuple[VolumePlan, list[CallRecord]]:
     """The contracts of `chapters` derived in batches (see the module rules); the plan with them (its other
     contracts kept, preconditions after the first derived chapter chained again) and the calls made.
@@ -405,6 +410,8 @@ async def derive_contracts(
                                     registry=registry)
         errors: list[str] = []
         derived: list[ChapterContract] | None = None
+        if on_call is not None:
+            on_call(CONTRACT_STAGE, batch)
         for attempt in range(MAX_REPAIRS + 1):
             stage = CONTRACT_STAGE if attempt == 0 else CONTRACT_REPAIR_STAGE
             result, record = await call_model(provider, settings, current, stage, on_retry)
@@ -437,16 +444,17 @@ async def plan_volume(
     fixed_outline: str = "",
     registry: PromptRegistry | None = None,
     on_retry: RetryHook | None = None,
+    on_call: CallHook | None = None,
 ) -> PlanOutcome:
     """Plan `target`: the outline call, then its contracts in batches, then every check on the whole plan
     (see the module rules); raises PlanRejected or a ProviderError."""
     outline = await plan_outline(project, settings, provider, target, note=note, fixed_outline=fixed_outline,
-                                 registry=registry, on_retry=on_retry)
+                                 registry=registry, on_retry=on_retry, on_call=on_call)
     calls = list(outline.calls)
     try:
         plan, more = await derive_contracts(
             project, settings, provider, outline.plan, list(outline.plan.chapters()),
-            new_characters=outline.new_characters, registry=registry, on_retry=on_retry,
+            new_characters=outline.new_characters, registry=registry, on_retry=on_retry, on_call=on_call,
         )
     except PlanRejected as exc:
         exc.calls = [*calls, *exc.calls]

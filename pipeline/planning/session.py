@@ -122,6 +122,11 @@ MESSAGES: Catalog = {
         "the volume has no outline yet: entries for the written chapters {fixed} are made from their summaries "
         "(marked as written)",
     ),
+    "calling_outline": (
+        "PlotArchitect 正在规划第 {first}-{last} 章的大纲、故事线调度和伏笔……",
+        "PlotArchitect is planning the outline, schedule and threads of chapters {first}-{last}...",
+    ),
+    "calling_contracts": ("正在派生第 {first}-{last} 章的章节契约……", "deriving the contracts of chapters {first}-{last}..."),
     "weave": (
         "本卷需要新角色 {names}：交给 CharacterWeaver 创建，预计最多 ${cost:.2f}",
         "the volume needs new characters {names}: CharacterWeaver creates them, at most ${cost:.2f} estimated",
@@ -334,6 +339,10 @@ class _Session:
         return PlanSessionResult(status, cost_usd=round(self.spent, 6), calls=self.calls,
                                  estimate_usd=self.estimate, **fields)
 
+    def _on_call(self, stage: str, chapters: list[int]) -> None:
+        key = "calling_outline" if stage == "plan" else "calling_contracts"
+        self.say(key, first=chapters[0], last=chapters[-1])
+
     def _on_retry(self, stage: str, attempt: int, error: ProviderError) -> None:
         wait = stage_wait_s(error, self.settings.provider.stage_retry_wait_s)
         self.emit_event(RetryWaiting(None, stage, attempt, wait, type(error).__name__, str(error)))
@@ -354,7 +363,7 @@ class _Session:
             return self.result("stopped_by_cost", volume=target.volume)
         try:
             outcome = await plan_volume(project, self.settings, self.provider, target, note=note,
-                                        fixed_outline=fixed_text, on_retry=self._on_retry)
+                                        fixed_outline=fixed_text, on_retry=self._on_retry, on_call=self._on_call)
         except PlanRejected as exc:
             self._book(exc.calls)
             self.say("rejected", "error", message=str(exc))
@@ -502,7 +511,8 @@ class _Session:
             self.say("edit_errors", "error", errors="- " + tr(MESSAGES, "edit_range", self.lang, first=meta.first_chapter))
             return
         changed = [n for n in planned if edited.get(n) != before.get(n)]
-        if not changed and edited.title == before.title and edited.synopsis == before.synopsis:
+        removed = [n for n in before.numbers() if n not in numbers]
+        if not changed and not removed and (edited.title, edited.synopsis) == (before.title, before.synopsis):
             self.say("edit_unchanged")
             return
         project = Project.open(self.root)
@@ -516,14 +526,15 @@ class _Session:
         })
         new_characters = [NewCharacter.model_validate(c) for c in meta.new_characters]
         cost = estimate_contracts_cost(project, self.settings, plan, changed, offline=self.offline)
-        self.say("edit_changed", chapters=_ranges(changed) if len(changed) < 3 else "、".join(map(str, changed)),
-                 cost=cost)
+        if changed:
+            self.say("edit_changed", chapters="、".join(map(str, changed)), cost=cost)
         if self.max_cost is not None and self.spent + cost > self.max_cost:
             self.say("over_cost", cost=cost, limit=self.max_cost)
             return
         try:
             derived, calls = await derive_contracts(project, self.settings, self.provider, plan, changed,
-                                                    new_characters=new_characters, on_retry=self._on_retry)
+                                                    new_characters=new_characters, on_retry=self._on_retry,
+                                                    on_call=self._on_call)
         except PlanRejected as exc:
             self._book(exc.calls)
             self.say("edit_errors", "error", errors=str(exc))
