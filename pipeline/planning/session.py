@@ -40,7 +40,6 @@ Everything the author should read is emitted as `pipeline.events` events (`Notic
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,9 +68,11 @@ from studio.errors import FormatError, PausedForAuthor
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.models.settings import Settings
-from studio.models.volume_plan import VolumePlan, hook, payoff
+from studio.models.volume_plan import VolumePlan
 from studio.outline import VolumeOutline, parse_outline, render_outline
 from studio.paths import ProjectPaths
+from studio.planning.plan_view import MESSAGES as VIEW_MESSAGES
+from studio.planning.plan_view import chapter_span, outline_diff, plan_data, plan_lines
 from studio.planning.staged import (
     StagedPlanMeta,
     activate_volume,
@@ -89,7 +90,7 @@ from studio.planning.staged import (
 from studio.planning.written import written_entries
 from studio.project import Project
 
-__all__ = ["MESSAGES", "PlanSessionResult", "SessionStatus", "plan_data", "plan_lines", "run_plan_session"]
+__all__ = ["MESSAGES", "PlanSessionResult", "SessionStatus", "run_plan_session"]
 
 Emit = Callable[[Event], None]
 SessionStatus = Literal["applied", "activated", "cancelled", "stopped_by_cost", "rejected", "refused", "usage"]
@@ -137,27 +138,6 @@ MESSAGES: Catalog = {
     ),
     "rejected": ("计划未通过检查：{message}", "the plan failed the checks: {message}"),
     "model_error": ("调用模型出错（未暂存任何内容）：{message}", "the model call failed (nothing staged): {message}"),
-    "retrying": ("{stage} 调用失败（{kind}），{wait:.0f} 秒后第 {attempt} 次重试", "{stage} failed ({kind}); retry {attempt} in {wait:.0f} s"),
-    "header": ("第 {volume} 卷计划（第 {first}-{last} 章，共 {n} 章）", "Plan of volume {volume} (chapters {first}-{last}, {n} chapters)"),
-    "fixed": ("已写、不变：第 {fixed} 章", "written, unchanged: chapters {fixed}"),
-    "chapter": ("第{n}章 {title}", "Ch {n} {title}"),
-    "f_line": ("故事线", "storyline"),
-    "f_pov": ("视角", "POV"),
-    "f_place": ("地点", "location"),
-    "f_conflict": ("冲突", "conflict"),
-    "f_payoff": ("爽点", "payoff"),
-    "f_hook": ("章末钩子", "hook"),
-    "f_threads": ("伏笔", "foreshadowing"),
-    "threads": ("本卷新伏笔：{items}", "new threads: {items}"),
-    "new_characters": ("本卷新角色：{items}", "new characters: {items}"),
-    "warnings": ("提醒（不阻止批准）：", "warnings (approval is still possible):"),
-    "no_warnings": ("检查通过，没有提醒", "checks passed, no warnings"),
-    "write_cost": ("写完本卷预计 ${total:.2f}（每章约 ${per:.2f}）", "writing the volume: about ${total:.2f} (${per:.2f} a chapter)"),
-    "diff": ("与现有大纲的差异：", "changes to the volume's outline:"),
-    "overwrites": (
-        "注意：以下文件被手动修改过，批准会覆盖它们（原文件会备份）：",
-        "note: these files were edited by hand and approval replaces them (the originals are backed up):",
-    ),
     "question": ("批准第 {volume} 卷的计划吗？", "Approve the plan of volume {volume}?"),
     "o_y": ("批准并应用", "approve and apply"),
     "o_k": ("修改章数后重新规划", "change the chapter count and re-plan"),
@@ -219,98 +199,6 @@ class PlanSessionResult:
     @property
     def ok(self) -> bool:
         return self.status in ("applied", "activated", "cancelled", "stopped_by_cost")
-
-
-# ------------------------------------------------------------------------------------------ display
-
-
-def _ranges(numbers: list[int]) -> str:
-    if not numbers:
-        return ""
-    return f"{numbers[0]}-{numbers[-1]}" if len(numbers) > 1 else str(numbers[0])
-
-
-def _planned_chapters(plan: VolumePlan) -> list[Any]:
-    return [ch for ch in plan.outline.chapters if plan.first_chapter <= ch.number <= plan.last_chapter]
-
-
-def plan_lines(plan: VolumePlan, meta: StagedPlanMeta, lang: Lang, names: dict[str, str]) -> list[str]:
-    """The staged plan as the author reads it: one block per chapter, the new threads, the warnings."""
-    chapters = _planned_chapters(plan)
-    lines = [tr(MESSAGES, "header", lang, volume=plan.volume, first=plan.first_chapter, last=plan.last_chapter,
-                n=len(chapters))]
-    fixed = [ch.number for ch in plan.outline.chapters if ch.number < plan.first_chapter]
-    if fixed:
-        lines.append(tr(MESSAGES, "fixed", lang, fixed=_ranges(fixed)))
-    if plan.outline.synopsis.strip():
-        lines.append(plan.outline.synopsis.strip())
-    sep = "：" if lang == "zh" else ": "
-    for ch in chapters:
-        lines.append("")
-        lines.append(tr(MESSAGES, "chapter", lang, n=ch.number, title=ch.title).rstrip())
-        fields = [
-            ("f_line", ch.storyline),
-            ("f_pov", names.get(ch.pov or "", ch.pov)),
-            ("f_place", ch.location),
-            ("f_conflict", ch.conflict),
-            ("f_payoff", payoff(ch)),
-            ("f_hook", hook(ch)),
-            ("f_threads", ch.foreshadowing),
-        ]
-        lines += [f"  {tr(MESSAGES, key, lang)}{sep}{value}" for key, value in fields if value]
-    threads = [t for t in plan.foreshadowing if t.planted_chapter is None or t.planted_chapter >= plan.first_chapter]
-    if threads:
-        items = "、".join(f"{t.id}（{t.description}）" for t in threads)
-        lines += ["", tr(MESSAGES, "threads", lang, items=items)]
-    if meta.new_characters:
-        items = "、".join(f"{c.get('display_name', '')}（{c.get('id', '')}）" for c in meta.new_characters)
-        lines += ["", tr(MESSAGES, "new_characters", lang, items=items)]
-    warnings = meta.warnings if lang == "zh" else (meta.warnings_en or meta.warnings)
-    lines.append("")
-    if warnings:
-        lines.append(tr(MESSAGES, "warnings", lang))
-        lines += [f"  - {w}" for w in warnings]
-    else:
-        lines.append(tr(MESSAGES, "no_warnings", lang))
-    per = (meta.estimated_cost_usd or 0.0) / max(1, len(chapters))
-    lines.append(tr(MESSAGES, "write_cost", lang, total=meta.estimated_cost_usd or 0.0, per=per))
-    return lines
-
-
-def plan_data(plan: VolumePlan, meta: StagedPlanMeta) -> dict[str, Any]:
-    """The staged plan as JSON-ready data (the CLI's `--json` and the approval question's `data["plan"]`)."""
-    return {
-        "volume": plan.volume,
-        "first_chapter": plan.first_chapter,
-        "last_chapter": plan.last_chapter,
-        "fixed_chapters": [ch.number for ch in plan.outline.chapters if ch.number < plan.first_chapter],
-        "chapters": [
-            {
-                "chapter": ch.number,
-                "heading": ch.heading,
-                "storyline": ch.storyline,
-                "pov": ch.pov,
-                "location": ch.location,
-                "conflict": ch.conflict,
-                "payoff": payoff(ch),
-                "hook": hook(ch),
-                "foreshadowing": ch.foreshadowing,
-            }
-            for ch in _planned_chapters(plan)
-        ],
-        "threads": [t.id for t in plan.foreshadowing if t.planted_chapter is None or t.planted_chapter >= plan.first_chapter],
-        "new_characters": list(meta.new_characters),
-        "warnings": meta.warnings,
-        "warnings_en": meta.warnings_en,
-        "estimated_write_cost_usd": meta.estimated_cost_usd,
-    }
-
-
-def _diff(before: str, after: str, name: str) -> str:
-    lines = difflib.unified_diff(
-        before.splitlines(), after.splitlines(), fromfile=f"{name}（现在）", tofile=f"{name}（计划）", lineterm=""
-    )
-    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------------------ session
@@ -428,14 +316,14 @@ class _Session:
         }
         current = self.paths.outline(plan.volume)
         if current.is_file():
-            diff = _diff(read_text(current), meta.staged_outline or render_outline(plan.outline), "outline.md")
+            diff = outline_diff(read_text(current), meta.staged_outline or render_outline(plan.outline), "outline.md")
             if diff:
                 data["diff"] = diff
-                facts += ["", tr(MESSAGES, "diff", self.lang), *diff.splitlines()]
+                facts += ["", tr(VIEW_MESSAGES, "diff", self.lang), *diff.splitlines()]
         edits = hand_edits(self.paths, plan.volume)
         if edits:
             data["overwrites"] = [{"path": rel, "diff": diff} for rel, diff in edits]
-            facts += ["", tr(MESSAGES, "overwrites", self.lang)]
+            facts += ["", tr(VIEW_MESSAGES, "overwrites", self.lang)]
             for rel, diff in edits:
                 facts += [f"  {rel}", *diff.splitlines()]
         options = [Option(k, tr(MESSAGES, f"o_{k}", "zh"), tr(MESSAGES, f"o_{k}", "en")) for k in "ykren"]
@@ -660,7 +548,7 @@ async def run_plan_session(
     plan_target, fixed, key = target
     if key and fixed is not None:
         session.say(key, volume=plan_target.volume, first=plan_target.first,
-                    fixed=_ranges([ch.number for ch in fixed.chapters]))
+                    fixed=chapter_span([ch.number for ch in fixed.chapters]))
     stopped = await session.plan(plan_target, note, fixed)
     if stopped is not None:
         return stopped
