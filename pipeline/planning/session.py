@@ -324,8 +324,9 @@ class _Session:
         if edits:
             data["overwrites"] = [{"path": rel, "diff": diff} for rel, diff in edits]
             facts += ["", tr(VIEW_MESSAGES, "overwrites", self.lang)]
-            for rel, diff in edits:
-                facts += [f"  {rel}", *diff.splitlines()]
+            for rel, diff in edits:  # the outline's diff is shown above already
+                same = rel.endswith("/outline.md") and "diff" in data
+                facts += [f"  {rel}", *([] if same else diff.splitlines())]
         options = [Option(k, tr(MESSAGES, f"o_{k}", "zh"), tr(MESSAGES, f"o_{k}", "en")) for k in "ykren"]
         return Question(
             QuestionKind.PLAN_APPROVAL,
