@@ -8,8 +8,10 @@
 - (b) a quick start on a fresh project with a filled brief: WorldBuilder (init), CharacterWeaver, StyleAnalyzer,
   PlotArchitect for a 3-chapter opening sketch, and the 3 trial chapters at `pipeline.estimate.TYPICAL_CALLS`.
   The planning prompts are rendered on the empty project, so they are a lower bound of the real ones.
-- (c) a volume plan of `--volume-length` chapters on the sample (volume 2): one PlotArchitect call with the
-  outline, schedule, threads and every contract.
+- (c) a volume plan of `--volume-length` chapters on the sample (volume 2): the PlotArchitect outline call
+  (outline, schedule, threads) and its contract batches of `CONTRACT_BATCH` chapters, each batch request built
+  as the planner sends it (the offline outline, the chained state before the batch); the volume tier of the
+  batches (the outline) is cached after the first batch in a real run, so the figures are an upper bound.
 
 Token counts are `pipeline.tokens.estimate_tokens` estimates and offline replies stand in for the model's,
 so the figures are estimates at default prices, not measurements of a real model.
@@ -30,11 +32,14 @@ from _common import run_in_workdir  # noqa: E402
 from pipeline.agents.requests import AgentRequests  # noqa: E402
 from pipeline.context import ContextBundle, default_registry  # noqa: E402
 from pipeline.estimate import TYPICAL_CALLS  # noqa: E402
+from pipeline.planning.offline_replies import contracts_reply, plot_reply  # noqa: E402
+from pipeline.planning.plan_volume import CONTRACT_BATCH, contracts_request, plan_request  # noqa: E402
 from pipeline.planning.prompt_context import (  # noqa: E402
     PlanTarget,
     character_weaver_context,
     next_plan_target,
     plot_architect_context,
+    plot_contracts_context,
     style_analyzer_context,
     world_builder_context,
 )
@@ -44,6 +49,10 @@ from pipeline.providers.offline import OfflineProvider  # noqa: E402
 from pipeline.tokens import estimate_tokens  # noqa: E402
 from studio.config import load_settings  # noqa: E402
 from studio.init_project import init_project  # noqa: E402
+from studio.models.contract import ChapterContract  # noqa: E402
+from studio.models.volume_plan import VolumePlanReply  # noqa: E402
+from studio.planning.chaining import state_before  # noqa: E402
+from studio.planning.project_context import plan_context  # noqa: E402
 from studio.project import Project  # noqa: E402
 
 BRIEF = """# 创作纲领：《雁回镖局》
@@ -98,6 +107,26 @@ def planning_calls(project: Project, target: PlanTarget) -> list[Call]:
     return [measure(label, bundle, requests.build(bundle, agent)) for label, bundle, agent in bundles]
 
 
+def volume_plan_calls(project: Project, target: PlanTarget) -> list[Call]:
+    """The outline call and every contract batch of a volume plan, as the planner sends them."""
+    settings = load_settings(project.root)
+    outline_request = plan_request(project, settings, target)
+    calls = [measure("outline + schedule + threads", plot_architect_context(project, target=target), outline_request)]
+    reply = plot_reply(outline_request.context)
+    plan = VolumePlanReply.parse_data(reply).to_plan(target.volume, target.first, target.last)
+    ctx = plan_context(project)
+    numbers = list(plan.chapters())
+    contracts: list[ChapterContract] = []
+    for i in range(0, len(numbers), CONTRACT_BATCH):
+        batch = numbers[i : i + CONTRACT_BATCH]
+        before = state_before(contracts, ctx, batch[0])
+        request = contracts_request(project, settings, plan, batch, before)
+        bundle = plot_contracts_context(project, plan, batch, before)
+        calls.append(measure(f"contracts ch{batch[0]}-{batch[-1]}", bundle, request))
+        contracts += [ChapterContract.parse_data(c) for c in contracts_reply(request.context)["chapter_contracts"]]
+    return calls
+
+
 def trial_chapters(count: int) -> Call:
     settings_models = load_settings(None)
     tokens_in = tokens_out = 0
@@ -112,15 +141,16 @@ def trial_chapters(count: int) -> Call:
 
 def print_calls(title: str, calls: list[Call]) -> None:
     print(title)
-    print(f"  {'call':<34} {'model':<18} {'stable':>7} {'chapter':>8} {'in':>7} {'out':>7} {'USD':>8}")
+    print(f"  {'call':<34} {'model':<18} {'stable':>7} {'volume':>7} {'chapter':>8} {'in':>7} {'out':>7} {'USD':>8}")
     for c in calls:
         print(
-            f"  {c.label:<34} {c.model:<18} {c.tiers.get('stable', 0):>7} {c.tiers.get('chapter', 0):>8} "
-            f"{c.input_tokens:>7} {c.output_tokens:>7} {c.usd:>8.4f}"
+            f"  {c.label:<34} {c.model:<18} {c.tiers.get('stable', 0):>7} {c.tiers.get('volume', 0):>7} "
+            f"{c.tiers.get('chapter', 0):>8} {c.input_tokens:>7} {c.output_tokens:>7} {c.usd:>8.4f}"
         )
     total_in = sum(c.input_tokens for c in calls)
     total_out = sum(c.output_tokens for c in calls)
-    print(f"  {'total':<34} {'':<18} {'':>7} {'':>8} {total_in:>7} {total_out:>7} {sum(c.usd for c in calls):>8.4f}")
+    print(f"  {'total':<34} {'':<18} {'':>7} {'':>7} {'':>8} {total_in:>7} {total_out:>7} "
+          f"{sum(c.usd for c in calls):>8.4f}")
 
 
 def run(work: Path, volume_length: int) -> None:
@@ -136,7 +166,11 @@ def run(work: Path, volume_length: int) -> None:
     print_calls("(b) quick start on a fresh project with a filled brief", quick)
 
     print()
-    print_calls(f"(c) volume plan: {volume_length} chapters of volume 2 on the sample", [calls[-1]])
+    target = next_plan_target(sample, volume_length)
+    print_calls(
+        f"(c) volume plan: {volume_length} chapters of volume 2 on the sample (outline call + contract batches)",
+        volume_plan_calls(sample, target),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

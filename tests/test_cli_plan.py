@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.planning.offline_replies import plot_reply
-from pipeline.planning.plan_volume import plan_request
+from pipeline.planning.offline_replies import contracts_reply, plot_reply
+from pipeline.planning.plan_volume import contracts_request, plan_request
 from pipeline.planning.prompt_context import PlanTarget
 from studio.cli.main import main
 from studio.config import load_settings
@@ -19,7 +19,7 @@ from studio.fileio import atomic_write_text, read_text
 from studio.init_project import init_project
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.contract import ChapterContract
-from studio.models.volume_plan import load_volume_plan
+from studio.models.volume_plan import VolumePlanReply, load_volume_plan
 from studio.outline import parse_outline, render_outline
 from studio.paths import ProjectPaths
 from studio.project import Project
@@ -82,7 +82,7 @@ def test_without_a_terminal_the_plan_waits_for_approval(tmp_path: Path, capsys: 
     assert main(["plan", "--project", str(root), "--offline", "--json", "--volume-length", "3"]) == 3
     data = json.loads(capsys.readouterr().out)
     assert data["event"] == "question" and data["exit_code"] == 3
-    assert [o["key"] for o in data["options"]] == ["y", "k", "r", "n"]
+    assert [o["key"] for o in data["options"]] == ["y", "k", "r", "e", "n"]
     assert [c["chapter"] for c in data["plan"]["chapters"]] == [4, 5, 6]
     paths = ProjectPaths(root)
     assert not paths.volume_dir(2).exists()  # staged, not applied
@@ -125,6 +125,13 @@ def _plot_text(root: Path, target: PlanTarget, **changes: object) -> str:
     return json.dumps(reply, ensure_ascii=False)
 
 
+def _contracts_text(root: Path, plot_text: str, target: PlanTarget, chapters: list[int]) -> str:
+    """The offline contracts of one batch of the plan in `plot_text` (what the model would answer)."""
+    plan = VolumePlanReply.parse_data(json.loads(plot_text)).to_plan(target.volume, target.first, target.last)
+    request = contracts_request(Project.open(root), load_settings(root), plan, chapters, {})
+    return json.dumps(contracts_reply(request.context), ensure_ascii=False)
+
+
 def test_plan_through_the_sdk_with_a_repair_round(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     root = _short_volume(tmp_path)
@@ -136,14 +143,17 @@ def test_plan_through_the_sdk_with_a_repair_round(tmp_path: Path, capsys: pytest
     bad["outline_md"] = bad["outline_md"].replace("- Storyline: main-arc", "- Storyline: no-such-line", 1)
     with FakeMessagesAPI() as api:
         _use_api(root, api.base_url)
-        api.script(Reply(json.dumps(bad, ensure_ascii=False)), Reply(good))
+        api.script(Reply(json.dumps(bad, ensure_ascii=False)), Reply(good),
+                   Reply(_contracts_text(root, good, target, [4, 5, 6])))
         assert main(["plan", "--project", str(root), "--yes", "--volume-length", "3"]) == 0
-        assert api.request_count == 2
+        assert api.request_count == 3
         repair = api.requests[1].body["messages"]
         assert "no-such-line" in json.dumps(repair[-1], ensure_ascii=False)  # the error went back to the model
+        batch = json.dumps(api.requests[2].body, ensure_ascii=False)
+        assert "为第 4 章至第 6 章各写一条章节契约" in batch and "## 第6章" in batch  # the outline went along
     _check_volume_two(root, 4, 6)
     stages = [json.loads(line)["stage"] for line in ProjectPaths(root).spend_ledger.read_text("utf-8").splitlines()]
-    assert stages[-2:] == ["plan", "plan-repair"]  # both calls booked
+    assert stages[-3:] == ["plan", "plan-repair", "plan-contracts"]  # every call booked
     _continue_writes(root, 4, capsys)
 
 
@@ -165,10 +175,11 @@ def test_a_plan_still_wrong_after_two_repairs_stages_nothing(tmp_path: Path, cap
     assert Checkpoint.load(paths.checkpoint).orchestrator_state is OrchestratorState.VOL_REVIEW
 
 
-def test_only_the_next_volume_can_be_planned(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_only_the_next_or_the_current_volume_can_be_planned(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _short_volume(tmp_path)
-    assert main(["plan", "--project", str(root), "--offline", "--yes", "--volume", "1"]) == 2
-    assert "第 2 卷" in capsys.readouterr().err
+    assert main(["plan", "--project", str(root), "--offline", "--yes", "--volume", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "第 2 卷" in err and "第 1 卷" in err
 
 
 def _answers(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
@@ -199,7 +210,8 @@ def test_replan_with_a_note_then_cancel(tmp_path: Path, capsys: pytest.CaptureFi
     assert "已取消" in capsys.readouterr().out
     paths = ProjectPaths(root)
     calls = [json.loads(line) for line in paths.spend_ledger.read_text("utf-8").splitlines()]
-    assert [c["stage"] for c in calls if c["agent"] == "plot_architect"] == ["plan", "plan"]
+    stages = [c["stage"] for c in calls if c["agent"] == "plot_architect"]
+    assert stages == ["plan", "plan-contracts", "plan", "plan-contracts"]
     assert not paths.volume_dir(2).exists() and not (paths.staging / "plan").exists()
     assert Checkpoint.load(paths.checkpoint).orchestrator_state is OrchestratorState.VOL_REVIEW
 
@@ -234,3 +246,48 @@ def test_a_volume_planned_ahead_is_taken_up_at_the_volume_end(tmp_path: Path, ca
     assert len(paths.spend_ledger.read_text("utf-8").splitlines()) == spent  # no new call
     _check_volume_two(root, 4, 6)
     _continue_writes(root, 4, capsys)
+
+
+def test_edit_the_staged_outline_in_the_editor_then_approve(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _short_volume(tmp_path)
+    _to_volume_end(root, capsys)
+    opened: list[list[str]] = []
+
+    def editor(argv: list[str]) -> int:  # the author renames chapter 5 in $EDITOR
+        opened.append(argv)
+        path = Path(argv[-1])
+        text = read_text(path)
+        start = text.index("## 第5章")
+        end = text.index("\n", start)
+        atomic_write_text(path, text[:start] + "## 第5章 渡口夜雨" + text[end:])
+        return 0
+
+    monkeypatch.setenv("EDITOR", "my-editor --wait")
+    monkeypatch.setattr("studio.cli.plan_cmd.EDITOR_RUN", editor)
+    left = _answers(monkeypatch, "e", "y")
+    assert main(["plan", "--project", str(root), "--offline", "--volume-length", "3"]) == 0
+    assert left == []
+    assert opened and opened[0][:2] == ["my-editor", "--wait"] and opened[0][-1].endswith("vol-02/outline.md")
+    out = capsys.readouterr().out
+    assert "大纲改动了第 5 章" in out and "第5章 渡口夜雨" in out
+    _check_volume_two(root, 4, 6)
+    assert "## 第5章 渡口夜雨" in read_text(ProjectPaths(root).outline(2))
+
+
+def test_replan_the_current_volume_shows_the_diff_and_yes_stops_at_hand_edits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = init_project(tmp_path / "novel", sample=True)  # volume 1, chapters 1-10 written by hand, 1-2 committed
+    paths = ProjectPaths(root)
+    outline_before = read_text(paths.outline(1))
+    assert main(["plan", "--project", str(root), "--offline", "--yes", "--json", "--volume", "1"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert data["event"] == "question" and data["recommended"] == ""
+    assert data["plan"]["fixed_chapters"] == [1, 2] and data["plan"]["first_chapter"] == 3
+    assert "-## 第3章" in data["diff"] and data["overwrites"]
+    assert read_text(paths.outline(1)) == outline_before  # nothing applied
+    assert main(["plan", "--project", str(root), "--offline", "--yes", "--volume", "1"]) == 3
+    captured = capsys.readouterr()
+    assert "手动修改过" in captured.out and "--yes 不会替你决定" in captured.err
+    assert read_text(paths.outline(1)) == outline_before

@@ -39,14 +39,16 @@ from studio.planning.staged import (
 from studio.project import Project
 from tests.fault_runner import forked
 
-COMPARED = ("volumes", "foreshadowing")
+COMPARED = ("volumes", "foreshadowing", "characters")
+NEW_CHARACTER: tuple[str, dict[str, object], str] = ("zhou-ming", {"id": "zhou-ming", "display_name": "周明"}, "# 周明\n")
 
 
-def _staged(root: Path, target: PlanTarget) -> ProjectPaths:
+def _staged(root: Path, target: PlanTarget, *, with_character: bool = False) -> ProjectPaths:
     project = Project.open(root)
     settings = load_settings(root)
     outcome = asyncio.run(plan_volume(project, settings, build_provider(settings, root, offline=True), target))
-    stage_plan(project.paths, outcome.plan, warnings=["w"], note="n")
+    stage_plan(project.paths, outcome.plan, warnings=["w"], note="n",
+               character_files=[NEW_CHARACTER] if with_character else [])
     return project.paths
 
 
@@ -141,6 +143,8 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     out[".checkpoint.json"] = json.dumps(cp, sort_keys=True).encode()
     plan = root / "staging" / "plan"
     out["staging/plan"] = b"present" if plan.exists() else b""
+    manifest = root / ".novel-studio" / "plan-files.json"
+    out["plan-files.json"] = manifest.read_bytes() if manifest.is_file() else b""
     return out
 
 
@@ -159,7 +163,7 @@ def _in_child(root: Path, fault: int | None, count_file: Path | None = None) -> 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
 def test_kill_at_every_write_point_of_an_apply(at_volume_end: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(fileio.NO_FSYNC_ENV, "1")
-    _staged(at_volume_end, PlanTarget(2, 3, 7))
+    _staged(at_volume_end, PlanTarget(2, 3, 7), with_character=True)  # a new character goes in the same step
     reference = tmp_path / "reference"
     shutil.copytree(at_volume_end, reference)
     count_file = tmp_path / "writes.txt"
@@ -178,6 +182,8 @@ def test_kill_at_every_write_point_of_an_apply(at_volume_end: Path, tmp_path: Pa
             failures.append(f"write {n}: resume exited {resumed}")
             continue
         got = _snapshot(root)
+        if not (root / "characters" / "active" / "zhou-ming.json").is_file():
+            failures.append(f"write {n}: the new character is missing")
         differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
         if differ:
             failures.append(f"write {n}: differs from the uninterrupted apply: {differ}")

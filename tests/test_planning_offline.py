@@ -8,15 +8,17 @@ from typing import Any
 
 import pytest
 
-from pipeline.planning.offline_replies import character_reply, plot_reply, world_reply
+from pipeline.planning.offline_replies import character_reply, contracts_reply, plot_reply, world_reply
+from pipeline.planning.prompt_context import contracts_data
 from pipeline.providers.offline import OfflineProvider
 from studio.cli.prompt_cmd import build_preview
 from studio.config import load_settings
 from studio.init_project import init_project
 from studio.models.character import CharacterFile
+from studio.models.contract import ChapterContract
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.style_profile import StyleProfile
-from studio.models.volume_plan import VolumePlanReply, hook, payoff
+from studio.models.volume_plan import VolumePlan, VolumePlanReply, hook, payoff
 from studio.models.world_rules import WorldRules
 from studio.planning.chaining import chain_preconditions
 from studio.planning.checks import PlanContext, validate_plan
@@ -42,9 +44,21 @@ def _ctx(project: Project) -> PlanContext:
     )
 
 
+def _with_contracts(plan: VolumePlan, rules: list[str]) -> VolumePlan:
+    """The plan with the offline contracts of every chapter, in batches of ten as the planner asks for them."""
+    numbers = list(plan.chapters())
+    contracts: list[ChapterContract] = []
+    for i in range(0, len(numbers), 10):
+        reply = contracts_reply(contracts_data(plan, numbers[i : i + 10], rules))
+        contracts += [ChapterContract.parse_data(c) for c in reply["chapter_contracts"]]
+    return plan.model_copy(update={"contracts": contracts})
+
+
 def test_offline_plot_passes_the_checks_on_the_sample(sample: Project) -> None:
     data, ctx = _reply(sample, "plot")
+    assert "chapter_contracts" not in data and data["new_characters"] == []  # contracts come in batches
     plan = VolumePlanReply.parse_data(data).to_plan(ctx["volume"], ctx["chapter_start"], ctx["chapter_end"])
+    plan = _with_contracts(plan, [r.id for r in sample.world_rules.rules])
     assert (plan.volume, plan.first_chapter, plan.last_chapter) == (2, 11, 40)
     report = validate_plan(plan, _ctx(sample))
     assert report.ok, report.error_lines("en")
@@ -72,7 +86,7 @@ def test_offline_plot_is_valid_for_any_line_count_and_length(lines: int, length:
         "character_names": names,
         "rule_ids": ["W-001"],
     }
-    plan = VolumePlanReply.parse_data(plot_reply(ctx)).to_plan(3, 41, 40 + length)
+    plan = _with_contracts(VolumePlanReply.parse_data(plot_reply(ctx)).to_plan(3, 41, 40 + length), ["W-001"])
     context = PlanContext.build(storylines=ids, characters=names, world_rules=["W-001"])
     report = validate_plan(plan, context)
     assert report.ok and report.warnings == [], [f.line("en") for f in [*report.errors, *report.warnings]]

@@ -7,8 +7,10 @@ the brief when it has them), so that the demo and the tests can run planning wit
 The PlotArchitect reply passes `studio.planning.checks.validate_plan` with no error and no pacing warning:
 chapters first..last without a gap, every chapter on an active line, the primary line at most 3 chapters in a
 row with the secondary line every 4th chapter, seasoning lines once mid-volume, a convergence event over the last
-two chapters when there are two lines, two new threads planted inside the volume (a short one resolved in it),
-contracts whose preconditions are left for the code to chain. `planning_reply()` is what
+two chapters when there are two lines, two new threads planted inside the volume (a short one resolved in it).
+Its contracts come from `contracts_reply` (the `plot-contracts` request, one batch of outline entries, told by
+`context["task"] == "contracts"`, which survives a repair round): derived from the entries, preconditions left
+for the code to chain. `planning_reply()` is what
 `pipeline.providers.offline.OfflineProvider` dispatches to; None means "not a planning agent".
 """
 
@@ -25,6 +27,7 @@ from studio.ids import is_slug, slugify
 __all__ = [
     "PLANNING_AGENTS",
     "character_reply",
+    "contracts_reply",
     "planning_reply",
     "plot_reply",
     "review_reply",
@@ -204,10 +207,17 @@ def character_reply(ctx: dict[str, Any]) -> dict[str, Any]:
         ("苏晚晴", "ally", "按规矩办事，话少，关键时刻说实话", "口头禅“按规矩”", "按规矩，这事不在门口说。"),
         ("韩老七", "mentor", "笑眯眯的老江湖，从不正面回答", "口头禅“不急，不急”", "不急，不急，茶还没凉。"),
     ]
+    # a volume plan asks for the characters it needs, by id and name (pipeline.planning.plan_characters)
+    wanted = {str(w["id"]): str(w.get("display_name") or w["id"])
+              for w in ctx.get("wanted", []) if isinstance(w, dict) and w.get("id")}
+    if wanted:
+        cast = [(name, "supporting", "心里有账，嘴上不说", "口头禅“再说”", "再说吧，今晚先把账对上。")
+                for name in wanted.values()]
+    ids = {name: slug for slug, name in wanted.items()}
     characters: list[dict[str, Any]] = []
     slugs: list[str] = []
     for name, role, personality, speech, line in cast:
-        slug = slugify(name)
+        slug = ids.get(name) or slugify(name)
         if slug in existing or not is_slug(slug):
             continue
         slugs.append(slug)
@@ -251,7 +261,7 @@ def character_reply(ctx: dict[str, Any]) -> dict[str, Any]:
         "characters": characters,
         "relationships": relationships,
         "retire": [],
-        "changelog": f"新增角色：{'、'.join(name for name, *_ in cast if slugify(name) in slugs) or '无'}",
+        "changelog": f"新增角色：{'、'.join(name for name, *_ in cast if (ids.get(name) or slugify(name)) in slugs) or '无'}",
     }
 
 
@@ -281,7 +291,6 @@ def plot_reply(ctx: dict[str, Any]) -> dict[str, Any]:
     lines = [str(s) for s in ctx.get("storyline_ids", []) if is_slug(str(s))][:4] or ["main-arc"]
     characters = [str(c) for c in ctx.get("character_ids", [])]
     povs = ctx.get("storyline_povs") or {}
-    rules = [str(r) for r in ctx.get("rule_ids", [])]
     names = ctx.get("character_names") if isinstance(ctx.get("character_names"), dict) else {}
     assert isinstance(names, dict)
     rng = random.Random(f"plot:{volume}:{first}:{last}")
@@ -329,7 +338,6 @@ def plot_reply(ctx: dict[str, Any]) -> dict[str, Any]:
     if short_end > first:
         fs_by_chapter.setdefault(short_end, []).append(("回收", short_id))
     outline = [f"# 第{volume}卷", "", "本卷梗概：主角被一桩旧事卷入，从被动应对到主动破局，卷末两线交汇。", ""]
-    contracts = []
     for n in range(first, last + 1):
         line = layout[n]
         pov = pov_of(line)
@@ -350,36 +358,6 @@ def plot_reply(ctx: dict[str, Any]) -> dict[str, Any]:
             f"- StateChanges: {name}到{place}",
             "",
         ]
-        next_line = layout.get(n + 1)
-        contracts.append(
-            {
-                "chapter": n,
-                "storyline_id": line,
-                "preconditions": {"character_states": {}, "required_world_rules": rules[:1]},
-                "objectives": [
-                    {"id": f"OBJ-{n:03d}-1", "type": "plot", "required": True, "description": conflict},
-                    *(
-                        {
-                            "id": f"OBJ-{n:03d}-{k + 2}",
-                            "type": "foreshadowing",
-                            "required": True,
-                            "action": "plant" if verb == "埋" else "resolve",
-                            "target": fid,
-                            "description": f"{verb}伏笔 {fid}",
-                        }
-                        for k, (verb, fid) in enumerate(fs)
-                    ),
-                ],
-                "postconditions": {
-                    "state_changes": {pov: {"location": place}} if pov else {},
-                    "foreshadowing_updates": {fid: "planted" if verb == "埋" else "resolved" for verb, fid in fs},
-                },
-                "acceptance_criteria": [f"OBJ-{n:03d}-1 在正文中明确体现", *(f"不违反 {r}" for r in rules[:1])],
-                "transition_hint": {"next_storyline": next_line, "bridge": "章末留一个悬念，自然过渡"}
-                if next_line
-                else None,
-            }
-        )
     roles = ["primary", "secondary", "seasoning", "seasoning"]
     counts = {line: sum(1 for v in layout.values() if v == line) for line in lines}
     # a line the volume is too short to visit is not active in it
@@ -405,8 +383,60 @@ def plot_reply(ctx: dict[str, Any]) -> dict[str, Any]:
         "outline_md": "\n".join(outline).rstrip() + "\n",
         "storyline_schedule": schedule,
         "foreshadowing": threads,
-        "chapter_contracts": contracts,
+        "new_characters": [],
     }
+
+
+_THREAD_ACTION = re.compile(r"(埋|推进|回收)\s*([a-z0-9]+(?:-[a-z0-9]+)*)")
+
+
+def contracts_reply(ctx: dict[str, Any]) -> dict[str, Any]:
+    """One batch of L3 contracts derived from the outline entries in `ctx["chapters"]` (the `plot-contracts`
+    request): objectives from the conflict and the foreshadowing actions, the POV's location as the
+    postcondition, preconditions left empty for the code to chain."""
+    rules = [str(r) for r in ctx.get("rule_ids", [])]
+    chapters = [c for c in ctx.get("chapters", []) if isinstance(c, dict)]
+    contracts = []
+    for entry in chapters:
+        n = int(entry.get("number") or 0)
+        line = str(entry.get("storyline") or "main-arc")
+        pov = str(entry["pov"]) if entry.get("pov") else None
+        place = str(entry.get("location") or "")
+        conflict = str(entry.get("conflict") or "推进本章冲突")
+        fs = [(m.group(1), m.group(2)) for m in _THREAD_ACTION.finditer(str(entry.get("foreshadowing") or ""))]
+        verbs = {"埋": "plant", "推进": "advance", "回收": "resolve"}
+        states = {"埋": "planted", "推进": "advanced", "回收": "resolved"}
+        next_line = entry.get("next_storyline")
+        contracts.append(
+            {
+                "chapter": n,
+                "storyline_id": line,
+                "preconditions": {"character_states": {}, "required_world_rules": rules[:1]},
+                "objectives": [
+                    {"id": f"OBJ-{n:03d}-1", "type": "plot", "required": True, "description": conflict},
+                    *(
+                        {
+                            "id": f"OBJ-{n:03d}-{k + 2}",
+                            "type": "foreshadowing",
+                            "required": True,
+                            "action": verbs[verb],
+                            "target": fid,
+                            "description": f"{verb}伏笔 {fid}",
+                        }
+                        for k, (verb, fid) in enumerate(fs)
+                    ),
+                ],
+                "postconditions": {
+                    "state_changes": {pov: {"location": place}} if pov and place else {},
+                    "foreshadowing_updates": {fid: states[verb] for verb, fid in fs},
+                },
+                "acceptance_criteria": [f"OBJ-{n:03d}-1 在正文中明确体现", *(f"不违反 {r}" for r in rules[:1])],
+                "transition_hint": {"next_storyline": next_line, "bridge": "章末留一个悬念，自然过渡"}
+                if next_line
+                else None,
+            }
+        )
+    return {"chapter_contracts": contracts}
 
 
 # ------------------------------------------------------------------------------------------ style
@@ -474,5 +504,7 @@ def planning_reply(request: ModelRequest) -> str | None:
         "style_analyzer": style_reply,
         "volume_review": review_reply,
     }
+    if request.agent == "plot_architect" and ctx.get("task") == "contracts":
+        return _dumps(contracts_reply(ctx))
     build = replies.get(request.agent)
     return None if build is None else _dumps(build(ctx))

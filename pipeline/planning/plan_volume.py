@@ -1,29 +1,40 @@
 """Plan one volume with PlotArchitect (seed 000 §5.3; seed 004 plan -> validate; issue 7 item 3).
 
 Rules:
-- One call builds the outline, the storyline schedule, the threads and every chapter's L3 contract
-  (`prompts/plot-architect.v1.md` asks for all of them in one JSON reply).
-- The reply is parsed into `VolumePlanReply`, turned into a `VolumePlan` and checked by code
-  (`studio.planning.chaining.check_plan`, which also chains the contracts' preconditions). A reply that does
-  not parse, or a plan with an error, goes back to the model with the error lines (the `repair` prompt, the
-  conversation continued), at most `MAX_REPAIRS` times; then `PlanRejected` carries the last errors and
-  nothing is staged. Warnings (pacing) are kept for the approval.
+- The outline call (`prompts/plot-architect.v1.md`) builds the outline, the storyline schedule, the threads
+  and the new characters the volume needs in one JSON reply; it is checked by code without contracts
+  (`studio.planning.chaining.check_plan(require_contracts=False)`).
+- The L3 contracts come afterwards in batches of `CONTRACT_BATCH` chapters (`prompts/plot-contracts.v1.md`),
+  in chapter order. Each batch is told the state before its first chapter (the current state plus every
+  earlier planned postcondition, `studio.planning.chaining.state_before`) and is checked by code with the
+  contracts before it: wrong chapter numbers, unknown ids, a precondition that contradicts the chain.
+- A reply that does not parse, or that has an error, goes back to the model with the error lines (the
+  `repair` prompt, the conversation continued), at most `MAX_REPAIRS` times per call (the outline call and
+  each batch alike); then `PlanRejected` carries the last errors and nothing is staged. Warnings (pacing) are
+  kept for the approval.
+- `derive_contracts` also re-derives the contracts of some chapters of a finished plan (after the author
+  edited the outline): the other contracts stay, but their preconditions after the first re-derived chapter
+  are emptied and chained again by code, since the state they were chained from may have changed.
 - Every call goes through the given provider (the one `pipeline.providers.factory.build_provider` builds
   books it in the spend ledger), with the stage retries of the writing loop.
-- `estimate_plan_cost` is the cost of the call before it is made: the request's estimated input tokens and
-  the model's output budget at the configured prices (an upper bound; zero offline).
+- Estimates are upper bounds made before a call: input tokens estimated from the request, output at the
+  call's token budget, at the configured prices (zero offline). A batch not built yet (its outline does not
+  exist before the outline call) is estimated from the outline request plus `OUTLINE_TOKENS_PER_CHAPTER`.
 """
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.agents.protocol import CallRecord
 from pipeline.agents.requests import AgentRequests
 from pipeline.agents.runner import default_registry, request_text
-from pipeline.planning.prompt_context import PlanTarget, plot_architect_context
+from pipeline.planning.prompt_context import PlanTarget, plot_architect_context, plot_contracts_context
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError, Usage
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
@@ -31,21 +42,50 @@ from pipeline.providers.retry import run_with_stage_retry
 from pipeline.structured import parse_reply, repair_request
 from pipeline.tokens import estimate_tokens
 from studio.errors import FormatError, StudioError
+from studio.ids import is_slug
+from studio.models.base import FileModel
+from studio.models.contract import ChapterContract
 from studio.models.settings import Settings
 from studio.models.volume_plan import VolumePlan, VolumePlanReply
-from studio.planning.chaining import check_plan
+from studio.planning.chaining import check_plan, state_before
+from studio.planning.checks import PlanContext
 from studio.planning.findings import PlanReport
 from studio.planning.project_context import plan_context
 from studio.project import Project
 
-__all__ = ["MAX_REPAIRS", "PLAN_AGENT", "PlanOutcome", "PlanRejected", "estimate_plan_cost", "plan_request", "plan_volume"]
+__all__ = [
+    "CONTRACT_BATCH",
+    "MAX_REPAIRS",
+    "PLAN_AGENT",
+    "ContractsReply",
+    "NewCharacter",
+    "PlanEstimate",
+    "PlanOutcome",
+    "PlanRejected",
+    "batches",
+    "call_model",
+    "derive_contracts",
+    "estimate_contracts_cost",
+    "estimate_plan_cost",
+    "estimate_volume_plan",
+    "final_check",
+    "plan_outline",
+    "plan_request",
+    "plan_volume",
+]
 
 PLAN_AGENT = "plot_architect"
 PLAN_STAGE = "plan"
 REPAIR_STAGE = "plan-repair"
+CONTRACT_STAGE = "plan-contracts"
+CONTRACT_REPAIR_STAGE = "plan-contracts-repair"
 MAX_REPAIRS = 2
+CONTRACT_BATCH = 10
+CONTRACT_MAX_TOKENS = 12000  # ten contracts fit easily; the budget of a batch call (capped by the settings)
+OUTLINE_TOKENS_PER_CHAPTER = 250  # the outline text a batch request carries, per chapter (for the estimate)
 
 RetryHook = Callable[[str, int, ProviderError], None]
+CallHook = Callable[[str, list[int]], None]  # before a first call (not a repair): its stage and its chapters
 
 
 class PlanRejected(StudioError):
@@ -57,47 +97,341 @@ class PlanRejected(StudioError):
         self.calls = calls
 
 
+class NewCharacter(BaseModel):
+    """A character the plan needs that the project does not have yet (`new_characters` of the reply)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(min_length=1)
+    display_name: str = Field(min_length=1)
+    role: str = ""
+    reason: str = ""
+
+
+class ContractsReply(FileModel):
+    """The reply of one contract batch."""
+
+    chapter_contracts: list[ChapterContract] = Field(min_length=1)
+
+
 @dataclass
 class PlanOutcome:
     plan: VolumePlan  # contracts with chained preconditions
     report: PlanReport  # no error; the warnings for the approval
     calls: list[CallRecord] = field(default_factory=list)
+    new_characters: list[NewCharacter] = field(default_factory=list)
 
     @property
     def cost_usd(self) -> float:
         return round(sum(c.cost_usd or 0.0 for c in self.calls), 6)
 
 
+@dataclass(frozen=True)
+class PlanEstimate:
+    """Upper bound of a volume plan before any call: the outline call and `batches` contract calls."""
+
+    model: str
+    outline_usd: float
+    batches: int
+    batch_usd: float
+
+    @property
+    def total_usd(self) -> float:
+        return round(self.outline_usd + self.batches * self.batch_usd, 4)
+
+
+def batches(chapters: Sequence[int], size: int = CONTRACT_BATCH) -> list[list[int]]:
+    """`chapters` (sorted) cut into runs of at most `size`; a break in the numbers starts a new batch."""
+    out: list[list[int]] = []
+    for n in sorted(set(chapters)):
+        if out and len(out[-1]) < size and out[-1][-1] == n - 1:
+            out[-1].append(n)
+        else:
+            out.append([n])
+    return out
+
+
 def plan_request(
-    project: Project, settings: Settings, target: PlanTarget, *, note: str = "", registry: PromptRegistry | None = None
+    project: Project,
+    settings: Settings,
+    target: PlanTarget,
+    *,
+    note: str = "",
+    fixed_outline: str = "",
+    registry: PromptRegistry | None = None,
 ) -> ModelRequest:
-    """The PlotArchitect request for `target` (what `novel-studio prompt plot` shows for the next volume)."""
+    """The outline request for `target` (what `novel-studio prompt plot` shows for the next volume)."""
     requests = AgentRequests(project, settings, registry or default_registry())
-    bundle = plot_architect_context(project, target=target, note=note, registry=requests.registry)
+    bundle = plot_architect_context(
+        project, target=target, note=note, fixed_outline=fixed_outline, registry=requests.registry
+    )
     return replace(requests.build(bundle, PLAN_AGENT), stage=PLAN_STAGE)
+
+
+def contracts_request(
+    project: Project,
+    settings: Settings,
+    plan: VolumePlan,
+    chapters: list[int],
+    before: dict[str, dict[str, object]],
+    *,
+    registry: PromptRegistry | None = None,
+) -> ModelRequest:
+    """The request of one contract batch."""
+    requests = AgentRequests(project, settings, registry or default_registry())
+    bundle = plot_contracts_context(project, plan, chapters, before, registry=requests.registry)
+    request = requests.build(bundle, PLAN_AGENT, chapter=chapters[0])
+    return replace(request, stage=CONTRACT_STAGE, max_tokens=min(request.max_tokens, CONTRACT_MAX_TOKENS))
+
+
+def _usd(input_tokens: int, output_tokens: int, model: str, settings: Settings) -> float:
+    usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+    return cost_usd(usage, price_for(model, settings_prices(settings))) or 0.0
 
 
 def estimate_plan_cost(request: ModelRequest, settings: Settings, *, offline: bool) -> float:
     """Upper bound of one planning call in USD (input estimated, output at its token budget)."""
     if offline:
         return 0.0
-    usage = Usage(input_tokens=estimate_tokens(request_text(request)), output_tokens=request.max_tokens)
-    return round(cost_usd(usage, price_for(request.model, settings_prices(settings))) or 0.0, 4)
+    return round(_usd(estimate_tokens(request_text(request)), request.max_tokens, request.model, settings), 4)
 
 
-def _errors(text: str, target: PlanTarget, project: Project) -> tuple[PlanOutcome | None, list[str]]:
+def estimate_volume_plan(request: ModelRequest, settings: Settings, chapters: int, *, offline: bool) -> PlanEstimate:
+    """Upper bound of planning `chapters` chapters: the outline `request` plus its contract batches."""
+    n_batches = math.ceil(max(1, chapters) / CONTRACT_BATCH)
+    if offline:
+        return PlanEstimate(request.model, 0.0, n_batches, 0.0)
+    batch_in = estimate_tokens(request_text(request)) + min(chapters, CONTRACT_BATCH * 4) * OUTLINE_TOKENS_PER_CHAPTER
+    batch_out = min(request.max_tokens, CONTRACT_MAX_TOKENS)
+    return PlanEstimate(
+        request.model,
+        estimate_plan_cost(request, settings, offline=False),
+        n_batches,
+        round(_usd(batch_in, batch_out, request.model, settings), 4),
+    )
+
+
+def estimate_contracts_cost(
+    project: Project, settings: Settings, plan: VolumePlan, chapters: Sequence[int], *, offline: bool
+) -> float:
+    """Upper bound of re-deriving the contracts of `chapters` of `plan` (the batch requests built as they
+    would be sent)."""
+    if offline or not chapters:
+        return 0.0
+    ctx = _context(project, plan, ())
+    total = 0.0
+    for batch in batches(chapters):
+        request = contracts_request(project, settings, plan, batch, state_before(plan.contracts, ctx, batch[0]))
+        total += estimate_plan_cost(request, settings, offline=False)
+    return round(total, 4)
+
+
+# ------------------------------------------------------------------------------------------- calls
+
+
+async def call_model(
+    provider: Provider, settings: Settings, request: ModelRequest, stage: str, on_retry: RetryHook | None
+) -> tuple[ModelResult, CallRecord]:
+    """One planning call with the stage retries of the writing loop, and its call record (cost at the
+    configured prices)."""
+    sent = replace(request, stage=stage)
+    started = time.monotonic()
+
+    def retried(n: int, error: ProviderError) -> None:
+        if on_retry is not None:
+            on_retry(stage, n, error)
+
+    def call() -> Awaitable[ModelResult]:
+        return provider.run(sent)
+
+    result = await run_with_stage_retry(
+        call, retries=settings.provider.stage_retries, wait_s=settings.provider.stage_retry_wait_s, on_retry=retried
+    )
+    record = CallRecord(
+        stage=stage,
+        model=result.model,
+        duration_ms=result.duration_ms or int((time.monotonic() - started) * 1000),
+        usage=result.usage,
+        cost_usd=cost_usd(result.usage, price_for(result.model, settings_prices(settings))) if result.usage else None,
+        prompt_id=request.prompt_id,
+        prompt_version=request.prompt_version,
+        estimated_prompt_tokens=estimate_tokens(request_text(request)),
+        offline=bool(getattr(provider, "offline", False)),
+    )
+    return result, record
+
+
+def _context(project: Project, plan: VolumePlan, new_characters: Sequence[NewCharacter]) -> PlanContext:
+    new_lines = [e.storyline_id for e in plan.schedule.active_storylines if e.storyline_id]
+    return plan_context(
+        project,
+        new_storylines=new_lines,
+        new_characters={c.id: c.display_name for c in new_characters},
+        replanned_from=plan.first_chapter,
+    )
+
+
+def _new_characters(reply: VolumePlanReply, project: Project) -> tuple[list[NewCharacter], list[str]]:
+    raw = reply.model_extra.get("new_characters") if reply.model_extra else None
+    if raw is None:
+        return [], []
+    if not isinstance(raw, list):
+        return [], ["$.new_characters: 应为一个列表"]
+    out: list[NewCharacter] = []
+    errors: list[str] = []
+    for i, item in enumerate(raw):
+        try:
+            character = NewCharacter.model_validate(item)
+        except ValueError as exc:
+            errors.append(f"$.new_characters[{i}]: {exc}")
+            continue
+        if not is_slug(character.id):
+            errors.append(f"$.new_characters[{i}].id: {character.id!r} 不是 slug id（小写英文/拼音 + 连字符）")
+        elif character.id in project.characters:
+            continue  # already there: not new
+        else:
+            out.append(character)
+    return out, errors
+
+
+def _outline_errors(
+    text: str, target: PlanTarget, project: Project
+) -> tuple[PlanOutcome | None, list[str]]:
     reply, errors = parse_reply(text, VolumePlanReply)
     if reply is None:
+        return None, errors
+    new_characters, errors = _new_characters(reply, project)
+    if errors:
         return None, errors
     try:
         plan = reply.to_plan(target.volume, target.first, target.last)
     except FormatError as exc:
         return None, [str(p) for p in exc.problems] or [str(exc)]
-    new_lines = [e.storyline_id for e in plan.schedule.active_storylines if e.storyline_id]
-    chained, report = check_plan(plan, plan_context(project, new_storylines=new_lines))
+    plan = plan.model_copy(update={"contracts": []})  # contracts come in batches
+    checked, report = check_plan(plan, _context(project, plan, new_characters), require_contracts=False)
     if not report.ok:
         return None, report.error_lines("zh")
-    return PlanOutcome(chained, report), []
+    return PlanOutcome(checked, report, new_characters=new_characters), []
+
+
+def _rejected(what: str, errors: list[str], calls: list[CallRecord]) -> PlanRejected:
+    return PlanRejected(
+        f"{what}经过 {MAX_REPAIRS} 轮修正仍有错误，未暂存任何内容：\n" + "\n".join(f"- {e}" for e in errors),
+        errors=errors,
+        calls=calls,
+    )
+
+
+async def plan_outline(
+    project: Project,
+    settings: Settings,
+    provider: Provider,
+    target: PlanTarget,
+    *,
+    note: str = "",
+    fixed_outline: str = "",
+    registry: PromptRegistry | None = None,
+    on_retry: RetryHook | None = None,
+    on_call: CallHook | None = None,
+) -> PlanOutcome:
+    """The outline call with its repair rounds: a plan without contracts (raises PlanRejected)."""
+    registry = registry or default_registry()
+    if on_call is not None:
+        on_call(PLAN_STAGE, list(range(target.first, target.last + 1)))
+    current = plan_request(project, settings, target, note=note, fixed_outline=fixed_outline, registry=registry)
+    calls: list[CallRecord] = []
+    errors: list[str] = []
+    for attempt in range(MAX_REPAIRS + 1):
+        result, record = await call_model(provider, settings, current, PLAN_STAGE if attempt == 0 else REPAIR_STAGE,
+                                     on_retry)
+        calls.append(record)
+        outcome, errors = _outline_errors(result.text, target, project)
+        if outcome is not None:
+            outcome.calls = calls
+            return outcome
+        if attempt < MAX_REPAIRS:
+            current = repair_request(current, result.text, errors, registry)
+    raise _rejected(f"第 {target.volume} 卷的大纲", errors, calls)
+
+
+def _batch_errors(
+    text: str, plan: VolumePlan, batch: list[int], kept: list[ChapterContract], ctx: PlanContext
+) -> tuple[list[ChapterContract] | None, list[str]]:
+    reply, errors = parse_reply(text, ContractsReply)
+    if reply is None:
+        return None, errors
+    got = [c.chapter for c in reply.chapter_contracts]
+    if sorted(got) != batch:
+        return None, [
+            f"$.chapter_contracts: 本批应为第 {batch[0]}-{batch[-1]} 章各一条契约（章号连续、不重复），"
+            f"实际是第 {'、'.join(map(str, got)) or '（无）'} 章"
+        ]
+    candidate = plan.model_copy(update={"contracts": [*kept, *reply.chapter_contracts]})
+    _, report = check_plan(candidate, ctx, require_contracts=False)
+    wrong = [f for f in report.errors if f.chapter is None or f.chapter in batch]
+    if wrong:
+        return None, [f.line("zh") for f in wrong]
+    return list(reply.chapter_contracts), []
+
+
+async def derive_contracts(
+    project: Project,
+    settings: Settings,
+    provider: Provider,
+    plan: VolumePlan,
+    chapters: Sequence[int],
+    *,
+    new_characters: Sequence[NewCharacter] = (),
+    registry: PromptRegistry | None = None,
+    on_retry: RetryHook | None = None,
+    on_call: CallHook | None = None,
+) -> tuple[VolumePlan, list[CallRecord]]:
+    """The contracts of `chapters` derived in batches (see the module rules); the plan with them (its other
+    contracts kept, preconditions after the first derived chapter chained again) and the calls made.
+    Raises PlanRejected when a batch still has errors after its repairs."""
+    registry = registry or default_registry()
+    ctx = _context(project, plan, new_characters)
+    todo = sorted(set(chapters))
+    calls: list[CallRecord] = []
+    if not todo:
+        return plan, calls
+    first = todo[0]
+    contracts = [
+        c if c.chapter < first else c.model_copy(
+            update={"preconditions": c.preconditions.model_copy(update={"character_states": {}})}, deep=True
+        )
+        for c in plan.contracts
+        if c.chapter not in todo
+    ]
+    for batch in batches(todo):
+        kept = sorted(contracts, key=lambda c: c.chapter)
+        base = plan.model_copy(update={"contracts": kept})
+        current = contracts_request(project, settings, base, batch, state_before(kept, ctx, batch[0]),
+                                    registry=registry)
+        errors: list[str] = []
+        derived: list[ChapterContract] | None = None
+        if on_call is not None:
+            on_call(CONTRACT_STAGE, batch)
+        for attempt in range(MAX_REPAIRS + 1):
+            stage = CONTRACT_STAGE if attempt == 0 else CONTRACT_REPAIR_STAGE
+            result, record = await call_model(provider, settings, current, stage, on_retry)
+            calls.append(record)
+            derived, errors = _batch_errors(result.text, base, batch, kept, ctx)
+            if derived is not None:
+                break
+            if attempt < MAX_REPAIRS:
+                current = repair_request(current, result.text, errors, registry)
+        if derived is None:
+            raise _rejected(f"第 {plan.volume} 卷第 {batch[0]}-{batch[-1]} 章的章节契约", errors, calls)
+        contracts += derived
+    return plan.model_copy(update={"contracts": sorted(contracts, key=lambda c: c.chapter)}), calls
+
+
+def final_check(
+    project: Project, plan: VolumePlan, new_characters: Sequence[NewCharacter] = ()
+) -> tuple[VolumePlan, PlanReport]:
+    """Every check of a whole plan (contracts required), its contracts chained."""
+    return check_plan(plan, _context(project, plan, new_characters))
 
 
 async def plan_volume(
@@ -107,56 +441,26 @@ async def plan_volume(
     target: PlanTarget,
     *,
     note: str = "",
+    fixed_outline: str = "",
     registry: PromptRegistry | None = None,
     on_retry: RetryHook | None = None,
+    on_call: CallHook | None = None,
 ) -> PlanOutcome:
-    """Plan `target` (see the module rules); raises PlanRejected or a ProviderError."""
-    request = plan_request(project, settings, target, note=note, registry=registry)
-    registry = registry or default_registry()
-    prices = settings_prices(settings)
-    calls: list[CallRecord] = []
-    current = request
-    errors: list[str] = []
-    for attempt in range(MAX_REPAIRS + 1):
-        stage = PLAN_STAGE if attempt == 0 else REPAIR_STAGE
-        sent = replace(current, stage=stage)
-        started = time.monotonic()
-
-        def retried(n: int, error: ProviderError, stage: str = stage) -> None:
-            if on_retry is not None:
-                on_retry(stage, n, error)
-
-        def call(sent: ModelRequest = sent) -> Awaitable[ModelResult]:
-            return provider.run(sent)
-
-        result = await run_with_stage_retry(
-            call,
-            retries=settings.provider.stage_retries,
-            wait_s=settings.provider.stage_retry_wait_s,
-            on_retry=retried,
+    """Plan `target`: the outline call, then its contracts in batches, then every check on the whole plan
+    (see the module rules); raises PlanRejected or a ProviderError."""
+    outline = await plan_outline(project, settings, provider, target, note=note, fixed_outline=fixed_outline,
+                                 registry=registry, on_retry=on_retry, on_call=on_call)
+    calls = list(outline.calls)
+    try:
+        plan, more = await derive_contracts(
+            project, settings, provider, outline.plan, list(outline.plan.chapters()),
+            new_characters=outline.new_characters, registry=registry, on_retry=on_retry, on_call=on_call,
         )
-        calls.append(
-            CallRecord(
-                stage=stage,
-                model=result.model,
-                duration_ms=result.duration_ms or int((time.monotonic() - started) * 1000),
-                usage=result.usage,
-                cost_usd=cost_usd(result.usage, price_for(result.model, prices)) if result.usage else None,
-                prompt_id=current.prompt_id,
-                prompt_version=current.prompt_version,
-                estimated_prompt_tokens=estimate_tokens(request_text(current)),
-                offline=bool(getattr(provider, "offline", False)),
-            )
-        )
-        outcome, errors = _errors(result.text, target, project)
-        if outcome is not None:
-            outcome.calls = calls
-            return outcome
-        if attempt < MAX_REPAIRS:
-            current = repair_request(current, result.text, errors, registry)
-    raise PlanRejected(
-        f"第 {target.volume} 卷的计划经过 {MAX_REPAIRS} 轮修正仍有错误，未暂存任何内容：\n"
-        + "\n".join(f"- {e}" for e in errors),
-        errors=errors,
-        calls=calls,
-    )
+    except PlanRejected as exc:
+        exc.calls = [*calls, *exc.calls]
+        raise
+    calls += more
+    checked, report = final_check(project, plan, outline.new_characters)
+    if not report.ok:  # each batch passed with the ones before it; the whole can still fail (a missing contract)
+        raise _rejected(f"第 {target.volume} 卷的计划", report.error_lines("zh"), calls)
+    return PlanOutcome(checked, report, calls, outline.new_characters)

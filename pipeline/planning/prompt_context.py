@@ -28,15 +28,18 @@ from studio.author_brief import load_brief
 from studio.errors import StudioError
 from studio.fileio import read_text
 from studio.models.foreshadowing import ForeshadowingLedger
-from studio.outline import parse_outline
+from studio.models.volume_plan import VolumePlan
+from studio.outline import parse_outline, render_outline
 from studio.project import Project
 
 __all__ = [
     "DEFAULT_VOLUME_LENGTH",
     "PlanTarget",
     "character_weaver_context",
+    "contracts_data",
     "next_plan_target",
     "plot_architect_context",
+    "plot_contracts_context",
     "style_analyzer_context",
     "world_builder_context",
 ]
@@ -44,6 +47,7 @@ __all__ = [
 WORLD_PROMPT = "world-builder"
 CHARACTER_PROMPT = "character-weaver"
 PLOT_PROMPT = "plot-architect"
+CONTRACTS_PROMPT = "plot-contracts"
 STYLE_PROMPT = "style-analyzer"
 
 DEFAULT_VOLUME_LENGTH = 30
@@ -205,8 +209,11 @@ def plot_architect_context(
     *,
     target: PlanTarget | None = None,
     note: str = "",
+    fixed_outline: str = "",
     registry: PromptRegistry | None = None,
 ) -> ContextBundle:
+    """The outline call of a volume plan (outline, schedule, threads, new characters); `fixed_outline` is the
+    outline text of the volume's chapters already written, when the rest of a volume is re-planned."""
     target = target or next_plan_target(project)
     ledger = ForeshadowingLedger.load_or_default(project.paths.global_foreshadowing)
     open_items = [i.to_data() for i in ledger.foreshadowing if i.status != "resolved"]
@@ -221,6 +228,7 @@ def plot_architect_context(
         "storylines": dumps(project.storylines.to_data()),
         "global_foreshadowing": dumps(open_items) if open_items else "",
         "prev_volume_review": _read(review, DOC_MAX_CHARS) if review is not None else "",
+        "fixed_outline": fixed_outline.strip(),
         "author_note": note.strip(),
     }
     data = {
@@ -238,6 +246,56 @@ def plot_architect_context(
         "thread_ids": [item["id"] for item in open_items],
     }
     return _bundle(project, "plot_architect", PLOT_PROMPT, variables, data, registry)
+
+
+def contracts_data(plan: VolumePlan, chapters: list[int], rule_ids: list[str]) -> dict[str, Any]:
+    """The structured context of one contract batch (the offline provider derives its reply from it)."""
+    numbers = plan.outline.numbers()
+    following = {n: plan.outline.chapters[i + 1].storyline for i, n in enumerate(numbers[:-1])}
+    entries = [e for e in (plan.outline.get(n) for n in chapters) if e is not None]
+    return {
+        "task": "contracts",
+        "volume": plan.volume,
+        "chapter_start": chapters[0],
+        "chapter_end": chapters[-1],
+        "chapters": [
+            {
+                "number": e.number,
+                "storyline": e.storyline,
+                "pov": e.pov,
+                "location": e.location,
+                "conflict": e.conflict,
+                "foreshadowing": e.foreshadowing,
+                "next_storyline": following.get(e.number),
+            }
+            for e in entries
+        ],
+        "rule_ids": list(rule_ids),
+    }
+
+
+def plot_contracts_context(
+    project: Project,
+    plan: VolumePlan,
+    chapters: list[int],
+    state_before: dict[str, dict[str, object]],
+    *,
+    registry: PromptRegistry | None = None,
+) -> ContextBundle:
+    """One batch of contracts of `plan` (its outline, schedule and threads fixed): `chapters` in order, with
+    the chained state before the first of them. `data["task"] == "contracts"` tells the offline provider."""
+    variables = {
+        "world_rules": _world_rules_text(project),
+        "active_characters": _characters_text(project),
+        "volume_outline": render_outline(plan.outline),
+        "storyline_schedule": dumps(plan.schedule.to_data()),
+        "volume_foreshadowing": dumps([t.to_data() for t in plan.foreshadowing]) if plan.foreshadowing else "",
+        "state_before": dumps(state_before) if state_before else "",
+        "chapter_start": str(chapters[0]),
+        "chapter_end": str(chapters[-1]),
+    }
+    data = contracts_data(plan, chapters, [r.id for r in project.world_rules.rules])
+    return _bundle(project, "plot_architect", CONTRACTS_PROMPT, variables, data, registry)
 
 
 def style_analyzer_context(project: Project, *, registry: PromptRegistry | None = None) -> ContextBundle:

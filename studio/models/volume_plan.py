@@ -108,14 +108,17 @@ class VolumePlanReply(FileModel):
         )
 
 
-def load_volume_plan(paths: ProjectPaths, volume: int, *, root: Path | None = None) -> VolumePlan:
+def load_volume_plan(
+    paths: ProjectPaths, volume: int, *, root: Path | None = None, outline_text: str | None = None
+) -> VolumePlan:
     """The plan of `volume` from its files under `root` (default: the project's `volumes/`; pass the staging
-    folder's `volumes/` for a staged plan). The chapter range is the outline's. Raises FormatError."""
+    folder's `volumes/` for a staged plan), the outline from `outline_text` when given. The chapter range is the
+    outline's. Raises FormatError."""
     base = paths.volume_dir(volume) if root is None else root / paths.volume_dir(volume).name
     outline_path = base / "outline.md"
-    if not outline_path.is_file():
+    if outline_text is None and not outline_path.is_file():
         raise FormatError([Problem(outline_path, "missing: the volume has no outline")])
-    outline = parse_outline(read_text(outline_path), outline_path)
+    outline = parse_outline(read_text(outline_path) if outline_text is None else outline_text, outline_path)
     chapter_range = outline.chapter_range or (1, 0)
     schedule_path = base / "storyline-schedule.json"
     schedule = StorylineSchedule.load(schedule_path) if schedule_path.is_file() else StorylineSchedule(volume=volume)

@@ -27,7 +27,7 @@ from studio.models.volume_plan import VolumePlan
 from studio.planning.checks import PlanContext, validate_plan
 from studio.planning.findings import MESSAGES, Finding, PlanReport
 
-__all__ = ["SOFT_FIELDS", "chain_preconditions", "check_plan"]
+__all__ = ["SOFT_FIELDS", "chain_preconditions", "check_plan", "state_before"]
 
 _SKIP_FIELDS = frozenset({"display_name"})
 SOFT_FIELDS = frozenset({"emotional_state"})
@@ -47,11 +47,7 @@ def _fields(value: object) -> dict[str, Any]:
 
 def chain_preconditions(plan: VolumePlan, ctx: PlanContext) -> tuple[list[ChapterContract], list[Finding]]:
     """The plan's contracts with chained preconditions (chapter order), and the contradictions found."""
-    known: dict[str, dict[str, tuple[object, int | None]]] = {}  # slug -> field -> (value, set by chapter)
-    for slug, character in ctx.state.characters.items():
-        for name, value in character.to_data().items():
-            if name not in _SKIP_FIELDS and _scalar(value):
-                known.setdefault(slug, {})[name] = (value, None)
+    known = _initial(ctx)
 
     def slug_of(key: str) -> str:
         return ctx.resolve_character(key) or key
@@ -111,11 +107,40 @@ def chain_preconditions(plan: VolumePlan, ctx: PlanContext) -> tuple[list[Chapte
                 deep=True,
             )
         )
-        for slug, value in changes.items():
-            for name, field_value in _fields(value).items():
-                if name not in _SKIP_FIELDS and _scalar(field_value):
-                    known.setdefault(slug, {})[name] = (field_value, n)
+        _advance(known, changes, n)
     return out, findings
+
+
+Known = dict[str, dict[str, tuple[object, int | None]]]  # slug -> field -> (value, set by chapter or None)
+
+
+def _initial(ctx: PlanContext) -> Known:
+    known: Known = {}
+    for slug, character in ctx.state.characters.items():
+        for name, value in character.to_data().items():
+            if name not in _SKIP_FIELDS and _scalar(value):
+                known.setdefault(slug, {})[name] = (value, None)
+    return known
+
+
+def _advance(known: Known, changes: dict[str, Any], chapter: int) -> None:
+    for slug, value in changes.items():
+        for name, field_value in _fields(value).items():
+            if name not in _SKIP_FIELDS and _scalar(field_value):
+                known.setdefault(slug, {})[name] = (field_value, chapter)
+
+
+def state_before(contracts: list[ChapterContract], ctx: PlanContext, chapter: int) -> dict[str, dict[str, object]]:
+    """The expected scalar state of every character before `chapter`: the current state with the
+    postconditions of the given contracts before `chapter` applied in chapter order (what a batch of
+    contracts starting at `chapter` must agree with)."""
+    known = _initial(ctx)
+    for contract in sorted(contracts, key=lambda c: c.chapter):
+        if contract.chapter >= chapter:
+            break
+        changes = {ctx.resolve_character(k) or k: v for k, v in contract.postconditions.state_changes.items()}
+        _advance(known, changes, contract.chapter)
+    return {slug: {name: value for name, (value, _) in sorted(fields.items())} for slug, fields in sorted(known.items())}
 
 
 def _source(chapter: int | None, lang: Lang) -> str:
