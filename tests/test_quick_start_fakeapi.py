@@ -15,8 +15,14 @@ from typing import Any
 import pytest
 
 from pipeline.decisions import take_recommended
-from pipeline.planning.offline_replies import character_reply, plot_reply, style_reply, world_reply
-from pipeline.planning.plan_volume import plan_request
+from pipeline.planning.offline_replies import (
+    character_reply,
+    contracts_reply,
+    plot_reply,
+    style_reply,
+    world_reply,
+)
+from pipeline.planning.plan_volume import contracts_request, plan_request
 from pipeline.planning.prompt_context import PlanTarget, character_weaver_context, world_builder_context
 from pipeline.planning.quick_start import CAST_REQUEST, GOLDEN_THREE_NOTE, WORLD_REQUEST, run_quick_start
 from pipeline.planning.style_analysis import style_request
@@ -24,6 +30,7 @@ from pipeline.providers.factory import build_provider
 from studio.config import load_settings
 from studio.fileio import atomic_write_text
 from studio.models.quick_start import QuickStartRequest
+from studio.models.volume_plan import VolumePlanReply
 from studio.paths import ProjectPaths
 from studio.planning.quick_start_progress import load_progress
 from studio.project import Project
@@ -31,7 +38,7 @@ from tests.fake_agents import FakeAgents
 from tests.fakeapi import FakeMessagesAPI, Reply
 from tests.quick_start_helpers import assert_quick_start_done, briefed_project, quick_start
 
-ROLES = (("世界观设计师", "world"), ("角色设计专家", "characters"), ("情节架构师", "plot"), ("文本风格分析专家", "style"))
+ROLES = (("落实为可验证的章节契约", "contracts"), ("世界观设计师", "world"), ("角色设计专家", "characters"), ("情节架构师", "plot"), ("文本风格分析专家", "style"))
 USAGE = {"input_tokens": 1200, "output_tokens": 400, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
 
@@ -44,6 +51,7 @@ class Planner:
         self.request = request
         self.queues: defaultdict[str, deque[str]] = defaultdict(deque)
         self.seen: list[str] = []
+        self.plot_text = ""  # the last outline reply: the contracts batches derive from it
 
     def agent(self, body: dict[str, Any]) -> str:
         system = json.dumps(body.get("system"), ensure_ascii=False)
@@ -62,6 +70,10 @@ class Planner:
             data = character_reply(character_weaver_context(project, request=CAST_REQUEST).data)
         elif agent == "plot":
             data = plot_reply(plan_request(project, settings, PlanTarget(1, 1, 3), note=GOLDEN_THREE_NOTE).context)
+            self.plot_text = json.dumps(data, ensure_ascii=False)
+        elif agent == "contracts":
+            plan = VolumePlanReply.parse_data(json.loads(self.plot_text)).to_plan(1, 1, 3)
+            data = contracts_reply(contracts_request(project, settings, plan, [1, 2, 3], {}).context)
         else:
             r = self.request
             data = style_reply(style_request(project, settings, r.style_source, reference_author=r.reference_author,
@@ -94,14 +106,15 @@ def test_quick_start_through_the_sdk_with_a_repair_round(tmp_path: Path, monkeyp
         outcome = asyncio.run(run_quick_start(root, settings, provider, request, take_recommended, lambda e: None,
                                               agents=FakeAgents(ProjectPaths(root))))
         assert outcome.status == "confirmed", outcome.message
-        assert planner.seen == ["world", "world", "characters", "style", "plot"]
+        assert planner.seen == ["world", "world", "characters", "style", "plot", "contracts"]
         repair = json.dumps(api.requests[1].body["messages"][-1], ensure_ascii=False)
         assert "rules" in repair and "3" in repair  # the error went back to the model
         assert all(r.headers.get("x-api-key") == "test-key" for r in api.requests)
     assert_quick_start_done(root)
     booked = [(e["agent"], e["stage"]) for e in _ledger(root)]
     assert booked == [("world_builder", "world"), ("world_builder", "repair"), ("character_weaver", "characters"),
-                      ("style_analyzer", "style"), ("plot_architect", "plan")]
+                      ("style_analyzer", "style"), ("plot_architect", "plan"),
+                      ("plot_architect", "plan-contracts")]
     assert outcome.cost_usd > 0  # priced by the configured model's prices
 
 
