@@ -10,12 +10,19 @@ this module (import-linter keeps it so); only the CLI launcher does.
 
 Providers: `provider_factory(settings)` when given (tests: `OfflineProvider(delay_s=0)`), else the offline
 provider with `offline=True`, else the Anthropic(-compatible) provider from the settings.
+
+Planning (issue 7): `plan_session` / `quick_start` when given (tests pass fakes), else the pipeline's
+`run_plan_session` / `run_quick_start`, imported lazily here only and bound to the settings and provider; the
+planning session runs under the project lock, as `novel-studio plan` runs it. The welcome screen's new-novel
+path ends in a `NewNovel`: the main screen opens on it and is asked to run the quick start
+(`QuickStartRequested`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import signal
 import time
@@ -32,20 +39,32 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from pipeline.agents.runner import ModelAgents, RetryHook
+from pipeline.decisions import Decider
 from pipeline.providers.base import Provider as ModelProvider
 from screens.main_screen import MainScreen
-from screens.welcome_screen import WelcomeScreen
+from screens.welcome_screen import NewNovel, WelcomeScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.lock import ProjectLock
+from studio.models.quick_start import QuickStartRequest
 from studio.models.settings import Settings
+from studio.paths import ProjectPaths
 from studio.project import Project
+from studio.tui.host import EventSink, PlanSession, QuickStart
 from studio.tui.keymap import apply_keymap, binding_defaults
+from studio.tui.messages import QuickStartRequested
 from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
     "error_title": ("无法打开项目", "Cannot open the project"),
     "error_hint": ("修好上面的问题后重新打开。按 q 退出。", "Fix the problems above and open it again. Press q to quit."),
     "quit": ("退出", "Quit"),
+    "no_planning": (
+        "这个版本还没有{what}（缺少模块 {module}）",
+        "This build has no {what} yet (module {module} is missing)",
+    ),
+    "what_plan": ("卷规划", "volume planning"),
+    "what_quick": ("快速开始", "quick start"),
 }
 
 ProviderFactory = Callable[[Settings], ModelProvider]
@@ -181,6 +200,8 @@ class NovelStudioApp(App[None]):
         provider_factory: ProviderFactory | None = None,
         clock: Callable[[], float] = time.monotonic,
         welcome: bool = False,
+        plan_session: PlanSession | None = None,
+        quick_start: QuickStart | None = None,
     ) -> None:
         super().__init__()
         self.project_root = Path(project_root)
@@ -193,6 +214,8 @@ class NovelStudioApp(App[None]):
         self.open_error: str | None = None
         self._provider: ModelProvider | None = None
         self.welcome = welcome  # no project at project_root: offer to create one / open the sample first
+        self._plan_session = plan_session
+        self._quick_start = quick_start
 
     # ------------------------------------------------------------------ providers
 
@@ -248,6 +271,42 @@ class NovelStudioApp(App[None]):
         if screen is not None and screen.is_mounted:
             screen.runner.settings = settings
         self.apply_keymap()
+
+    # ------------------------------------------------------------------ planning (issue 7)
+
+    @property
+    def plan_session(self) -> PlanSession:
+        return self._plan_session or self._run_plan_session
+
+    @property
+    def quick_start(self) -> QuickStart:
+        return self._quick_start or self._run_quick_start
+
+    def _pipeline_function(self, module: str, name: str, what: str) -> Any:
+        """`module.name` of the pipeline, imported only when a session runs (readable when it is missing)."""
+        try:
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError) as exc:
+            raise StudioError(
+                tr(MESSAGES, "no_planning", self.lang, what=tr(MESSAGES, what, self.lang), module=f"{module}.{name}")
+            ) from exc
+
+    async def _run_plan_session(
+        self, root: Path, *, volume: int | None, note: str, decide: Decider, emit: EventSink
+    ) -> object:
+        run = self._pipeline_function("pipeline.planning.session", "run_plan_session", "what_plan")
+        lock = ProjectLock(ProjectPaths(root))
+        lock.acquire()
+        try:
+            return await run(root, self.settings or Settings(), self.provider, volume, decide, emit, note=note)
+        finally:
+            lock.release()
+
+    async def _run_quick_start(
+        self, root: Path, request: QuickStartRequest, *, decide: Decider, emit: EventSink
+    ) -> object:
+        run = self._pipeline_function("pipeline.planning.quick_start", "run_quick_start", "what_quick")
+        return await run(root, self.settings or Settings(), self.provider, request, decide, emit)
 
     def apply_keymap(self) -> None:
         keymap = self.settings.ui.keymap if self.settings is not None else {}
@@ -310,12 +369,15 @@ class NovelStudioApp(App[None]):
             return
         self.open_main()
 
-    def _welcomed(self, root: Path | None) -> None:
-        if root is None:
+    def _welcomed(self, result: Path | NewNovel | None) -> None:
+        if result is None:
             self.exit()
             return
-        self.project_root = Path(root)
+        self.project_root = Path(result.root if isinstance(result, NewNovel) else result)
         self.open_main()
+        screen = self.main_screen
+        if isinstance(result, NewNovel) and screen is not None:
+            screen.post_message(QuickStartRequested(result.request))
 
     def open_main(self) -> None:
         screen = self.open_project()

@@ -1,0 +1,456 @@
+"""The approval screen of a staged volume plan (issue 7 item 4): answers one `QuestionKind.PLAN_APPROVAL`.
+
+`PlanApprovalScreen(question, lang, *, names=None, notes_dir=None)` is a `ModalScreen[str]` that dismisses with
+an answer of the plan-approval protocol (`pipeline.decisions.PlanAnswer.encode`):
+
+- `y` approve and apply;
+- `k` change the chapter count: a number dialog (1..`MAX_CHAPTERS`, the current count first, the estimated cost
+  of writing that many chapters shown live) -> `k:<count>`;
+- `r` re-plan with a note: a text dialog (`PlanNoteDialog`; ctrl+o writes a long note in `$EDITOR`) -> `r:<note>`;
+- `e` edit the staged outline (`question.data["outline_path"]`) in `$EDITOR` (the studio is suspended meanwhile,
+  `studio.tui.editor.launch_editor`) -> `e` when the file changed (the session re-checks it and asks again);
+- `n` / escape cancel: asked once more (default no) -> `n` (the session discards the staged plan).
+
+`k` changes the count, as in the CLI (`plan` asks y / k / r / n); the plan scrolls with j / ↓ / ↑ / PgUp / PgDn /
+Home / End. What is shown comes from the question alone: `question.data["plan"]` is the staged plan as
+`novel-studio plan --json` prints it (chapters with heading, storyline, POV, location, conflict, payoff, hook,
+foreshadowing; threads; warnings; the estimated cost of writing the volume), `question.facts` are shown first
+(e.g. the errors found after an edit). `plan_text` renders it without a screen (tested on its own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, TextArea
+
+from pipeline.decisions import PlanAnswer, Question, QuestionKind
+from screens.prompt_dialogs import ConfirmDialog, FoldedText, NumberDialog, TextDialog
+from studio.errors import StudioError
+from studio.fileio import atomic_write_text, read_text
+from studio.i18n import Catalog, Lang, tr
+from studio.tui.editor import EditorError, launch_editor
+
+__all__ = [
+    "MAX_CHAPTERS",
+    "MESSAGES",
+    "NOTE_FILE",
+    "PlanApprovalScreen",
+    "PlanNoteDialog",
+    "plan_chapter_count",
+    "plan_text",
+    "write_cost_per_chapter",
+]
+
+MAX_CHAPTERS = 500
+"""The most chapters a volume may be planned with (the quick-start request's bound too)."""
+NOTE_FILE = Path(".novel-studio") / "plan-note.md"
+"""Where a long re-plan note is written in `$EDITOR` (kept, so nothing the author wrote is lost)."""
+
+MESSAGES: Catalog = {
+    "title": ("批准第 {volume} 卷的计划吗？", "Approve the plan of volume {volume}?"),
+    "header": (
+        "第 {volume} 卷计划：第 {first}-{last} 章，共 {n} 章",
+        "Plan of volume {volume}: chapters {first}-{last}, {n} chapters",
+    ),
+    "chapter": ("第{n}章 {title}", "Ch {n} {title}"),
+    "f_line": ("故事线", "Storyline"),
+    "f_pov": ("视角", "POV"),
+    "f_place": ("地点", "Location"),
+    "f_conflict": ("冲突", "Conflict"),
+    "f_payoff": ("爽点", "Payoff"),
+    "f_hook": ("章末钩子", "Hook"),
+    "f_threads": ("伏笔", "Foreshadowing"),
+    "threads": ("本卷新伏笔", "New threads"),
+    "warnings": ("提醒（不阻止批准）", "Warnings (approval is still possible)"),
+    "no_warnings": ("检查通过，没有提醒", "Checks passed, no warnings"),
+    "write_cost": ("写完本卷预计 ${total:.2f}（每章约 ${per:.2f}）", "Writing the volume: about ${total:.2f} (${per:.2f} a chapter)"),
+    "write_cost_free": ("写完本卷预计不花钱（离线）", "Writing the volume costs nothing (offline)"),
+    "no_cost": ("写完本卷的费用未估算", "The cost of writing the volume was not estimated"),
+    "empty": ("（计划里没有章节）", "(the plan has no chapters)"),
+    "hint": (
+        "y 批准 · k 改章数 · r 附意见重新规划 · e 编辑大纲 · n 取消 · ↑↓ j PgUp PgDn 滚动",
+        "y approve · k chapter count · r re-plan with a note · e edit outline · n cancel · ↑↓ j PgUp PgDn scroll",
+    ),
+    "count_title": ("本卷改为几章？（会重新规划）", "How many chapters in the volume? (re-plans)"),
+    "count_cost": ("写 {n} 章预计 ${cost:.2f}", "{n} chapters: about ${cost:.2f}"),
+    "count_free": ("离线：不花钱", "offline: free"),
+    "note_title": ("修改意见（交给 PlotArchitect 重新规划）", "What to change (PlotArchitect re-plans with it)"),
+    "note_placeholder": ("例如：第 5 章之前让女主登场；节奏放慢", "e.g. bring the heroine in before chapter 5; slower pace"),
+    "note_hint": (
+        "Ctrl+S 提交 · Ctrl+O 在 $EDITOR 中写长意见 · Esc 取消",
+        "Ctrl+S submit · Ctrl+O write a long note in $EDITOR · Esc cancel",
+    ),
+    "confirm_cancel": (
+        "取消规划并丢弃这份计划？已写的章节不受影响。",
+        "Cancel planning and discard this plan? Written chapters are not affected.",
+    ),
+    "confirm_cancel_title": ("取消规划", "Cancel planning"),
+    "discard": ("丢弃计划", "Discard the plan"),
+    "keep": ("继续查看", "Keep reviewing"),
+    "no_outline": ("找不到暂存的大纲文件，无法编辑", "The staged outline file is missing; nothing to edit"),
+    "unchanged": ("大纲没有改动", "The outline was not changed"),
+    "cannot_suspend": (
+        "这个终端无法挂起，不能在这里打开编辑器。请在别的窗口编辑 {path}，保存后按 e",
+        "This terminal cannot be suspended, so the editor cannot open here. Edit {path} in another window, "
+        "then press e",
+    ),
+    "k_approve": ("批准", "Approve"),
+    "k_count": ("改章数", "Chapter count"),
+    "k_replan": ("重新规划", "Re-plan"),
+    "k_edit": ("编辑大纲", "Edit outline"),
+    "k_cancel": ("取消", "Cancel"),
+}
+
+
+def _str(value: object) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _chapters(plan: Mapping[str, object]) -> list[Mapping[str, object]]:
+    chapters = plan.get("chapters")
+    if not isinstance(chapters, list):
+        return []
+    return [c for c in chapters if isinstance(c, Mapping)]
+
+
+def plan_chapter_count(plan: Mapping[str, object]) -> int:
+    """The number of chapters the plan holds (its range when it lists none)."""
+    chapters = _chapters(plan)
+    if chapters:
+        return len(chapters)
+    first, last = plan.get("first_chapter"), plan.get("last_chapter")
+    if isinstance(first, int) and isinstance(last, int) and last >= first:
+        return last - first + 1
+    return 0
+
+
+def write_cost_per_chapter(plan: Mapping[str, object]) -> float | None:
+    """The estimated cost of writing one chapter of the volume (None: not estimated)."""
+    total = plan.get("estimated_write_cost_usd")
+    count = plan_chapter_count(plan)
+    if not isinstance(total, int | float) or isinstance(total, bool) or count <= 0:
+        return None
+    return float(total) / count
+
+
+def _thread_label(thread: object) -> str:
+    """A new thread: an id, or a mapping with id and description."""
+    if isinstance(thread, Mapping):
+        ident, description = _str(thread.get("id")), _str(thread.get("description"))
+        return f"{ident}（{description}）" if ident and description else ident or description
+    return _str(thread)
+
+
+def plan_text(
+    plan: Mapping[str, object],
+    lang: Lang = "zh",
+    *,
+    names: Mapping[str, str] | None = None,
+    facts: list[str] | None = None,
+) -> Text:
+    """The staged plan as the author reads it: the question's facts, then one block per chapter (number, title,
+    storyline, POV, location, conflict, 爽点, hook, foreshadowing), the new threads, the warnings, the cost."""
+    names = names or {}
+    sep = "：" if lang == "zh" else ": "
+    out = Text()
+    for fact in facts or []:
+        out.append(f"{fact}\n", style="bold yellow")
+    if facts:
+        out.append("\n")
+    chapters = _chapters(plan)
+    volume = plan.get("volume", "?")
+    first = plan.get("first_chapter", chapters[0].get("chapter") if chapters else "?")
+    last = plan.get("last_chapter", chapters[-1].get("chapter") if chapters else "?")
+    out.append(
+        tr(MESSAGES, "header", lang, volume=volume, first=first, last=last, n=plan_chapter_count(plan)) + "\n",
+        style="bold",
+    )
+    synopsis = _str(plan.get("synopsis"))
+    if synopsis:
+        out.append(synopsis + "\n")
+    if not chapters:
+        out.append(tr(MESSAGES, "empty", lang) + "\n")
+    for ch in chapters:
+        heading = _str(ch.get("heading"))
+        title = heading.split(" ", 1)[1] if " " in heading else ""
+        out.append("\n")
+        out.append(tr(MESSAGES, "chapter", lang, n=ch.get("chapter", "?"), title=title).rstrip() + "\n", style="bold")
+        pov = _str(ch.get("pov"))
+        fields = [
+            ("f_line", _str(ch.get("storyline"))),
+            ("f_pov", names.get(pov, pov)),
+            ("f_place", _str(ch.get("location"))),
+            ("f_conflict", _str(ch.get("conflict"))),
+            ("f_payoff", _str(ch.get("payoff"))),
+            ("f_hook", _str(ch.get("hook"))),
+            ("f_threads", _str(ch.get("foreshadowing"))),
+        ]
+        for key, value in fields:
+            if value:
+                out.append(f"  {tr(MESSAGES, key, lang)}{sep}", style="dim")
+                out.append(value + "\n")
+    threads = plan.get("threads")
+    labels = [label for label in (_thread_label(t) for t in threads) if label] if isinstance(threads, list) else []
+    if labels:
+        out.append("\n" + tr(MESSAGES, "threads", lang) + sep, style="bold")
+        out.append(("、" if lang == "zh" else ", ").join(labels) + "\n")
+    warnings = plan.get("warnings_en") if lang == "en" and plan.get("warnings_en") else plan.get("warnings")
+    out.append("\n")
+    if isinstance(warnings, list) and warnings:
+        out.append(tr(MESSAGES, "warnings", lang) + sep + "\n", style="bold yellow")
+        for warning in warnings:
+            out.append(f"  - {warning}\n")
+    else:
+        out.append(tr(MESSAGES, "no_warnings", lang) + "\n")
+    total = plan.get("estimated_write_cost_usd")
+    per = write_cost_per_chapter(plan)
+    if per is None or not isinstance(total, int | float):
+        out.append(tr(MESSAGES, "no_cost", lang), style="bold")
+    elif total == 0:
+        out.append(tr(MESSAGES, "write_cost_free", lang), style="bold")
+    else:
+        out.append(tr(MESSAGES, "write_cost", lang, total=float(total), per=per), style="bold")
+    return out
+
+
+class PlanNoteDialog(TextDialog):
+    """The re-plan note: a `TextDialog` whose ctrl+o writes the note in `$EDITOR` (long notes), kept in
+    `notes_dir/.novel-studio/plan-note.md`, and brought back into the dialog to submit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+o", "editor", show=False, priority=True)]
+
+    def __init__(self, lang: Lang = "zh", *, root: Path | None = None, initial: str = "") -> None:
+        super().__init__(
+            tr(MESSAGES, "note_title", lang),
+            lang,
+            initial=initial,
+            placeholder=tr(MESSAGES, "note_placeholder", lang),
+        )
+        self.root = root
+
+    def on_mount(self) -> None:
+        self.query_one(".dialog-hint", Label).update(tr(MESSAGES, "note_hint", self.lang))
+
+    def action_editor(self) -> None:
+        if self.root is None:
+            return
+        area = self.query_one(TextArea)
+        path = self.root / NOTE_FILE
+        try:
+            atomic_write_text(path, area.text)
+            ran = launch_editor(self.app, path, lang=self.lang)
+        except (OSError, EditorError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        if not ran:
+            self.notify(tr(MESSAGES, "cannot_suspend", self.lang, path=path), severity="warning", markup=False)
+            return
+        try:
+            text = read_text(path)
+        except (OSError, StudioError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        area.load_text(text.rstrip("\n"))
+        area.refresh()
+        area.move_cursor(area.document.end)
+
+
+class PlanApprovalScreen(ModalScreen[str]):
+    """Show a staged volume plan and answer its `PLAN_APPROVAL` question (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    PlanApprovalScreen {
+        align: center middle;
+    }
+    PlanApprovalScreen > #approval-box {
+        width: 100%;
+        max-width: 120;
+        height: 100%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    PlanApprovalScreen #approval-title {
+        text-style: bold;
+        height: auto;
+    }
+    PlanApprovalScreen #approval-body {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    PlanApprovalScreen #approval-hint {
+        color: $text-muted;
+        height: auto;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "approve", "批准", id="plan_approve"),
+        Binding("k", "count", "改章数", id="plan_count"),
+        Binding("r", "replan", "重新规划", id="plan_replan"),
+        Binding("e", "edit", "编辑大纲", id="plan_edit"),
+        Binding("n,escape", "cancel", "取消", id="plan_cancel"),
+        Binding("j,down", "scroll(1)", show=False),
+        Binding("up", "scroll(-1)", show=False),
+        Binding("pagedown,space", "page(1)", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("home", "edge(0)", show=False),
+        Binding("end", "edge(1)", show=False),
+    ]
+
+    def __init__(
+        self,
+        question: Question,
+        lang: Lang = "zh",
+        *,
+        names: Mapping[str, str] | None = None,
+        root: Path | None = None,
+    ) -> None:
+        super().__init__()
+        if question.kind is not QuestionKind.PLAN_APPROVAL:
+            raise ValueError(f"not a plan-approval question: {question.kind}")
+        self.question = question
+        self.lang: Lang = lang
+        self.names = dict(names or {})
+        self.root = root
+        self.note = ""  # the last note typed, offered again if the author opens the note dialog twice
+        self._answered = False
+
+    # -- content ---------------------------------------------------------------------------------------------
+
+    @property
+    def plan(self) -> Mapping[str, object]:
+        plan = self.question.data.get("plan")
+        return plan if isinstance(plan, Mapping) else {}
+
+    @property
+    def volume(self) -> object:
+        return self.question.data.get("volume", self.plan.get("volume", "?"))
+
+    @property
+    def outline_path(self) -> Path | None:
+        value = self.question.data.get("outline_path")
+        return Path(value) if isinstance(value, str | Path) and str(value) else None
+
+    @property
+    def body(self) -> VerticalScroll:
+        return self.query_one("#approval-body", VerticalScroll)
+
+    def compose(self) -> ComposeResult:
+        lang = self.lang
+        title = self.question.title_zh if lang == "zh" else (self.question.title_en or self.question.title_zh)
+        with Vertical(id="approval-box"):
+            yield FoldedText(title or tr(MESSAGES, "title", lang, volume=self.volume), id="approval-title")
+            with VerticalScroll(id="approval-body", can_focus=False):
+                yield FoldedText(
+                    plan_text(self.plan, lang, names=self.names, facts=list(self.question.facts)),
+                    id="approval-plan",
+                )
+            yield FoldedText(tr(MESSAGES, "hint", lang), id="approval-hint")
+
+    def on_mount(self) -> None:
+        self.app.bell()  # a question waits (the session may have run for a while)
+
+    # -- answering -------------------------------------------------------------------------------------------
+
+    def answer(self, answer: PlanAnswer) -> None:
+        """Dismiss with the encoded answer (once)."""
+        if self._answered:
+            return
+        self._answered = True
+        self.dismiss(answer.encode())
+
+    def action_approve(self) -> None:
+        self.answer(PlanAnswer("y"))
+
+    def action_count(self) -> None:
+        per = write_cost_per_chapter(self.plan)
+
+        def estimate(n: int) -> str:
+            if per is None:
+                return ""
+            if per == 0:
+                return tr(MESSAGES, "count_free", self.lang)
+            return tr(MESSAGES, "count_cost", self.lang, n=n, cost=per * n)
+
+        def answered(count: int | None) -> None:
+            if count:
+                self.answer(PlanAnswer("k", count=count))
+
+        current = plan_chapter_count(self.plan) or 1
+        dialog = NumberDialog(
+            MAX_CHAPTERS, estimate, self.lang, title=tr(MESSAGES, "count_title", self.lang),
+            initial=min(current, MAX_CHAPTERS),
+        )
+        self.app.push_screen(dialog, answered)
+
+    def action_replan(self) -> None:
+        def answered(note: str | None) -> None:
+            if note is None:
+                return
+            self.note = note
+            if note.strip():
+                self.answer(PlanAnswer("r", note=note.strip()))
+
+        self.app.push_screen(PlanNoteDialog(self.lang, root=self.root, initial=self.note), answered)
+
+    def action_edit(self) -> None:
+        path = self.outline_path
+        if path is None or not path.is_file():
+            self.notify(tr(MESSAGES, "no_outline", self.lang), severity="warning")
+            return
+        before = path.read_bytes()
+        try:
+            ran = launch_editor(self.app, path, lang=self.lang)
+        except EditorError as exc:
+            self.notify(str(exc), severity="error", timeout=10, markup=False)
+            return
+        if not ran:
+            self.notify(tr(MESSAGES, "cannot_suspend", self.lang, path=path), severity="warning", markup=False)
+            return
+        try:
+            after = path.read_bytes()
+        except OSError:
+            after = b""
+        if after == before:
+            self.notify(tr(MESSAGES, "unchanged", self.lang))
+            return
+        self.answer(PlanAnswer("e"))
+
+    def action_cancel(self) -> None:
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.answer(PlanAnswer("n"))
+
+        dialog = ConfirmDialog(
+            tr(MESSAGES, "confirm_cancel", self.lang),
+            self.lang,
+            title=tr(MESSAGES, "confirm_cancel_title", self.lang),
+            default=False,
+            yes_label=tr(MESSAGES, "discard", self.lang),
+            no_label=tr(MESSAGES, "keep", self.lang),
+        )
+        self.app.push_screen(dialog, answered)
+
+    # -- scrolling -------------------------------------------------------------------------------------------
+
+    def action_scroll(self, step: int) -> None:
+        self.body.scroll_relative(y=step, animate=False)
+
+    def action_page(self, step: int) -> None:
+        body = self.body
+        body.scroll_relative(y=step * max(1, body.scrollable_content_region.height - 1), animate=False)
+
+    def action_edge(self, end: int) -> None:
+        if end:
+            self.body.scroll_end(animate=False)
+        else:
+            self.body.scroll_home(animate=False)

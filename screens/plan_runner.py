@@ -1,0 +1,163 @@
+"""The bridge between the planning flows (issue 7) and the studio, beside `screens.pipeline_runner`.
+
+`PlanRunner(project_root, services, lang=...)` is an invisible widget of the main screen. `start_plan(volume,
+note)` runs `services.plan_session` and `start_quick_start(request)` runs `services.quick_start`, each in an
+async worker (`group="planning"`, one at a time) on the app's loop:
+
+- every event the session emits is posted as `studio.tui.messages.PipelineEventPosted`, so the main screen shows
+  stages, cost and the trial chapters streaming exactly as it shows a run;
+- questions are answered by the author (`decide`, from the worker): `PLAN_APPROVAL` with
+  `screens.plan_approval.PlanApprovalScreen` (the answer protocol of `pipeline.decisions.PlanAnswer`), every
+  other kind (`TRIAL_CONFIRM` ...) with a `DecisionDialog`. The last `TRIAL_CONFIRM` answer is kept, so the end
+  message can say whether the author confirmed the trial chapters;
+- the end is one `PlanEnded` message, posted once the worker has finished (so `running` is already False when
+  the screen handles it): cancelled, a readable error (the traceback goes to the studio log only), or done.
+
+`stop()` cancels the worker; the sessions leave their work resumable (a staged plan waits, a quick start
+resumes from its journal).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from textual import on, work
+from textual.widget import Widget
+from textual.worker import Worker, WorkerState
+
+from pipeline.decisions import Question, QuestionKind
+from pipeline.events import Event
+from screens.decision_dialog import ask
+from screens.pipeline_runner import log_line
+from screens.plan_approval import PlanApprovalScreen
+from studio.errors import StudioError
+from studio.i18n import Lang
+from studio.models.quick_start import QuickStartRequest
+from studio.project import Project
+from studio.tui.host import StudioServices
+from studio.tui.messages import PipelineEventPosted, PlanEnded, PlanJobKind
+
+Job = Callable[[Callable[[Question], Awaitable[str]], Callable[[Event], None]], Awaitable[object]]
+"""A session bound to its arguments: `job(decide, emit)`."""
+
+_FINISHED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
+
+
+class PlanRunner(Widget):
+    """Runs a planning session or the quick start in a worker and reports back with messages."""
+
+    DEFAULT_CSS = """
+    PlanRunner {
+        display: none;
+    }
+    """
+
+    def __init__(
+        self, project_root: Path, services: StudioServices, *, lang: Lang = "zh", id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self.project_root = Path(project_root)
+        self.services = services
+        self.lang: Lang = lang
+        self._worker: Worker[None] | None = None
+        self._kind: PlanJobKind = "plan"
+        self._volume: int | None = None
+        self._error: str | None = None
+        self.trial_answer: str | None = None
+
+    @property
+    def running(self) -> bool:
+        worker = self._worker
+        return worker is not None and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    # -- starting -------------------------------------------------------------------------------------------
+
+    def start_plan(self, volume: int | None, note: str = "") -> None:
+        session = self.services.plan_session
+        root = self.project_root
+
+        def job(decide: Callable[[Question], Awaitable[str]], emit: Callable[[Event], None]) -> Awaitable[object]:
+            return session(root, volume=volume, note=note, decide=decide, emit=emit)
+
+        self._start("plan", volume, job, f"plan started: volume={volume} note={'yes' if note else 'no'}")
+
+    def start_quick_start(self, request: QuickStartRequest) -> None:
+        quick_start = self.services.quick_start
+        root = self.project_root
+
+        def job(decide: Callable[[Question], Awaitable[str]], emit: Callable[[Event], None]) -> Awaitable[object]:
+            return quick_start(root, request, decide=decide, emit=emit)
+
+        self._start("quick_start", 1, job, f"quick start started: style={request.style_source}")
+
+    def _start(self, kind: PlanJobKind, volume: int | None, job: Job, line: str) -> None:
+        if self.running:
+            raise RuntimeError("a planning session is already running")
+        self._kind, self._volume, self._error = kind, volume, None
+        self.trial_answer = None
+        log_line(self.project_root, line)
+        self._worker = self._run(job)
+
+    def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+
+    # -- the worker -----------------------------------------------------------------------------------------
+
+    def _names(self) -> dict[str, str]:
+        """Character display names for the approval screen's POV lines (empty when the project does not open)."""
+        try:
+            project = Project.open(self.project_root, lang=self.lang)
+        except (OSError, StudioError):
+            return {}
+        return {slug: c.display_name for slug, c in project.characters.items() if c.display_name}
+
+    async def decide(self, question: Question) -> str:
+        """Ask the author (from the worker, so the pump that delivers the keys stays free)."""
+        if question.kind is QuestionKind.PLAN_APPROVAL:
+            screen = PlanApprovalScreen(question, self.lang, names=self._names(), root=self.project_root)
+            answer = await self.app.push_screen_wait(screen)
+        else:
+            answer = await ask(self.app, question, self.lang)
+        if question.kind is QuestionKind.TRIAL_CONFIRM:
+            self.trial_answer = answer
+        log_line(self.project_root, f"asked {question.kind.value}: answered {answer.split(':', 1)[0]}")
+        return answer
+
+    def _emit(self, event: Event) -> None:
+        self.post_message(PipelineEventPosted(event))
+
+    @work(exclusive=True, group="planning", exit_on_error=False)
+    async def _run(self, job: Job) -> None:
+        try:
+            outcome = await job(self.decide, self._emit)
+        except asyncio.CancelledError:
+            log_line(self.project_root, f"{self._kind} stopped by the author")
+            raise
+        except Exception as exc:  # shown as a readable line; the traceback goes to the log only
+            log_line(self.project_root, f"{self._kind} failed:\n" + traceback.format_exc())
+            self._error = str(exc) if isinstance(exc, StudioError) else f"{type(exc).__name__}: {exc}"
+            return
+        log_line(self.project_root, f"{self._kind} ended: {type(outcome).__name__}")
+
+    @on(Worker.StateChanged)
+    def _state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self._worker or event.state not in _FINISHED:
+            return
+        event.stop()
+        confirmed = self._kind == "quick_start" and self.trial_answer == "confirm" and self._error is None
+        self.post_message(
+            PlanEnded(
+                self._kind,
+                volume=self._volume,
+                confirmed=confirmed and event.state is WorkerState.SUCCESS,
+                cancelled=event.state is WorkerState.CANCELLED,
+                error=self._error if event.state is not WorkerState.CANCELLED else None,
+            )
+        )
+
+
+__all__ = ["Job", "PlanRunner"]
