@@ -38,7 +38,9 @@ MESSAGES: Catalog = {
         "Describe the novel; every agent reads this brief. Fields left empty can be filled in brief.md later.",
     ),
     "book_title": ("书名", "Title"),
-    "volume_length": ("第 1 卷章数（含试写的前 3 章，{lo}-{hi}）", "Chapters in volume 1 (trial chapters 1-3 included, {lo}-{hi})"),
+    "p_title": ("例如：雾港守灯人", "the book's title"),
+    "volume_length": ("第 1 卷章数", "Chapters in vol. 1"),
+    "p_volume_length": ("{lo}-{hi}，含试写的前 3 章", "{lo}-{hi}, the trial chapters 1-3 included"),
     "next": ("下一步：选择文风 (Ctrl+S)", "Next: choose the style (Ctrl+S)"),
     "cancel": ("返回 (Esc)", "Back (Esc)"),
     "hint": ("Tab 下一项 · Ctrl+S 下一步 · Esc 返回", "Tab next field · Ctrl+S next · Esc back"),
@@ -88,17 +90,20 @@ class BriefForm(Screen[BriefAnswers | None]):
     BriefForm #brief-fields {
         height: 1fr;
     }
+    BriefForm .field-row {
+        height: auto;
+        margin-bottom: 1;
+    }
     BriefForm .field-label {
-        margin-top: 1;
+        width: 18;
         color: $text-muted;
-        width: 100%;
     }
     BriefForm Input {
-        width: 100%;
+        width: 1fr;
     }
     BriefForm TextArea {
-        height: 4;
-        width: 100%;
+        height: 3;
+        width: 1fr;
     }
     BriefForm #brief-error {
         color: $text-error;
@@ -136,22 +141,31 @@ class BriefForm(Screen[BriefAnswers | None]):
             yield FoldedText(tr(MESSAGES, "title", lang), id="brief-title")
             with VerticalScroll(id="brief-fields"):
                 yield FoldedText(tr(MESSAGES, "intro", lang))
-                yield Label(tr(MESSAGES, "book_title", lang), classes="field-label", markup=False)
-                yield Input(initial.title, id="field-title", placeholder=tr(MESSAGES, "book_title", lang))
+                with Horizontal(classes="field-row"):
+                    yield Label(tr(MESSAGES, "book_title", lang), classes="field-label", markup=False)
+                    yield Input(
+                        initial.title, id="field-title", placeholder=tr(MESSAGES, "p_title", lang), compact=True
+                    )
                 for key, _heading in BRIEF_FIELDS:
-                    yield Label(tr(MESSAGES, f"f_{key}", lang), classes="field-label", markup=False)
-                    value = initial.answers.get(key, "")
-                    placeholder = tr(MESSAGES, f"p_{key}", lang)
-                    if key in LONG_FIELDS:
-                        yield TextArea(value, id=f"field-{key}", soft_wrap=True, placeholder=placeholder)
-                    else:
-                        yield Input(value, id=f"field-{key}", placeholder=placeholder)
-                yield Label(
-                    tr(MESSAGES, "volume_length", lang, lo=MIN_VOLUME_LENGTH, hi=MAX_VOLUME_LENGTH),
-                    classes="field-label",
-                    markup=False,
-                )
-                yield Input(str(initial.volume_length), id="field-volume-length", type="integer")
+                    with Horizontal(classes="field-row"):
+                        yield Label(tr(MESSAGES, f"f_{key}", lang), classes="field-label", markup=False)
+                        value = initial.answers.get(key, "")
+                        placeholder = tr(MESSAGES, f"p_{key}", lang)
+                        if key in LONG_FIELDS:
+                            yield TextArea(
+                                value, id=f"field-{key}", soft_wrap=True, placeholder=placeholder, compact=True
+                            )
+                        else:
+                            yield Input(value, id=f"field-{key}", placeholder=placeholder, compact=True)
+                with Horizontal(classes="field-row"):
+                    yield Label(tr(MESSAGES, "volume_length", lang), classes="field-label", markup=False)
+                    yield Input(
+                        str(initial.volume_length),
+                        id="field-volume-length",
+                        type="integer",
+                        placeholder=tr(MESSAGES, "p_volume_length", lang, lo=MIN_VOLUME_LENGTH, hi=MAX_VOLUME_LENGTH),
+                        compact=True,
+                    )
             yield FoldedText("", id="brief-error")
             with Horizontal(id="brief-buttons"):
                 yield Button(tr(MESSAGES, "next", lang), id="next", variant="primary", compact=True)

@@ -45,6 +45,7 @@ __all__ = [
     "PlanApprovalScreen",
     "PlanNoteDialog",
     "plan_chapter_count",
+    "plan_summary",
     "plan_text",
     "write_cost_per_chapter",
 ]
@@ -76,17 +77,23 @@ MESSAGES: Catalog = {
     "no_cost": ("写完本卷的费用未估算", "The cost of writing the volume was not estimated"),
     "empty": ("（计划里没有章节）", "(the plan has no chapters)"),
     "hint": (
-        "y 批准 · k 改章数 · r 附意见重新规划 · e 编辑大纲 · n 取消 · ↑↓ j PgUp PgDn 滚动",
-        "y approve · k chapter count · r re-plan with a note · e edit outline · n cancel · ↑↓ j PgUp PgDn scroll",
+        "y 批准 · k 改章数 · r 提意见重新规划 · e 编辑大纲 · n 取消 · j↑↓ PgDn 滚动",
+        "y approve · k count · r re-plan · e edit outline · n cancel · j↑↓ PgUp PgDn scroll",
     ),
+    "summary": ("共 {n} 章 · {cost} · {warnings}", "{n} chapters · {cost} · {warnings}"),
+    "summary_cost": ("写完预计 ${total:.2f}", "about ${total:.2f} to write"),
+    "summary_free": ("离线不花钱", "offline: free"),
+    "summary_no_cost": ("费用未估算", "cost not estimated"),
+    "summary_warnings": ("{n} 条提醒（见文末）", "{n} warning(s) at the end"),
+    "summary_no_warnings": ("没有提醒", "no warnings"),
     "count_title": ("本卷改为几章？（会重新规划）", "How many chapters in the volume? (re-plans)"),
     "count_cost": ("写 {n} 章预计 ${cost:.2f}", "{n} chapters: about ${cost:.2f}"),
     "count_free": ("离线：不花钱", "offline: free"),
     "note_title": ("修改意见（交给 PlotArchitect 重新规划）", "What to change (PlotArchitect re-plans with it)"),
     "note_placeholder": ("例如：第 5 章之前让女主登场；节奏放慢", "e.g. bring the heroine in before chapter 5; slower pace"),
     "note_hint": (
-        "Ctrl+S 提交 · Ctrl+O 在 $EDITOR 中写长意见 · Esc 取消",
-        "Ctrl+S submit · Ctrl+O write a long note in $EDITOR · Esc cancel",
+        "Ctrl+S 保存并重新规划 · Ctrl+O 在 $EDITOR 中写长意见 · Esc 取消",
+        "Ctrl+S save and re-plan · Ctrl+O write a long note in $EDITOR · Esc cancel",
     ),
     "confirm_cancel": (
         "取消规划并丢弃这份计划？已写的章节不受影响。",
@@ -149,6 +156,25 @@ def _thread_label(thread: object) -> str:
     return _str(thread)
 
 
+def _warnings(plan: Mapping[str, object], lang: Lang) -> list[str]:
+    chosen = plan.get("warnings_en") if lang == "en" and plan.get("warnings_en") else plan.get("warnings")
+    return [str(w) for w in chosen] if isinstance(chosen, list) else []
+
+
+def plan_summary(plan: Mapping[str, object], lang: Lang = "zh") -> str:
+    """One line kept above the scrolling plan: chapters, the cost of writing them, how many warnings."""
+    total = plan.get("estimated_write_cost_usd")
+    if not isinstance(total, int | float) or isinstance(total, bool):
+        cost = tr(MESSAGES, "summary_no_cost", lang)
+    elif total == 0:
+        cost = tr(MESSAGES, "summary_free", lang)
+    else:
+        cost = tr(MESSAGES, "summary_cost", lang, total=float(total))
+    count = len(_warnings(plan, lang))
+    warnings = tr(MESSAGES, "summary_warnings", lang, n=count) if count else tr(MESSAGES, "summary_no_warnings", lang)
+    return tr(MESSAGES, "summary", lang, n=plan_chapter_count(plan), cost=cost, warnings=warnings)
+
+
 def plan_text(
     plan: Mapping[str, object],
     lang: Lang = "zh",
@@ -202,9 +228,9 @@ def plan_text(
     if labels:
         out.append("\n" + tr(MESSAGES, "threads", lang) + sep, style="bold")
         out.append(("、" if lang == "zh" else ", ").join(labels) + "\n")
-    warnings = plan.get("warnings_en") if lang == "en" and plan.get("warnings_en") else plan.get("warnings")
+    warnings = _warnings(plan, lang)
     out.append("\n")
-    if isinstance(warnings, list) and warnings:
+    if warnings:
         out.append(tr(MESSAGES, "warnings", lang) + sep + "\n", style="bold yellow")
         for warning in warnings:
             out.append(f"  - {warning}\n")
@@ -282,6 +308,11 @@ class PlanApprovalScreen(ModalScreen[str]):
         text-style: bold;
         height: auto;
     }
+    PlanApprovalScreen #approval-summary {
+        height: auto;
+        color: $text-warning;
+        border-bottom: solid $primary-darken-2;
+    }
     PlanApprovalScreen #approval-body {
         height: 1fr;
         scrollbar-size-vertical: 1;
@@ -349,6 +380,7 @@ class PlanApprovalScreen(ModalScreen[str]):
         title = self.question.title_zh if lang == "zh" else (self.question.title_en or self.question.title_zh)
         with Vertical(id="approval-box"):
             yield FoldedText(title or tr(MESSAGES, "title", lang, volume=self.volume), id="approval-title")
+            yield FoldedText(plan_summary(self.plan, lang), id="approval-summary")
             with VerticalScroll(id="approval-body", can_focus=False):
                 yield FoldedText(
                     plan_text(self.plan, lang, names=self.names, facts=list(self.question.facts)),
