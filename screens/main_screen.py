@@ -564,7 +564,7 @@ class MainScreen(Screen[None]):
         self.runner.start(request)
 
     def action_write_next(self) -> None:
-        self.plans.write_next()  # asks to plan first when the next chapter has no plan (studio.tui.plan_flow)
+        self.plans.write(1)  # asks to plan first when the next chapter has no plan (studio.tui.plan_flow)
 
     def action_write_many(self) -> None:
         if not self._check_can_run():
@@ -582,7 +582,7 @@ class MainScreen(Screen[None]):
 
         def answered(n: int | None) -> None:
             if n:
-                self.start_run(RunRequest(n))
+                self.plans.write(n)  # asks to plan first when the next chapter has no plan
 
         self.app.push_screen(
             NumberDialog(50, estimate, self.lang, title=tr(MESSAGES, "how_many", self.lang)), answered

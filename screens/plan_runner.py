@@ -5,7 +5,9 @@ note)` runs `services.plan_session` and `start_quick_start(request)` runs `servi
 async worker (`group="planning"`, one at a time) on the app's loop:
 
 - every event the session emits is posted as `studio.tui.messages.PipelineEventPosted`, so the main screen shows
-  stages, cost and the trial chapters streaming exactly as it shows a run;
+  stages, cost and the trial chapters streaming exactly as it shows a run; an event of a kind the main screen
+  does not render (a planning step of its own) is shown as an info `Notice` of its `message` (or `step`) text,
+  and logged;
 - questions are answered by the author (`decide`, from the worker): `PLAN_APPROVAL` with
   `screens.plan_approval.PlanApprovalScreen` (the answer protocol of `pipeline.decisions.PlanAnswer`), every
   other kind (`TRIAL_CONFIRM` ...) with a `DecisionDialog`. The last `TRIAL_CONFIRM` answer is kept, so the end
@@ -29,7 +31,19 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from pipeline.decisions import Question, QuestionKind
-from pipeline.events import Event
+from pipeline.events import (
+    ChapterCommitted,
+    ChecksRan,
+    Event,
+    GateDecided,
+    Notice,
+    Paused,
+    RetryWaiting,
+    StageError,
+    StageFinished,
+    StageStarted,
+    TextDelta,
+)
 from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
 from screens.plan_approval import PlanApprovalScreen
@@ -44,6 +58,19 @@ Job = Callable[[Callable[[Question], Awaitable[str]], Callable[[Event], None]], 
 """A session bound to its arguments: `job(decide, emit)`."""
 
 _FINISHED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
+_RENDERED = (
+    StageStarted, TextDelta, StageFinished, GateDecided, ChapterCommitted, ChecksRan, Paused, StageError, Notice,
+    RetryWaiting,
+)
+
+
+def progress_text(event: object) -> str | None:
+    """The text of an event the main screen does not render: its `message`, else its `step` (None if neither)."""
+    for name in ("message", "step"):
+        value = getattr(event, name, None)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 class PlanRunner(Widget):
@@ -128,7 +155,13 @@ class PlanRunner(Widget):
         return answer
 
     def _emit(self, event: Event) -> None:
-        self.post_message(PipelineEventPosted(event))
+        if isinstance(event, _RENDERED):
+            self.post_message(PipelineEventPosted(event))
+            return
+        text = progress_text(event)
+        log_line(self.project_root, f"{self._kind} progress: {type(event).__name__}: {text or ''}")
+        if text is not None:
+            self.post_message(PipelineEventPosted(Notice(None, text, "info")))
 
     @work(exclusive=True, group="planning", exit_on_error=False)
     async def _run(self, job: Job) -> None:
@@ -160,4 +193,4 @@ class PlanRunner(Widget):
         )
 
 
-__all__ = ["Job", "PlanRunner"]
+__all__ = ["Job", "PlanRunner", "progress_text"]

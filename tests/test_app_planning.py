@@ -7,12 +7,14 @@ planning branch's `pipeline.planning.session.run_plan_session`); it asks the sam
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.decisions import Decider, parse_plan_answer
-from pipeline.events import StageFinished, StageStarted
+from pipeline.events import Notice, StageFinished, StageStarted
 from screens.plan_approval import PlanApprovalScreen
-from screens.prompt_dialogs import ConfirmDialog
+from screens.plan_runner import progress_text
+from screens.prompt_dialogs import ConfirmDialog, NumberDialog
 from studio.author_brief import brief_from_answers
 from studio.errors import StudioError
 from studio.init_project import init_project
@@ -268,3 +270,50 @@ async def test_without_the_planning_module_the_studio_says_so(tmp_path: Path) ->
         assert "卷规划" in str(exc) and "pipeline.planning.no_such_module.run" in str(exc)
     else:  # pragma: no cover - the import must fail
         raise AssertionError("a missing planning module must raise a readable StudioError")
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """An event of the planning session's own (the main screen has no renderer for it)."""
+
+    step: str
+
+
+class SteppingSession(FakePlanSession):
+    async def __call__(
+        self, root: Path, *, volume: int | None, note: str, decide: Decider, emit: EventSink
+    ) -> object:
+        emit(PlanStep("章节契约第 2/3 批"))  # type: ignore[arg-type]  # a kind this build's events do not list
+        return await super().__call__(root, volume=volume, note=note, decide=decide, emit=emit)
+
+
+async def test_a_planning_step_of_its_own_is_shown(tmp_path: Path) -> None:
+    root = _new_project(tmp_path)
+    session = SteppingSession(root)
+    app = _app(root, session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        main_screen(app).plans.plan(1)
+        assert await wait_for(pilot, lambda: isinstance(app.screen, PlanApprovalScreen))
+        assert await wait_for(pilot, lambda: "章节契约第 2/3 批" in notes(app))
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: not main_screen(app).planning)
+    assert progress_text(PlanStep("  ")) is None
+    assert progress_text(Notice(None, "提醒")) == "提醒"
+
+
+async def test_write_many_on_an_unplanned_project_asks_first(tmp_path: Path) -> None:
+    root = _new_project(tmp_path)
+    session = FakePlanSession(root)
+    app = _app(root, session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("C")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, NumberDialog))
+        await pilot.press("backspace", "3", "enter")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("n")
+        await pilot.pause()
+        assert not main_screen(app).running
+    assert session.calls == []
+    assert not (root / "chapters" / "chapter-001.md").exists()

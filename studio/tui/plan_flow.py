@@ -3,7 +3,7 @@
 `PlanFlow(host)` is driven by the main screen's keys and messages and runs nothing itself; the host's plan
 runner (`screens.plan_runner.PlanRunner`) runs the sessions in a worker and answers their questions:
 
-- `write_next()` (`c`): when the next chapter has no plan (`plan_needed`), ask first instead of writing
+- `write(chapters)` (`c`, and `C` after its count): when the next chapter has no plan (`plan_needed`), ask first instead of writing
   "第N章" from nothing: a staged plan waits -> review it now; a quick start was cut short -> resume it with
   the saved choices; no outline covers the next chapter -> plan the volume first. Yes starts the planning
   session; no writes nothing. A planned chapter is written at once (`host.start_run`).
@@ -168,8 +168,8 @@ class PlanFlow:
 
     # -- `c` ------------------------------------------------------------------------------------------------
 
-    def write_next(self) -> None:
-        """`c`: write the next chapter, or ask to plan first when it has no plan."""
+    def write(self, chapters: int = 1) -> None:
+        """`c` / `C`: write the next `chapters` chapters, or ask to plan first when the next one has no plan."""
         host = self.host
         if host.planning:
             host.notify(tr(MESSAGES, "planning", self.lang), severity="warning")
@@ -179,7 +179,7 @@ class PlanFlow:
         except (OSError, StudioError):
             need = None  # the run's own cold-start check reports what is wrong
         if need is None:
-            host.start_run(RunRequest(1))
+            host.start_run(RunRequest(chapters))
             return
         host.run_flow(self._ask_first(need), group="plan-first")
 
