@@ -15,7 +15,9 @@ an answer of the plan-approval protocol (`pipeline.decisions.PlanAnswer.encode`)
 Home / End. What is shown comes from the question alone: `question.data["plan"]` is the staged plan as
 `novel-studio plan --json` prints it (chapters with heading, storyline, POV, location, conflict, payoff, hook,
 foreshadowing; threads; warnings; the estimated cost of writing the volume), `question.facts` are shown first
-(e.g. the errors found after an edit). `plan_text` renders it without a screen (tested on its own).
+(e.g. the errors found after an edit). `plan_text` renders it without a screen (tested on its own); `PlanView` shows it folded the Chinese way
+(`studio.tui.hunks.fold_offsets`), once per width, and renders only the lines on screen, so a 500-chapter plan
+opens as fast as a short one (`bench/bench_plan_approval.py`).
 """
 
 from __future__ import annotations
@@ -27,8 +29,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
+from textual.events import Resize
+from textual.geometry import Size
 from textual.screen import ModalScreen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.widgets import Label, TextArea
 
 from pipeline.decisions import PlanAnswer, Question, QuestionKind
@@ -37,6 +43,7 @@ from studio.errors import StudioError
 from studio.fileio import atomic_write_text, read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.tui.editor import EditorError, launch_editor
+from studio.tui.hunks import fold_offsets
 
 __all__ = [
     "MAX_CHAPTERS",
@@ -44,6 +51,8 @@ __all__ = [
     "NOTE_FILE",
     "PlanApprovalScreen",
     "PlanNoteDialog",
+    "PlanView",
+    "fold_lines",
     "plan_chapter_count",
     "plan_summary",
     "plan_text",
@@ -247,6 +256,71 @@ def plan_text(
     return out
 
 
+def fold_lines(text: Text, width: int) -> list[Text]:
+    """`text` as screen lines `width` cells wide, broken the Chinese way (`fold_offsets`), styles kept."""
+    lines: list[Text] = []
+    for line in text.split("\n", allow_blank=True):
+        offsets = fold_offsets(line.plain, width)
+        if not offsets:
+            lines.append(line)
+            continue
+        for part in line.divide(offsets):
+            part.rstrip()  # the space a break falls on
+            lines.append(part)
+    return lines
+
+
+class PlanView(ScrollView, can_focus=False):
+    """A long styled text, folded once per width and rendered line by line (only the lines on screen)."""
+
+    DEFAULT_CSS = """
+    PlanView {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+        scrollbar-gutter: stable;
+    }
+    """
+
+    def __init__(self, text: Text, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.text = text
+        self.lines: list[Text] = []
+        self._width = -1
+        self._strips: dict[int, Strip] = {}
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(line.plain for line in self.lines)
+
+    def _fold(self, width: int) -> None:
+        if width == self._width or width <= 0:
+            return
+        self._width = width
+        self.lines = fold_lines(self.text, width)
+        self._strips.clear()
+        self.virtual_size = Size(width, len(self.lines))
+
+    def on_mount(self) -> None:
+        self._fold(self.scrollable_content_region.width)
+
+    def on_resize(self, event: Resize) -> None:
+        self._fold(self.scrollable_content_region.width)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        self._fold(width)
+        index = y + self.scroll_offset.y
+        if index >= len(self.lines):
+            return Strip.blank(width, self.rich_style)
+        strip = self._strips.get(index)
+        if strip is None:
+            line = self.lines[index]
+            strip = Strip(line.render(self.app.console), line.cell_len)
+            strip = strip.adjust_cell_length(width).apply_style(self.rich_style)
+            self._strips[index] = strip
+        return strip
+
+
 class PlanNoteDialog(TextDialog):
     """The re-plan note: a `TextDialog` whose ctrl+o writes the note in `$EDITOR` (long notes), kept in
     `notes_dir/.novel-studio/plan-note.md`, and brought back into the dialog to submit."""
@@ -313,10 +387,6 @@ class PlanApprovalScreen(ModalScreen[str]):
         color: $text-warning;
         border-bottom: solid $primary-darken-2;
     }
-    PlanApprovalScreen #approval-body {
-        height: 1fr;
-        scrollbar-size-vertical: 1;
-    }
     PlanApprovalScreen #approval-hint {
         color: $text-muted;
         height: auto;
@@ -372,8 +442,8 @@ class PlanApprovalScreen(ModalScreen[str]):
         return Path(value) if isinstance(value, str | Path) and str(value) else None
 
     @property
-    def body(self) -> VerticalScroll:
-        return self.query_one("#approval-body", VerticalScroll)
+    def body(self) -> PlanView:
+        return self.query_one("#approval-body", PlanView)
 
     def compose(self) -> ComposeResult:
         lang = self.lang
@@ -381,11 +451,9 @@ class PlanApprovalScreen(ModalScreen[str]):
         with Vertical(id="approval-box"):
             yield FoldedText(title or tr(MESSAGES, "title", lang, volume=self.volume), id="approval-title")
             yield FoldedText(plan_summary(self.plan, lang), id="approval-summary")
-            with VerticalScroll(id="approval-body", can_focus=False):
-                yield FoldedText(
-                    plan_text(self.plan, lang, names=self.names, facts=list(self.question.facts)),
-                    id="approval-plan",
-                )
+            yield PlanView(
+                plan_text(self.plan, lang, names=self.names, facts=list(self.question.facts)), id="approval-body"
+            )
             yield FoldedText(tr(MESSAGES, "hint", lang), id="approval-hint")
 
     def on_mount(self) -> None:

@@ -276,3 +276,19 @@ def test_only_plan_approval_questions() -> None:
 
     with pytest.raises(ValueError):
         PlanApprovalScreen(gate_question())
+
+
+def test_fold_lines_breaks_the_chinese_way_and_keeps_styles() -> None:
+    from rich.text import Text
+
+    from screens.plan_approval import fold_lines
+
+    text = Text("第11章 雾港夜航\n")
+    text.append("  冲突：", style="dim")
+    text.append("守灯人失踪，林雾被迫接手灯塔，税关的人在雾里搜她父亲留下的账簿。")
+    lines = fold_lines(text, 20)
+    assert [line.plain for line in lines][:2] == ["第11章 雾港夜航", "  冲突：守灯人失踪，"]
+    assert all(line.cell_len <= 20 for line in lines)
+    assert not any(line.plain.startswith(("，", "。")) for line in lines)  # no closing mark starts a line
+    assert "".join(line.plain for line in lines[1:]) == text.plain.split("\n")[1]
+    assert any(span.style == "dim" for span in lines[1].spans)
