@@ -302,7 +302,7 @@ class MainScreen(Screen[None]):
                 yield StateDiffView(lang=self.lang, id="diff")
             with Pane("scores", tr(MESSAGES, "pane_scores", self.lang)):
                 yield ScoresView(lang=self.lang, id="scores")
-        yield PipelineRunner(
+        runner = PipelineRunner(
             self.project.root,
             services.make_agents,
             lang=self.lang,
@@ -310,9 +310,10 @@ class MainScreen(Screen[None]):
             settings=services.settings,
             id="runner",
         )
+        yield runner
         yield FileWatcher(self.project.root, id="file-watcher")
         yield RebuildQueue(self.project.root, services.make_agents, lang=self.lang, id="rebuild-queue")
-        yield PlanRunner(self.project.root, services, lang=self.lang, id="plan-runner")
+        yield PlanRunner(self.project.root, services, lang=self.lang, ask_author=runner.decide, id="plan-runner")
         yield StudioFooter()
 
     def on_mount(self) -> None:

@@ -10,7 +10,9 @@ async worker (`group="planning"`, one at a time) on the app's loop:
   and logged;
 - questions are answered by the author (`decide`, from the worker): `PLAN_APPROVAL` with
   `screens.plan_approval.PlanApprovalScreen` (the answer protocol of `pipeline.decisions.PlanAnswer`), every
-  other kind (`TRIAL_CONFIRM` ...) with a `DecisionDialog`. The last `TRIAL_CONFIRM` answer is kept, so the end
+  other kind (`TRIAL_CONFIRM`, and the trial chapters' own run questions) by `ask_author`: the main screen
+  passes its pipeline runner's `decide`, so a discard is confirmed and backed up exactly as in a run; by
+  default a `DecisionDialog`. The last `TRIAL_CONFIRM` answer is kept, so the end
   message can say whether the author confirmed the trial chapters;
 - the end is one `PlanEnded` message, posted once the worker has finished (so `running` is already False when
   the screen handles it): cancelled, a readable error (the traceback goes to the studio log only), or done.
@@ -83,12 +85,19 @@ class PlanRunner(Widget):
     """
 
     def __init__(
-        self, project_root: Path, services: StudioServices, *, lang: Lang = "zh", id: str | None = None
+        self,
+        project_root: Path,
+        services: StudioServices,
+        *,
+        lang: Lang = "zh",
+        ask_author: Callable[[Question], Awaitable[str]] | None = None,
+        id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self.project_root = Path(project_root)
         self.services = services
         self.lang: Lang = lang
+        self.ask_author = ask_author
         self._worker: Worker[None] | None = None
         self._kind: PlanJobKind = "plan"
         self._volume: int | None = None
@@ -147,6 +156,8 @@ class PlanRunner(Widget):
         if question.kind is QuestionKind.PLAN_APPROVAL:
             screen = PlanApprovalScreen(question, self.lang, names=self._names(), root=self.project_root)
             answer = await self.app.push_screen_wait(screen)
+        elif self.ask_author is not None:
+            answer = await self.ask_author(question)
         else:
             answer = await ask(self.app, question, self.lang)
         if question.kind is QuestionKind.TRIAL_CONFIRM:

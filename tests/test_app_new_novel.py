@@ -310,3 +310,46 @@ def test_create_novel_refuses_another_project(tmp_path: Path, sample: Path) -> N
     with pytest.raises(StudioError):
         create_novel(sample, BriefAnswers("雾港", {"genre": "悬疑"}))
     assert (sample / "brief.md").read_bytes() == before
+
+
+class InterruptedQuickStart(FakeQuickStart):
+    """A resumed quick start whose trial chapter 2 was interrupted: the run's own INTERRUPTED question."""
+
+    async def __call__(self, root: Path, request: QuickStartRequest, *, decide: Decider, emit: EventSink) -> object:
+        question = Question(
+            kind=QuestionKind.INTERRUPTED,
+            chapter=2,
+            title_zh="第 2 章上次写到一半被中断",
+            title_en="Chapter 2 was interrupted",
+            options=[Option("resume", "继续写完", "Resume"), Option("discard", "丢弃暂存内容", "Discard")],
+            recommended="resume",
+        )
+        self.answers.append(await decide(question))
+        return await super().__call__(root, request, decide=decide, emit=emit)
+
+
+async def test_a_discard_during_the_quick_start_is_confirmed_as_in_a_run(tmp_path: Path) -> None:
+    from screens.prompt_dialogs import ConfirmDialog
+
+    root = create_novel(tmp_path / "novel", BriefAnswers("雾港", {"genre": "悬疑"}))
+    quick = InterruptedQuickStart()
+    app = make_app(root, quick_start=quick, plan_session=FakePlanSession())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        main_screen(app).plans.quick_start(QuickStartRequest())
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
+        await pilot.press("2")  # discard ...
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("n")  # ... no, keep it: asked again
+        assert await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, DecisionDialog) and app.screen.question.kind is QuestionKind.INTERRUPTED,
+        )
+        await pilot.press("1")  # resume
+        assert await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, DecisionDialog) and app.screen.question.kind is QuestionKind.TRIAL_CONFIRM,
+        )
+        await pilot.press("3")
+        assert await wait_for(pilot, lambda: not main_screen(app).planning)
+    assert quick.answers == ["resume", "restart"]
