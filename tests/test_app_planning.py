@@ -102,6 +102,9 @@ def test_plan_needed(tmp_path: Path, sample: Path) -> None:
     assert plan_needed(Project.open(root)) == PlanNeed("unplanned", 1, 1)  # no saved choices: nothing to resume
     QuickStartRequest().save(quick_start_path(paths))
     assert plan_needed(Project.open(root)) == PlanNeed("quick_start", 1, 1)
+    cp.orchestrator_state = OrchestratorState.WRITING  # never started (say, refused for a missing key)
+    save_checkpoint(paths, cp)
+    assert plan_needed(Project.open(root)) == PlanNeed("quick_start", 1, 1)
     staged = paths.staging / "plan" / "vol-01"
     staged.mkdir(parents=True)
     (staged / "plan.json").write_text(json.dumps({"volume": 1}), encoding="utf-8")
@@ -317,3 +320,26 @@ async def test_write_many_on_an_unplanned_project_asks_first(tmp_path: Path) -> 
         assert not main_screen(app).running
     assert session.calls == []
     assert not (root / "chapters" / "chapter-001.md").exists()
+
+
+async def test_c_on_a_new_novel_whose_quick_start_did_not_run_offers_it(tmp_path: Path) -> None:
+    root = _new_project(tmp_path)
+    QuickStartRequest(style_source="preset", preset="冷峻悬疑").save(quick_start_path(ProjectPaths(root)))
+    requests: list[QuickStartRequest] = []
+
+    async def quick_start(root: Path, request: QuickStartRequest, *, decide: Decider, emit: EventSink) -> object:
+        requests.append(request)
+        return None
+
+    session = FakePlanSession(root)
+    app = make_app(root, plan_session=session, quick_start=quick_start)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmDialog) and "快速开始还没有完成" in confirm.message
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: "快速开始结束" in notes(app))
+    assert requests == [QuickStartRequest(style_source="preset", preset="冷峻悬疑")]
+    assert session.calls == []  # not confirmed: no planning

@@ -4,8 +4,9 @@
 runner (`screens.plan_runner.PlanRunner`) runs the sessions in a worker and answers their questions:
 
 - `write(chapters)` (`c`, and `C` after its count): when the next chapter has no plan (`plan_needed`), ask first instead of writing
-  "第N章" from nothing: a staged plan waits -> review it now; a quick start was cut short -> resume it with
-  the saved choices; no outline covers the next chapter -> plan the volume first. Yes starts the planning
+  "第N章" from nothing: a staged plan waits -> review it now; a new project whose quick start did not run to
+  the end (cut short, refused for a missing key, started over) -> run it with the saved choices; no outline
+  covers the next chapter -> plan the volume first. Yes starts the planning
   session; no writes nothing. A planned chapter is written at once (`host.start_run`).
 - `plan(volume, note)` (`PlanRequested`: the volume end, the review, the answer above): the one planning
   session (`StudioServices.plan_session`), whose `PLAN_APPROVAL` question is the approval screen.
@@ -63,12 +64,13 @@ MESSAGES: Catalog = {
         "Review it now?",
     ),
     "ask_quick_start": (
-        "快速开始没有完成（上次被中断）。用上次的选择继续吗？",
-        "The quick start did not finish (it was interrupted). Resume it with the same choices?",
+        "这部小说的快速开始还没有完成（世界观、角色、文风与试写三章）。用保存的选择开始吗？",
+        "This novel's quick start has not finished (world, characters, style, three trial chapters). "
+        "Run it with the saved choices?",
     ),
     "yes_plan": ("先规划", "Plan first"),
     "yes_review": ("查看计划", "Review the plan"),
-    "yes_resume": ("继续快速开始", "Resume the quick start"),
+    "yes_resume": ("快速开始", "Quick start"),
     "no": ("取消", "Cancel"),
     "planning": ("正在规划，请稍候", "Planning is under way; please wait"),
     "plan_started": ("正在规划第{volume}卷……", "Planning volume {volume}..."),
@@ -108,7 +110,8 @@ def load_quick_start(paths: ProjectPaths) -> QuickStartRequest | None:
 @dataclass(frozen=True)
 class PlanNeed:
     """Why the next chapter cannot simply be written: `staged` (a plan of `volume` waits for approval),
-    `quick_start` (a quick start was cut short), `unplanned` (no outline covers `chapter`)."""
+    `quick_start` (a new project with saved quick-start choices and no chapter yet: the quick start did not
+    run to the end), `unplanned` (no outline covers `chapter`)."""
 
     kind: Literal["staged", "quick_start", "unplanned"]
     volume: int
@@ -124,13 +127,15 @@ def plan_needed(project: Project) -> PlanNeed | None:
     if staged:
         return PlanNeed("staged", staged[0], chapter)
     state = project.checkpoint.orchestrator_state
-    if state is OrchestratorState.QUICK_START and load_quick_start(paths) is not None:
-        return PlanNeed("quick_start", project.current_volume, chapter)
     if state is OrchestratorState.VOL_REVIEW:
         return None
     outline = project.outline
     planned = outline.chapter_range if outline is not None else None
-    if planned is None or chapter < planned[0]:
+    unplanned = planned is None or chapter < planned[0]
+    fresh = project.last_completed_chapter == 0 and (state is OrchestratorState.QUICK_START or unplanned)
+    if fresh and load_quick_start(paths) is not None:
+        return PlanNeed("quick_start", project.current_volume, chapter)
+    if unplanned:
         return PlanNeed("unplanned", project.current_volume, chapter)
     return None  # in the outline's range, or past it (the orchestrator stops at the volume's end)
 
