@@ -882,8 +882,10 @@ class MainScreen(Screen[None]):
             self.chapter_view.end_stream()
         self.inflight = None
         self.draft_stage = None
-        self.plans.ended(message)  # reloads the project
-        self.header.update_info(state=self.project.checkpoint.orchestrator_state.value)
+        self.plans.ended(message)  # reloads the project (and may start planning volume 1)
+        if not self.planning:
+            self.header.update_info(state=self.project.checkpoint.orchestrator_state.value)
+        self.edits.pump()  # rebuilds queued while the session held the lock
 
     # ------------------------------------------------------------------ StudioHost / EditsHost
 
