@@ -438,8 +438,12 @@ class PlanApprovalScreen(ModalScreen[str]):
 
     @property
     def outline_path(self) -> Path | None:
+        """The staged outline (a relative path is the project's)."""
         value = self.question.data.get("outline_path")
-        return Path(value) if isinstance(value, str | Path) and str(value) else None
+        if not isinstance(value, str | Path) or not str(value):
+            return None
+        path = Path(value)
+        return self.root / path if not path.is_absolute() and self.root is not None else path
 
     @property
     def body(self) -> PlanView:

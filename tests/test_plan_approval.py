@@ -292,3 +292,24 @@ def test_fold_lines_breaks_the_chinese_way_and_keeps_styles() -> None:
     assert not any(line.plain.startswith(("，", "。")) for line in lines)  # no closing mark starts a line
     assert "".join(line.plain for line in lines[1:]) == text.plain.split("\n")[1]
     assert any(span.style == "dim" for span in lines[1].spans)
+
+
+async def test_a_relative_outline_path_is_the_projects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outline = _outline(tmp_path)
+    edited: list[str] = []
+
+    def change(app: Any, argv: list[str]) -> int:
+        edited.append(argv[-1])
+        Path(argv[-1]).write_text("# 第2卷\n", encoding="utf-8")
+        return 0
+
+    monkeypatch.setattr(editor, "EDITOR_RUNNER", change)
+    question = plan_question()
+    question.data["outline_path"] = str(outline.relative_to(tmp_path))
+    app = HostApp(lambda: PlanApprovalScreen(question, "zh", root=tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+    assert edited == [str(outline)]
+    assert app.results == ["e"]
