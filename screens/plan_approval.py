@@ -3,7 +3,7 @@
 `PlanApprovalScreen(question, lang, *, names=None, notes_dir=None)` is a `ModalScreen[str]` that dismisses with
 an answer of the plan-approval protocol (`pipeline.decisions.PlanAnswer.encode`):
 
-- `y` approve and apply;
+- `y` approve and apply (asked once more when the apply would replace files the author edited by hand);
 - `k` change the chapter count: a number dialog (1..`MAX_CHAPTERS`, the current count first, the estimated cost
   of writing that many chapters shown live) -> `k:<count>`;
 - `r` re-plan with a note: a text dialog (`PlanNoteDialog`; ctrl+o writes a long note in `$EDITOR`) -> `r:<note>`;
@@ -14,8 +14,10 @@ an answer of the plan-approval protocol (`pipeline.decisions.PlanAnswer.encode`)
 `k` changes the count, as in the CLI (`plan` asks y / k / r / n); the plan scrolls with j / ↓ / ↑ / PgUp / PgDn /
 Home / End. What is shown comes from the question alone: `question.data["plan"]` is the staged plan as
 `novel-studio plan --json` prints it (chapters with heading, storyline, POV, location, conflict, payoff, hook,
-foreshadowing; threads; warnings; the estimated cost of writing the volume), `question.facts` are shown first
-(e.g. the errors found after an edit). `plan_text` renders it without a screen (tested on its own); `PlanView` shows it folded the Chinese way
+foreshadowing; threads; new characters; warnings; the estimated cost of writing the volume); `data["diff"]` (the
+volume's outline now -> as planned, a unified diff) and `data["overwrites"]` (files the author edited that the
+apply would replace, each `{"path", "diff"}`) are shown first when present. `question.facts` are the plan as
+text lines for a terminal: shown only when the question carries no `plan` data. `plan_text` renders it without a screen (tested on its own); `PlanView` shows it folded the Chinese way
 (`studio.tui.hunks.fold_offsets`), once per width, and renders only the lines on screen, so a 500-chapter plan
 opens as fast as a short one (`bench/bench_plan_approval.py`).
 """
@@ -53,6 +55,7 @@ __all__ = [
     "PlanNoteDialog",
     "PlanView",
     "fold_lines",
+    "overwrites_of",
     "plan_chapter_count",
     "plan_summary",
     "plan_text",
@@ -79,6 +82,18 @@ MESSAGES: Catalog = {
     "f_hook": ("章末钩子", "Hook"),
     "f_threads": ("伏笔", "Foreshadowing"),
     "threads": ("本卷新伏笔", "New threads"),
+    "new_characters": ("新角色", "New characters"),
+    "diff": ("与现有大纲的差异", "Changes to the volume's outline"),
+    "overwrites": (
+        "注意：批准会替换这些你手动改过的文件（旧文件会备份）",
+        "Careful: approving replaces these files you edited by hand (the old ones are backed up)",
+    ),
+    "confirm_overwrite": (
+        "批准会替换 {n} 个你手动改过的文件（旧文件备份到 .novel-studio/plan-backup/）。确定批准？",
+        "Approving replaces {n} file(s) you edited by hand (backed up to .novel-studio/plan-backup/). Approve?",
+    ),
+    "approve": ("批准", "Approve"),
+    "summary_overwrites": ("会替换 {n} 个手改过的文件", "replaces {n} hand-edited file(s)"),
     "warnings": ("提醒（不阻止批准）", "Warnings (approval is still possible)"),
     "no_warnings": ("检查通过，没有提醒", "Checks passed, no warnings"),
     "write_cost": ("写完本卷预计 ${total:.2f}（每章约 ${per:.2f}）", "Writing the volume: about ${total:.2f} (${per:.2f} a chapter)"),
@@ -170,8 +185,9 @@ def _warnings(plan: Mapping[str, object], lang: Lang) -> list[str]:
     return [str(w) for w in chosen] if isinstance(chosen, list) else []
 
 
-def plan_summary(plan: Mapping[str, object], lang: Lang = "zh") -> str:
-    """One line kept above the scrolling plan: chapters, the cost of writing them, how many warnings."""
+def plan_summary(plan: Mapping[str, object], lang: Lang = "zh", *, overwrites: int = 0) -> str:
+    """One line kept above the scrolling plan: chapters, the cost of writing them, how many warnings (and how
+    many hand-edited files the apply would replace)."""
     total = plan.get("estimated_write_cost_usd")
     if not isinstance(total, int | float) or isinstance(total, bool):
         cost = tr(MESSAGES, "summary_no_cost", lang)
@@ -181,7 +197,32 @@ def plan_summary(plan: Mapping[str, object], lang: Lang = "zh") -> str:
         cost = tr(MESSAGES, "summary_cost", lang, total=float(total))
     count = len(_warnings(plan, lang))
     warnings = tr(MESSAGES, "summary_warnings", lang, n=count) if count else tr(MESSAGES, "summary_no_warnings", lang)
-    return tr(MESSAGES, "summary", lang, n=plan_chapter_count(plan), cost=cost, warnings=warnings)
+    line = tr(MESSAGES, "summary", lang, n=plan_chapter_count(plan), cost=cost, warnings=warnings)
+    if overwrites:
+        line += " · " + tr(MESSAGES, "summary_overwrites", lang, n=overwrites)
+    return line
+
+
+def _diff_lines(out: Text, diff: str) -> None:
+    for line in diff.splitlines():
+        style = ""
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        out.append(f"  {line}\n", style=style)
+
+
+def overwrites_of(data: Mapping[str, object]) -> list[tuple[str, str]]:
+    """(path, diff) of every hand-edited file the apply would replace (`data["overwrites"]`)."""
+    items = data.get("overwrites")
+    if not isinstance(items, list):
+        return []
+    return [(_str(i.get("path")), _str(i.get("diff"))) for i in items if isinstance(i, Mapping)]
 
 
 def plan_text(
@@ -190,15 +231,28 @@ def plan_text(
     *,
     names: Mapping[str, str] | None = None,
     facts: list[str] | None = None,
+    diff: str = "",
+    overwrites: list[tuple[str, str]] | None = None,
 ) -> Text:
-    """The staged plan as the author reads it: the question's facts, then one block per chapter (number, title,
-    storyline, POV, location, conflict, 爽点, hook, foreshadowing), the new threads, the warnings, the cost."""
+    """The staged plan as the author reads it: the facts given, the files the apply would replace that the
+    author edited, the outline's diff, then one block per chapter (number, title, storyline, POV, location,
+    conflict, 爽点, hook, foreshadowing), the new threads and characters, the warnings, the cost."""
     names = names or {}
     sep = "：" if lang == "zh" else ": "
     out = Text()
     for fact in facts or []:
         out.append(f"{fact}\n", style="bold yellow")
     if facts:
+        out.append("\n")
+    if overwrites:
+        out.append(tr(MESSAGES, "overwrites", lang) + sep + "\n", style="bold red")
+        for path, file_diff in overwrites:
+            out.append(f"  {path}\n", style="bold")
+            _diff_lines(out, file_diff)
+        out.append("\n")
+    if diff.strip():
+        out.append(tr(MESSAGES, "diff", lang) + sep + "\n", style="bold")
+        _diff_lines(out, diff)
         out.append("\n")
     chapters = _chapters(plan)
     volume = plan.get("volume", "?")
@@ -237,6 +291,14 @@ def plan_text(
     if labels:
         out.append("\n" + tr(MESSAGES, "threads", lang) + sep, style="bold")
         out.append(("、" if lang == "zh" else ", ").join(labels) + "\n")
+    people = plan.get("new_characters")
+    if isinstance(people, list) and people:
+        out.append("\n" + tr(MESSAGES, "new_characters", lang) + sep + "\n", style="bold")
+        for person in people:
+            if isinstance(person, Mapping):
+                name = _str(person.get("display_name")) or _str(person.get("id"))
+                detail = "，".join(v for v in (_str(person.get("role")), _str(person.get("reason"))) if v)
+                out.append(f"  - {name}" + (f"（{detail}）" if detail else "") + "\n")
     warnings = _warnings(plan, lang)
     out.append("\n")
     if warnings:
@@ -454,10 +516,18 @@ class PlanApprovalScreen(ModalScreen[str]):
         title = self.question.title_zh if lang == "zh" else (self.question.title_en or self.question.title_zh)
         with Vertical(id="approval-box"):
             yield FoldedText(title or tr(MESSAGES, "title", lang, volume=self.volume), id="approval-title")
-            yield FoldedText(plan_summary(self.plan, lang), id="approval-summary")
-            yield PlanView(
-                plan_text(self.plan, lang, names=self.names, facts=list(self.question.facts)), id="approval-body"
+            overwrites = overwrites_of(self.question.data)
+            yield FoldedText(plan_summary(self.plan, lang, overwrites=len(overwrites)), id="approval-summary")
+            diff = self.question.data.get("diff")
+            text = plan_text(
+                self.plan,
+                lang,
+                names=self.names,
+                facts=[] if self.plan else list(self.question.facts),  # the facts repeat the plan as text
+                diff=diff if isinstance(diff, str) else "",
+                overwrites=overwrites,
             )
+            yield PlanView(text, id="approval-body")
             yield FoldedText(tr(MESSAGES, "hint", lang), id="approval-hint")
 
     def on_mount(self) -> None:
@@ -473,7 +543,23 @@ class PlanApprovalScreen(ModalScreen[str]):
         self.dismiss(answer.encode())
 
     def action_approve(self) -> None:
-        self.answer(PlanAnswer("y"))
+        overwrites = overwrites_of(self.question.data)
+        if not overwrites:
+            self.answer(PlanAnswer("y"))
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.answer(PlanAnswer("y"))
+
+        dialog = ConfirmDialog(
+            tr(MESSAGES, "confirm_overwrite", self.lang, n=len(overwrites)),
+            self.lang,
+            default=False,
+            yes_label=tr(MESSAGES, "approve", self.lang),
+            no_label=tr(MESSAGES, "keep", self.lang),
+        )
+        self.app.push_screen(dialog, answered)
 
     def action_count(self) -> None:
         per = write_cost_per_chapter(self.plan)

@@ -50,7 +50,7 @@ from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
 from screens.plan_approval import PlanApprovalScreen
 from studio.errors import StudioError
-from studio.i18n import Lang
+from studio.i18n import Catalog, Lang, tr
 from studio.models.quick_start import QuickStartRequest
 from studio.project import Project
 from studio.tui.host import StudioServices
@@ -66,8 +66,40 @@ _RENDERED = (
 )
 
 
-def progress_text(event: object) -> str | None:
-    """The text of an event the main screen does not render: its `message`, else its `step` (None if neither)."""
+MESSAGES: Catalog = {
+    "step": ("快速开始 {index}/{total}：{name}", "Quick start {index}/{total}: {name}"),
+    "step_estimate": ("（预计 ${cost:.2f}）", " (about ${cost:.2f})"),
+    "step_resumed": ("（接着上次）", " (resumed)"),
+    "s_world": ("世界观", "world"),
+    "s_characters": ("角色", "characters"),
+    "s_storyline": ("主线", "main storyline"),
+    "s_style": ("文风", "style"),
+    "s_opening": ("开篇三章的大纲", "outline of the opening chapters"),
+    "s_trial": ("试写三章", "the three trial chapters"),
+    "s_extract": ("从试写章提炼文风", "style from the trial chapters"),
+    "s_confirm": ("确认试写", "confirm the trial"),
+}
+
+
+def progress_text(event: object, lang: Lang = "zh") -> str | None:
+    """The line to show for an event the main screen does not render, or None (logged only).
+
+    A step of a flow (`step`, `status`, `index`, `total`, optional `estimate_usd`: the quick start's steps) is
+    shown when it starts or resumes; any other event by its `message` (or `step`) text."""
+    step, status = getattr(event, "step", None), getattr(event, "status", None)
+    index, total = getattr(event, "index", None), getattr(event, "total", None)
+    if isinstance(step, str) and isinstance(status, str) and isinstance(index, int) and isinstance(total, int):
+        if status not in ("started", "resumed"):
+            return None
+        key = f"s_{step}"
+        name = tr(MESSAGES, key, lang) if key in MESSAGES else step
+        text = tr(MESSAGES, "step", lang, index=index, total=total, name=name)
+        estimate = getattr(event, "estimate_usd", None)
+        if status == "resumed":
+            text += tr(MESSAGES, "step_resumed", lang)
+        elif isinstance(estimate, int | float) and estimate > 0:
+            text += tr(MESSAGES, "step_estimate", lang, cost=float(estimate))
+        return text
     for name in ("message", "step"):
         value = getattr(event, name, None)
         if isinstance(value, str) and value.strip():
@@ -169,7 +201,7 @@ class PlanRunner(Widget):
         if isinstance(event, _RENDERED):
             self.post_message(PipelineEventPosted(event))
             return
-        text = progress_text(event)
+        text = progress_text(event, self.lang)
         log_line(self.project_root, f"{self._kind} progress: {type(event).__name__}: {text or ''}")
         if text is not None:
             self.post_message(PipelineEventPosted(Notice(None, text, "info")))
@@ -204,4 +236,4 @@ class PlanRunner(Widget):
         )
 
 
-__all__ = ["Job", "PlanRunner", "progress_text"]
+__all__ = ["MESSAGES", "Job", "PlanRunner", "progress_text"]

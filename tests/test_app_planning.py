@@ -305,6 +305,25 @@ async def test_a_planning_step_of_its_own_is_shown(tmp_path: Path) -> None:
     assert progress_text(Notice(None, "提醒")) == "提醒"
 
 
+@dataclass(frozen=True)
+class Step:
+    """Shaped as the quick start's step events."""
+
+    step: str
+    status: str
+    index: int
+    total: int
+    estimate_usd: float | None = None
+
+
+def test_progress_text_of_flow_steps() -> None:
+    assert progress_text(Step("world", "started", 1, 8, 0.02)) == "快速开始 1/8：世界观（预计 $0.02）"
+    assert progress_text(Step("trial", "resumed", 6, 8)) == "快速开始 6/8：试写三章（接着上次）"
+    assert progress_text(Step("style", "started", 4, 8, 0.0), "en") == "Quick start 4/8: style"
+    assert progress_text(Step("world", "done", 1, 8)) is None  # only starts are shown
+    assert progress_text(Step("new-step", "started", 2, 9)) == "快速开始 2/9：new-step"
+
+
 async def test_write_many_on_an_unplanned_project_asks_first(tmp_path: Path) -> None:
     root = _new_project(tmp_path)
     session = FakePlanSession(root)

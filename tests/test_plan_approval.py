@@ -20,7 +20,7 @@ from screens.plan_approval import (
 from screens.prompt_dialogs import ConfirmDialog, NumberDialog
 from studio.tui import editor
 from tests.snapshot_apps.dialogs_app import HostApp
-from tests.snapshot_apps.planning_app import NAMES, plan_data, plan_question
+from tests.snapshot_apps.planning_app import DIFF, NAMES, plan_data, plan_question
 from tests.tui_helpers import wait_for
 
 # ----------------------------------------------------------------------------------------------- plan_text
@@ -313,3 +313,52 @@ async def test_a_relative_outline_path_is_the_projects(tmp_path: Path, monkeypat
         await pilot.pause()
     assert edited == [str(outline)]
     assert app.results == ["e"]
+
+
+def test_plan_text_shows_the_diff_the_overwrites_and_new_characters() -> None:
+    text = plan_text(
+        plan_data(), "zh", names=NAMES, diff=DIFF, overwrites=[("volumes/vol-02/outline.md", "-旧\n+新")]
+    ).plain
+    assert text.index("注意：批准会替换这些你手动改过的文件") < text.index("与现有大纲的差异") < text.index("第11章")
+    assert "  volumes/vol-02/outline.md" in text and "  -旧" in text and "  +新" in text
+    assert "+- Conflict: 守灯人失踪，林雾被迫接手灯塔" in text
+    assert "新角色：\n  - 顾三（税关小吏，第 13 章需要一个内应）" in text
+
+
+async def test_facts_repeating_the_plan_are_not_shown_twice(tmp_path: Path) -> None:
+    question = plan_question(facts=["第 2 卷计划（第 11-16 章，共 6 章）", "第11章 雾港夜航"])
+    app = HostApp(lambda: PlanApprovalScreen(question, "zh"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PlanApprovalScreen)
+        assert screen.body.plain.count("雾港夜航") == 1
+    bare = plan_question(facts=["只有文字的计划：第11章 雾港夜航"])
+    bare.data.pop("plan")
+    app = HostApp(lambda: PlanApprovalScreen(bare, "zh"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PlanApprovalScreen)
+        assert "只有文字的计划" in screen.body.plain  # no plan data: the facts are what there is
+
+
+async def test_y_over_hand_edited_files_is_confirmed(tmp_path: Path) -> None:
+    question = plan_question(overwrites=[{"path": "volumes/vol-02/outline.md", "diff": "-旧\n+新"}])
+    app = HostApp(lambda: PlanApprovalScreen(question, "zh"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PlanApprovalScreen)
+        assert "会替换 1 个手改过的文件" in str(screen.query_one("#approval-summary").render())
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanApprovalScreen) and app.results == []
+        await pilot.press("y")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.results == ["y"]

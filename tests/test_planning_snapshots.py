@@ -22,7 +22,7 @@ from screens.welcome_screen import WelcomeScreen
 from studio.models.quick_start import QuickStartRequest
 from studio.tui.new_novel import BriefAnswers
 from tests.snapshot_apps.dialogs_app import HostApp
-from tests.snapshot_apps.planning_app import NAMES, plan_question
+from tests.snapshot_apps.planning_app import DIFF, NAMES, plan_question
 
 SnapCompare = Callable[..., bool]
 SIZES = [(80, 24), (160, 48)]
@@ -46,9 +46,7 @@ async def _steady(pilot: Pilot[Any]) -> None:
 
 
 SCREENS: dict[str, Callable[[], Screen[Any]]] = {
-    "approval": lambda: PlanApprovalScreen(
-        plan_question(facts=["编辑后重新检查：第 13 章的故事线 harbor-feud 本卷未激活"]), "zh", names=NAMES
-    ),
+    "approval": lambda: PlanApprovalScreen(plan_question(diff=DIFF), "zh", names=NAMES),
     "approval_en": lambda: PlanApprovalScreen(plan_question(), "en", names=NAMES),
     "brief_form": lambda: BriefForm("zh", initial=BRIEF),
     "style_preset": lambda: StyleChoice(

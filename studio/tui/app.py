@@ -12,8 +12,9 @@ Providers: `provider_factory(settings)` when given (tests: `OfflineProvider(dela
 provider with `offline=True`, else the Anthropic(-compatible) provider from the settings.
 
 Planning (issue 7): `plan_session` / `quick_start` when given (tests pass fakes), else the pipeline's
-`run_plan_session` / `run_quick_start`, imported lazily here only and bound to the settings and provider; the
-planning session runs under the project lock, as `novel-studio plan` runs it. The welcome screen's new-novel
+`run_plan_session` / `run_quick_start`, imported lazily here only and bound to the settings and provider; both
+run under the project lock the App takes for them (the quick start is handed it for its trial run), as
+`novel-studio plan` / `start` run them. The welcome screen's new-novel
 path ends in a `NewNovel`: the main screen opens on it and is asked to run the quick start
 (`QuickStartRequested`).
 """
@@ -295,10 +296,13 @@ class NovelStudioApp(App[None]):
         self, root: Path, *, volume: int | None, note: str, decide: Decider, emit: EventSink
     ) -> object:
         run = self._pipeline_function("pipeline.planning.session", "run_plan_session", "what_plan")
+        settings, provider = self.settings or Settings(), self.provider
         lock = ProjectLock(ProjectPaths(root))
-        lock.acquire()
+        lock.acquire()  # the session runs under the caller's lock, as `novel-studio plan` runs it
         try:
-            return await run(root, self.settings or Settings(), self.provider, volume, decide, emit, note=note)
+            return await run(
+                root, settings, provider, decide, emit, volume=volume, note=note, offline=self.offline, lang=self.lang
+            )
         finally:
             lock.release()
 
@@ -306,7 +310,15 @@ class NovelStudioApp(App[None]):
         self, root: Path, request: QuickStartRequest, *, decide: Decider, emit: EventSink
     ) -> object:
         run = self._pipeline_function("pipeline.planning.quick_start", "run_quick_start", "what_quick")
-        return await run(root, self.settings or Settings(), self.provider, request, decide, emit)
+        settings, provider = self.settings or Settings(), self.provider
+        lock = ProjectLock(ProjectPaths(root))
+        lock.acquire()  # held for the whole flow; its trial run is given it, so it does not take it again
+        try:
+            return await run(
+                root, settings, provider, request, decide, emit, lock=lock, lang=self.lang, offline=self.offline
+            )
+        finally:
+            lock.release()
 
     def apply_keymap(self) -> None:
         keymap = self.settings.ui.keymap if self.settings is not None else {}

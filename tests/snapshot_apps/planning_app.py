@@ -38,6 +38,7 @@ def plan_data(*, cost: float | None = 2.4) -> dict[str, object]:
         "last_chapter": 16,
         "chapters": chapters,
         "threads": ["father-notes", {"id": "torn-page", "description": "被撕掉的最后一页"}],
+        "new_characters": [{"id": "gu-san", "display_name": "顾三", "role": "税关小吏", "reason": "第 13 章需要一个内应"}],
         "warnings": ["故事线 main-arc 连续 3 章为主线（上限 3）", "支线 harbor-feud 每 5 章至少出现 1 次"],
         "warnings_en": ["main-arc carries 3 chapters in a row (limit 3)", "harbor-feud must appear every 5 chapters"],
         "estimated_write_cost_usd": cost,
@@ -47,7 +48,26 @@ def plan_data(*, cost: float | None = 2.4) -> dict[str, object]:
 NAMES = {"lin-wu": "林雾", "zhou-lao": "周老"}
 
 
-def plan_question(outline: Path | None = None, *, facts: list[str] | None = None) -> Question:
+DIFF = """--- outline.md（现在）
++++ outline.md（计划）
+@@ -3,3 +3,3 @@
+ ## 第11章 雾港夜航
+-- Conflict: 守灯人失踪
++- Conflict: 守灯人失踪，林雾被迫接手灯塔"""
+
+
+def plan_question(
+    outline: Path | None = None,
+    *,
+    facts: list[str] | None = None,
+    diff: str = "",
+    overwrites: list[dict[str, str]] | None = None,
+) -> Question:
+    data: dict[str, object] = {"volume": 2, "plan": plan_data(), "outline_path": str(outline) if outline else ""}
+    if diff:
+        data["diff"] = diff
+    if overwrites:
+        data["overwrites"] = overwrites
     return Question(
         kind=QuestionKind.PLAN_APPROVAL,
         chapter=None,
@@ -61,6 +81,6 @@ def plan_question(outline: Path | None = None, *, facts: list[str] | None = None
             Option("e", "编辑暂存的大纲", "edit the staged outline"),
             Option("n", "取消", "cancel"),
         ],
-        recommended="y",
-        data={"volume": 2, "plan": plan_data(), "outline_path": str(outline) if outline else ""},
+        recommended="" if overwrites else "y",
+        data=data,
     )
