@@ -9,8 +9,9 @@ async worker (`group="planning"`, one at a time) on the app's loop:
   does not render (a planning step of its own) is shown as an info `Notice` of its `message` (or `step`) text,
   and logged;
 - questions are answered by the author (`decide`, from the worker): `PLAN_APPROVAL` with
-  `screens.plan_approval.PlanApprovalScreen` (the answer protocol of `pipeline.decisions.PlanAnswer`), every
-  other kind (`TRIAL_CONFIRM`, and the trial chapters' own run questions) by `ask_author`: the main screen
+  `screens.plan_approval.PlanApprovalScreen` (the answer protocol of `pipeline.decisions.PlanAnswer`),
+  `TRIAL_CONFIRM` with `screens.trial_confirm.answer_trial_confirm` (adjust asks what; start over asks once
+  more), every other kind (the trial chapters' own run questions) by `ask_author`: the main screen
   passes its pipeline runner's `decide`, so a discard is confirmed and backed up exactly as in a run; by
   default a `DecisionDialog`. The last `TRIAL_CONFIRM` answer is kept, so the end
   message can say whether the author confirmed the trial chapters;
@@ -49,6 +50,7 @@ from pipeline.events import (
 from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
 from screens.plan_approval import PlanApprovalScreen
+from screens.trial_confirm import answer_trial_confirm
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.quick_start import QuickStartRequest
@@ -188,6 +190,10 @@ class PlanRunner(Widget):
         if question.kind is QuestionKind.PLAN_APPROVAL:
             screen = PlanApprovalScreen(question, self.lang, names=self._names(), root=self.project_root)
             answer = await self.app.push_screen_wait(screen)
+        elif question.kind is QuestionKind.TRIAL_CONFIRM:
+            answer = await answer_trial_confirm(
+                self.app, question, self.lang, root=self.project_root, names=self._names(), ask_author=self.ask_author
+            )
         elif self.ask_author is not None:
             answer = await self.ask_author(question)
         else:

@@ -20,6 +20,7 @@ from screens.brief_form import BriefForm
 from screens.decision_dialog import DecisionDialog
 from screens.main_screen import MainScreen
 from screens.plan_approval import PlanApprovalScreen
+from screens.prompt_dialogs import ConfirmDialog
 from screens.style_choice import StyleChoice
 from screens.welcome_screen import WelcomeScreen
 from studio.author_brief import clean_brief
@@ -166,7 +167,9 @@ async def test_adjust_or_restart_does_not_plan(tmp_path: Path) -> None:
         await pilot.pause()
         main_screen(app).plans.quick_start(QuickStartRequest())
         assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
-        await pilot.press("3")  # start over
+        await pilot.press("3")  # start over ...
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")  # ... asked once more
         assert await wait_for(pilot, lambda: not main_screen(app).planning and "快速开始结束" in notes(app))
     assert quick.answers == ["restart"]
     assert plan.calls == []
@@ -329,8 +332,6 @@ class InterruptedQuickStart(FakeQuickStart):
 
 
 async def test_a_discard_during_the_quick_start_is_confirmed_as_in_a_run(tmp_path: Path) -> None:
-    from screens.prompt_dialogs import ConfirmDialog
-
     root = create_novel(tmp_path / "novel", BriefAnswers("雾港", {"genre": "悬疑"}))
     quick = InterruptedQuickStart()
     app = make_app(root, quick_start=quick, plan_session=FakePlanSession())
@@ -350,6 +351,8 @@ async def test_a_discard_during_the_quick_start_is_confirmed_as_in_a_run(tmp_pat
             pilot,
             lambda: isinstance(app.screen, DecisionDialog) and app.screen.question.kind is QuestionKind.TRIAL_CONFIRM,
         )
-        await pilot.press("3")
+        await pilot.press("1")  # confirm: volume 1 is planned next
+        assert await wait_for(pilot, lambda: isinstance(app.screen, PlanApprovalScreen))
+        await pilot.press("y")
         assert await wait_for(pilot, lambda: not main_screen(app).planning)
-    assert quick.answers == ["resume", "restart"]
+    assert quick.answers == ["resume", "confirm"]
