@@ -9,16 +9,10 @@ import pytest
 from textual.widgets import Input, TextArea
 
 from pipeline.decisions import parse_plan_answer
-from screens.plan_approval import (
-    NOTE_FILE,
-    PlanApprovalScreen,
-    PlanNoteDialog,
-    plan_chapter_count,
-    plan_text,
-    write_cost_per_chapter,
-)
+from screens.plan_approval import NOTE_FILE, PlanApprovalScreen, PlanNoteDialog
 from screens.prompt_dialogs import ConfirmDialog, NumberDialog
 from studio.tui import editor
+from studio.tui.plan_text import plan_chapter_count, plan_text, write_cost_per_chapter
 from tests.snapshot_apps.dialogs_app import HostApp
 from tests.snapshot_apps.planning_app import DIFF, NAMES, plan_data, plan_question
 from tests.tui_helpers import wait_for
@@ -281,7 +275,7 @@ def test_only_plan_approval_questions() -> None:
 def test_fold_lines_breaks_the_chinese_way_and_keeps_styles() -> None:
     from rich.text import Text
 
-    from screens.plan_approval import fold_lines
+    from studio.tui.plan_text import fold_lines
 
     text = Text("第11章 雾港夜航\n")
     text.append("  冲突：", style="dim")
