@@ -7,8 +7,12 @@ planning branch's `pipeline.planning.session.run_plan_session`); it asks the sam
 from __future__ import annotations
 
 import json
+import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from pipeline.decisions import Decider, parse_plan_answer
 from pipeline.events import Notice, StageFinished, StageStarted
@@ -18,8 +22,10 @@ from screens.prompt_dialogs import ConfirmDialog, NumberDialog
 from studio.author_brief import brief_from_answers
 from studio.errors import StudioError
 from studio.init_project import init_project
+from studio.lock import LockState, ProjectLock
 from studio.models.checkpoint import Checkpoint, OrchestratorState, save_checkpoint
 from studio.models.quick_start import QuickStartRequest
+from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.tui.app import NovelStudioApp
@@ -362,3 +368,52 @@ async def test_c_on_a_new_novel_whose_quick_start_did_not_run_offers_it(tmp_path
         assert await wait_for(pilot, lambda: "快速开始结束" in notes(app))
     assert requests == [QuickStartRequest(style_source="preset", preset="冷峻悬疑")]
     assert session.calls == []  # not confirmed: no planning
+
+
+async def test_the_app_runs_the_pipeline_sessions_under_its_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The App's default sessions call the planning branches' functions as they define them (positional root,
+    settings, provider, [request,] decide, emit; keywords after), holding the project lock meanwhile."""
+    root = _new_project(tmp_path)
+    seen: dict[str, tuple[object, ...]] = {}
+
+    async def run_plan_session(
+        root: Path, settings: Settings, provider: object, decide: Decider, emit: EventSink, *,
+        volume: int | None, note: str, offline: bool, lang: str,
+    ) -> str:
+        state = ProjectLock(ProjectPaths(root)).status().state
+        seen["plan"] = (volume, note, offline, lang, state)
+        return "planned"
+
+    async def run_quick_start(
+        root: Path, settings: Settings, provider: object, request: QuickStartRequest, decide: Decider,
+        emit: EventSink, *, lock: ProjectLock, lang: str, offline: bool,
+    ) -> str:
+        seen["quick"] = (request.style_source, lock.held, lang, offline)
+        return "confirmed"
+
+    monkeypatch.setitem(sys.modules, "pipeline.planning.session", _module("session", run_plan_session=run_plan_session))
+    monkeypatch.setitem(
+        sys.modules, "pipeline.planning.quick_start", _module("quick_start", run_quick_start=run_quick_start)
+    )
+    app = make_app(root)
+
+    async def decide(question: object) -> str:
+        return "y"
+
+    def emit(event: object) -> None:
+        pass
+
+    assert await app.plan_session(root, volume=2, note="快一点", decide=decide, emit=emit) == "planned"
+    assert await app.quick_start(root, QuickStartRequest(), decide=decide, emit=emit) == "confirmed"
+    assert seen["plan"] == (2, "快一点", True, "zh", LockState.HELD_ALIVE)
+    assert seen["quick"] == ("write_then_extract", True, "zh", True)
+    assert ProjectLock(ProjectPaths(root)).status().state is LockState.FREE  # released after each
+
+
+def _module(name: str, **functions: object) -> types.ModuleType:
+    module = types.ModuleType(f"pipeline.planning.{name}")
+    for key, value in functions.items():
+        setattr(module, key, value)
+    return module
