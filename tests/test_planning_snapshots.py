@@ -52,6 +52,13 @@ SCREENS: dict[str, Callable[[], Screen[Any]]] = {
     "style_preset": lambda: StyleChoice(
         FIXED, "zh", initial=QuickStartRequest(style_source="preset", preset="冷峻悬疑")
     ),
+    "style_samples": lambda: StyleChoice(
+        FIXED,
+        "zh",
+        initial=QuickStartRequest(
+            style_source="samples", sample_paths=["/novel/旧作/第一章.txt", "/novel/旧作/第二章.txt"]
+        ),
+    ),
     "welcome": lambda: WelcomeScreen(FIXED, "zh"),
 }
 
