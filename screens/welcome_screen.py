@@ -112,6 +112,7 @@ class WelcomeScreen(Screen[Path | NewNovel | None]):
         self.lang: Lang = lang
         self.error: str | None = None
         self.created: Path | None = None  # the project the new-novel path made (reused if the author comes back)
+        self.answers: BriefAnswers | None = None  # the brief form's last answers
 
     def compose(self) -> ComposeResult:
         lang = self.lang
@@ -167,23 +168,22 @@ class WelcomeScreen(Screen[Path | NewNovel | None]):
 
     @work(exclusive=True, group="new-novel", exit_on_error=False)
     async def new_novel(self) -> None:
-        """The brief form, then the style choice (escape there goes back to the form, answers kept)."""
-        answers: BriefAnswers | None = None
-        request: QuickStartRequest | None = None
+        """The brief form, then the style choice (escape there goes back to the form, answers kept; the form's
+        answers are kept on this screen too, for the author who comes back to it)."""
         while True:
-            answers = await self.app.push_screen_wait(BriefForm(self.lang, initial=answers))
+            answers = await self.app.push_screen_wait(BriefForm(self.lang, initial=self.answers))
             if answers is None:
                 return
+            self.answers = answers
             try:
                 self.created = create_novel(self.folder, answers, reuse=self.created)
             except (StudioError, OSError) as exc:
                 self.show_error(exc)
                 return
-            choice = StyleChoice(self.created, self.lang, volume_length=answers.volume_length, initial=request)
+            choice = StyleChoice(self.created, self.lang, volume_length=answers.volume_length)
             request = await self.app.push_screen_wait(choice)
             if request is not None:
                 self.dismiss(NewNovel(self.created, request))
                 return
-
 
 __all__ = ["MESSAGES", "NewNovel", "WelcomeScreen", "sample_target"]
