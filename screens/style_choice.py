@@ -38,8 +38,7 @@ from studio.models.quick_start import (
     StyleSource,
 )
 from studio.paths import ProjectPaths
-from studio.tui.new_novel import check_sample, save_quick_start
-from studio.tui.plan_flow import quick_start_path
+from studio.tui.new_novel import check_sample, quick_start_path, save_quick_start
 
 __all__ = ["MESSAGES", "SOURCES", "StyleChoice"]
 

@@ -29,8 +29,7 @@ from studio.models.quick_start import QuickStartRequest
 from studio.paths import ProjectPaths
 from studio.tui.app import NovelStudioApp
 from studio.tui.host import EventSink
-from studio.tui.new_novel import BriefAnswers, brief_problem, check_sample, create_novel
-from studio.tui.plan_flow import quick_start_path
+from studio.tui.new_novel import BriefAnswers, brief_problem, check_sample, create_novel, quick_start_path
 from tests.snapshot_apps.dialogs_app import HostApp
 from tests.snapshot_apps.planning_app import plan_question
 from tests.tui_helpers import main_screen, make_app, notes, wait_for

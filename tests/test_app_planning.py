@@ -31,7 +31,8 @@ from studio.project import Project
 from studio.tui.app import NovelStudioApp
 from studio.tui.host import EventSink
 from studio.tui.messages import PlanRequested
-from studio.tui.plan_flow import PlanNeed, plan_needed, quick_start_path
+from studio.tui.new_novel import quick_start_path
+from studio.tui.plan_flow import PlanNeed, plan_needed
 from tests.snapshot_apps.planning_app import plan_question
 from tests.tui_helpers import main_screen, make_app, notes, wait_for
 

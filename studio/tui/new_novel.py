@@ -10,7 +10,9 @@ produce, checked and written.
   project is refused by `init_project`, never overwritten.
 - `check_sample(text, base)`: a style sample path typed by the author: `~` expanded, relative to `base`, an
   existing UTF-8 text file that is not empty; the absolute path, or the reason it is refused.
-- `save_quick_start(root, request)`: `.novel-studio/quick-start.json` (`studio.tui.plan_flow.quick_start_path`).
+- `save_quick_start(root, request)` / `load_quick_start(paths)`: the author's choices at `QUICK_START_FILE`
+  (`.novel-studio/quick-start.json`, `studio.models.quick_start.QuickStartRequest`); an unreadable file loads as
+  None (nothing is offered from it), never rewritten.
 Every write goes through `studio.fileio`.
 """
 
@@ -26,19 +28,22 @@ from studio.i18n import Catalog, Lang, tr
 from studio.init_project import init_project
 from studio.models.quick_start import DEFAULT_VOLUME_LENGTH, QuickStartRequest
 from studio.paths import ProjectPaths
-from studio.tui.plan_flow import quick_start_path
 
 __all__ = [
     "MAX_VOLUME_LENGTH",
     "MESSAGES",
     "MIN_VOLUME_LENGTH",
+    "QUICK_START_FILE",
     "BriefAnswers",
     "brief_problem",
     "check_sample",
     "create_novel",
+    "load_quick_start",
+    "quick_start_path",
     "save_quick_start",
 ]
 
+QUICK_START_FILE = Path(".novel-studio") / "quick-start.json"
 MIN_VOLUME_LENGTH = 3  # the trial chapters 1-3 are part of volume 1
 MAX_VOLUME_LENGTH = 500
 
@@ -116,3 +121,19 @@ def save_quick_start(root: Path, request: QuickStartRequest) -> Path:
     path = quick_start_path(ProjectPaths(root))
     request.save(path)
     return path
+
+
+def quick_start_path(paths: ProjectPaths) -> Path:
+    """`.novel-studio/quick-start.json`: the author's quick-start choices."""
+    return paths.root / QUICK_START_FILE
+
+
+def load_quick_start(paths: ProjectPaths) -> QuickStartRequest | None:
+    """The saved quick-start choices, or None (missing or unreadable: the flow then does not offer a resume)."""
+    path = quick_start_path(paths)
+    if not path.is_file():
+        return None
+    try:
+        return QuickStartRequest.load(path)
+    except StudioError:
+        return None

@@ -16,7 +16,7 @@ runner (`screens.plan_runner.PlanRunner`) runs the sessions in a worker and answ
   confirmed goes on to plan volume 1 (the rest of it, after the trial chapters).
 
 Both sessions start only where a run could (`host.can_start`: nothing running, the lock free, the key set).
-The saved quick-start choices live at `QUICK_START_FILE` (`studio.models.quick_start.QuickStartRequest`).
+The saved quick-start choices: `studio.tui.new_novel.load_quick_start`.
 """
 
 from __future__ import annotations
@@ -30,24 +30,19 @@ from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.checkpoint import OrchestratorState
 from studio.models.quick_start import QuickStartRequest
-from studio.paths import ProjectPaths
 from studio.planning.staged import staged_plans
 from studio.project import Project
 from studio.tui.host import RunRequest, StudioHost
 from studio.tui.messages import PlanEnded
+from studio.tui.new_novel import load_quick_start
 
 __all__ = [
     "MESSAGES",
-    "QUICK_START_FILE",
     "PlanFlow",
     "PlanHost",
     "PlanNeed",
-    "load_quick_start",
     "plan_needed",
-    "quick_start_path",
 ]
-
-QUICK_START_FILE = Path(".novel-studio") / "quick-start.json"
 
 MESSAGES: Catalog = {
     "ask_title": ("先规划再写", "Plan before writing"),
@@ -89,22 +84,6 @@ MESSAGES: Catalog = {
 }
 
 LOG_HINT = Path(".novel-studio") / "logs" / "studio.log"
-
-
-def quick_start_path(paths: ProjectPaths) -> Path:
-    """`.novel-studio/quick-start.json`: the author's quick-start choices."""
-    return paths.root / QUICK_START_FILE
-
-
-def load_quick_start(paths: ProjectPaths) -> QuickStartRequest | None:
-    """The saved quick-start choices, or None (missing or unreadable: the flow then does not offer a resume)."""
-    path = quick_start_path(paths)
-    if not path.is_file():
-        return None
-    try:
-        return QuickStartRequest.load(path)
-    except StudioError:
-        return None
 
 
 @dataclass(frozen=True)
