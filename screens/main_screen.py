@@ -52,6 +52,7 @@ from screens.file_watcher import FileWatcher
 from screens.findings_screen import FindingsScreen
 from screens.help_screen import HelpScreen
 from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
+from screens.plan_runner import PlanRunner
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
 from screens.rebuild_queue import RebuildQueue
 from screens.search_screen import SearchScreen
@@ -60,6 +61,7 @@ from studio.checks.findings_list import text_location
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.findings import Finding
+from studio.models.quick_start import QuickStartRequest
 from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
@@ -71,13 +73,16 @@ from studio.tui.messages import (
     ChapterEdited,
     EditSource,
     PipelineEventPosted,
+    PlanEnded,
     PlanRequested,
     ProjectChanged,
+    QuickStartRequested,
     RebuildFinished,
     RunEnded,
     StageRetrying,
     WatchFailed,
 )
+from studio.tui.plan_flow import PlanFlow
 from studio.tui.review_flow import start_review, start_undo
 from studio.tui.startup import KEY_ERROR_KINDS, ask_key_problem, run_startup_checks, writing_blocked
 from studio.tui.volume_review_flow import volume_review_flow
@@ -305,7 +310,7 @@ class MainScreen(Screen[None]):
                 yield StateDiffView(lang=self.lang, id="diff")
             with Pane("scores", tr(MESSAGES, "pane_scores", self.lang)):
                 yield ScoresView(lang=self.lang, id="scores")
-        yield PipelineRunner(
+        runner = PipelineRunner(
             self.project.root,
             services.make_agents,
             lang=self.lang,
@@ -313,12 +318,15 @@ class MainScreen(Screen[None]):
             settings=services.settings,
             id="runner",
         )
+        yield runner
         yield FileWatcher(self.project.root, id="file-watcher")
         yield RebuildQueue(self.project.root, services.make_agents, lang=self.lang, id="rebuild-queue")
+        yield PlanRunner(self.project.root, services, lang=self.lang, ask_author=runner.decide, id="plan-runner")
         yield StudioFooter()
 
     def on_mount(self) -> None:
         self.edits = EditsFlow(self, self.rebuild_queue)
+        self.plans = PlanFlow(self)
         self._apply_layout(self.app.size.width)
         committed = self.project.committed_chapters()
         if committed:
@@ -385,7 +393,7 @@ class MainScreen(Screen[None]):
 
     @property
     def running(self) -> bool:
-        return self.runner.running
+        return self.runner.running or self.planning
 
     def _rows(self) -> list[Any]:
         return build_outline_rows(self.project, needs_rebuild=self.needs_rebuild, inflight=self.inflight)
@@ -565,7 +573,7 @@ class MainScreen(Screen[None]):
         self.runner.start(request)
 
     def action_write_next(self) -> None:
-        self.start_run(RunRequest(1))
+        self.plans.write(1)  # asks to plan first when the next chapter has no plan (studio.tui.plan_flow)
 
     def action_write_many(self) -> None:
         if not self._check_can_run():
@@ -583,7 +591,7 @@ class MainScreen(Screen[None]):
 
         def answered(n: int | None) -> None:
             if n:
-                self.start_run(RunRequest(n))
+                self.plans.write(n)  # asks to plan first when the next chapter has no plan
 
         self.app.push_screen(
             NumberDialog(50, estimate, self.lang, title=tr(MESSAGES, "how_many", self.lang)), answered
@@ -696,6 +704,7 @@ class MainScreen(Screen[None]):
         def answered(yes: bool | None) -> None:
             if yes and self.running:
                 self.runner.stop()
+                self.plan_runner.stop()
 
         self.app.push_screen(ConfirmDialog(tr(MESSAGES, "confirm_stop", self.lang), self.lang), answered)
 
@@ -710,6 +719,7 @@ class MainScreen(Screen[None]):
         def answered(yes: bool | None) -> None:
             if yes:
                 self.runner.stop()
+                self.plan_runner.stop()
                 self.app.exit()
 
         self.app.push_screen(ConfirmDialog(tr(MESSAGES, "confirm_quit", self.lang), self.lang), answered)
@@ -864,6 +874,50 @@ class MainScreen(Screen[None]):
     def _rebuilt(self, message: RebuildFinished) -> None:
         message.stop()
         self.edits.rebuilt(message)
+
+    # ------------------------------------------------------------------ planning (issue 7): studio.tui.plan_flow
+
+    @property
+    def plan_runner(self) -> PlanRunner:
+        return self.query_one("#plan-runner", PlanRunner)
+
+    @property
+    def planning(self) -> bool:
+        return self.plan_runner.running
+
+    def can_start(self) -> bool:
+        return self._check_can_run()
+
+    def start_plan(self, volume: int | None, note: str) -> None:
+        self.header.update_info(state="VOL_PLANNING", run_tokens=0, run_cost=0.0)
+        self.plan_runner.start_plan(volume, note)
+
+    def start_quick_start(self, request: QuickStartRequest) -> None:
+        self.header.update_info(state="QUICK_START", run_tokens=0, run_cost=0.0)
+        self.plan_runner.start_quick_start(request)
+
+    @on(PlanRequested)
+    def _plan_requested(self, message: PlanRequested) -> None:
+        message.stop()
+        self.plans.plan(message.volume, message.note)
+
+    @on(QuickStartRequested)
+    def _quick_start_requested(self, message: QuickStartRequested) -> None:
+        message.stop()
+        self.plans.quick_start(message.request)
+
+    @on(PlanEnded)
+    def _plan_ended(self, message: PlanEnded) -> None:
+        message.stop()
+        self.header.stop_stage()
+        if self.chapter_view.is_streaming:
+            self.chapter_view.end_stream()
+        self.inflight = None
+        self.draft_stage = None
+        self.plans.ended(message)  # reloads the project (and may start planning volume 1)
+        if not self.planning:
+            self.header.update_info(state=self.project.checkpoint.orchestrator_state.value)
+        self.edits.pump()  # rebuilds queued while the session held the lock
 
     # ------------------------------------------------------------------ StudioHost / EditsHost
 

@@ -1,18 +1,23 @@
-"""No project in the folder: create one here, open the sample novel, or quit (issue 4, section 1).
+"""No project in the folder: start a new novel, create an empty project here, open the sample novel, or quit
+(issue 4, section 1; issue 7 item 7).
 
-`WelcomeScreen(folder, lang)` is a `Screen[Path | None]`: it dismisses with the project folder it made (a new
-project in `folder`, or the sample novel in `folder/sample-novel`, or in a new temporary folder when that is taken
-or not writable), or None to quit. Keys: up/down + enter, or 1-3 directly; q / escape quit. A failure (say, a
-folder that cannot be written) is shown on the screen, never as a traceback.
+`WelcomeScreen(folder, lang)` is a `Screen[Path | NewNovel | None]`: it dismisses with the project folder it made
+(an empty project in `folder`, or the sample novel in `folder/sample-novel`, or in a new temporary folder when
+that is taken or not writable), with a `NewNovel` (the new-novel path: the brief form, `screens.brief_form`, then
+the style choice, `screens.style_choice`; the project is made in `folder` with its brief once the form is done,
+and the App runs the quick start on it), or None to quit. Keys: up/down + enter, or 1-4 directly; q / escape
+quit. Escape on the style choice goes back to the brief form (answers kept); escape on the form comes back
+here. A failure (say, a folder that cannot be written) is shown on the screen, never as a traceback.
 """
 
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -20,21 +25,34 @@ from textual.screen import Screen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from screens.brief_form import BriefForm
+from screens.style_choice import StyleChoice
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.init_project import init_project
+from studio.models.quick_start import QuickStartRequest
+from studio.tui.new_novel import BriefAnswers, create_novel
 
 MESSAGES: Catalog = {
     "title": ("欢迎使用 novel-studio", "Welcome to novel-studio"),
     "no_project": ("这个文件夹还不是小说项目：{folder}", "This folder is not a novel project yet: {folder}"),
-    "create": ("1  在这里新建项目", "1  Create a new project here"),
-    "sample": ("2  打开示例小说《雾港守灯人》", "2  Open the sample novel"),
-    "quit": ("3  退出", "3  Quit"),
-    "hint": ("↑↓ 选择 · Enter 确定 · 1-3 直接选 · q 退出", "↑↓ choose · Enter confirm · 1-3 pick · q quit"),
+    "new": ("1  新建小说（快速开始）", "1  New novel (quick start)"),
+    "create": ("2  在这里新建空项目", "2  Create an empty project here"),
+    "sample": ("3  打开示例小说《雾港守灯人》", "3  Open the sample novel"),
+    "quit": ("4  退出", "4  Quit"),
+    "hint": ("↑↓ 选择 · Enter 确定 · 1-4 直接选 · q 退出", "↑↓ choose · Enter confirm · 1-4 pick · q quit"),
     "failed": ("失败：{message}", "Failed: {message}"),
 }
 
 SAMPLE_FOLDER = "sample-novel"
+
+
+@dataclass(frozen=True)
+class NewNovel:
+    """The new-novel path's result: the project made with its brief, and the quick-start choices (saved)."""
+
+    root: Path
+    request: QuickStartRequest
 
 
 def sample_target(folder: Path) -> Path:
@@ -51,13 +69,14 @@ def sample_target(folder: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="novel-studio-sample-")) / SAMPLE_FOLDER
 
 
-class WelcomeScreen(Screen[Path | None]):
-    """Create a project here / open the sample / quit."""
+class WelcomeScreen(Screen[Path | NewNovel | None]):
+    """New novel / create an empty project here / open the sample / quit."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "choose('create')", show=False),
-        Binding("2", "choose('sample')", show=False),
-        Binding("3,q,escape", "choose('quit')", show=False),
+        Binding("1", "choose('new')", show=False),
+        Binding("2", "choose('create')", show=False),
+        Binding("3", "choose('sample')", show=False),
+        Binding("4,q,escape", "choose('quit')", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -92,6 +111,8 @@ class WelcomeScreen(Screen[Path | None]):
         self.folder = Path(folder)
         self.lang: Lang = lang
         self.error: str | None = None
+        self.created: Path | None = None  # the project the new-novel path made (reused if the author comes back)
+        self.answers: BriefAnswers | None = None  # the brief form's last answers
 
     def compose(self) -> ComposeResult:
         lang = self.lang
@@ -99,6 +120,7 @@ class WelcomeScreen(Screen[Path | None]):
             yield Label(tr(MESSAGES, "title", lang), id="welcome-title", markup=False)
             yield Static(tr(MESSAGES, "no_project", lang, folder=self.folder), markup=False)
             yield OptionList(
+                Option(tr(MESSAGES, "new", lang), id="new"),
                 Option(tr(MESSAGES, "create", lang), id="create"),
                 Option(tr(MESSAGES, "sample", lang), id="sample"),
                 Option(tr(MESSAGES, "quit", lang), id="quit"),
@@ -109,7 +131,7 @@ class WelcomeScreen(Screen[Path | None]):
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
-        options.highlighted = 1  # the sample: the safest first look
+        options.highlighted = 2  # the sample: the safest first look
         options.focus()
 
     @on(OptionList.OptionSelected)
@@ -123,17 +145,45 @@ class WelcomeScreen(Screen[Path | None]):
             return init_project(self.folder)
         return init_project(sample_target(self.folder), sample=True)
 
+    def show_error(self, exc: Exception) -> None:
+        self.error = str(exc)
+        self.query_one("#welcome-error", Static).update(tr(MESSAGES, "failed", self.lang, message=exc))
+
     def action_choose(self, choice: str) -> None:
+        if choice == "new":
+            self.new_novel()
+            return
         if choice not in ("create", "sample"):
             self.dismiss(None)
+            return
+        if choice == "create" and self.created is not None:
+            self.dismiss(self.created)  # the new-novel path made it already (the author came back here)
             return
         try:
             root = self.make_project(choice)
         except (StudioError, OSError) as exc:
-            self.error = str(exc)
-            self.query_one("#welcome-error", Static).update(tr(MESSAGES, "failed", self.lang, message=exc))
+            self.show_error(exc)
             return
         self.dismiss(root)
 
+    @work(exclusive=True, group="new-novel", exit_on_error=False)
+    async def new_novel(self) -> None:
+        """The brief form, then the style choice (escape there goes back to the form, answers kept; the form's
+        answers are kept on this screen too, for the author who comes back to it)."""
+        while True:
+            answers = await self.app.push_screen_wait(BriefForm(self.lang, initial=self.answers))
+            if answers is None:
+                return
+            self.answers = answers
+            try:
+                self.created = create_novel(self.folder, answers, reuse=self.created)
+            except (StudioError, OSError) as exc:
+                self.show_error(exc)
+                return
+            choice = StyleChoice(self.created, self.lang, volume_length=answers.volume_length)
+            request = await self.app.push_screen_wait(choice)
+            if request is not None:
+                self.dismiss(NewNovel(self.created, request))
+                return
 
-__all__ = ["MESSAGES", "WelcomeScreen", "sample_target"]
+__all__ = ["MESSAGES", "NewNovel", "WelcomeScreen", "sample_target"]

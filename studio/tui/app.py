@@ -10,6 +10,13 @@ this module (import-linter keeps it so); only the CLI launcher does.
 
 Providers: `provider_factory(settings)` when given (tests: `OfflineProvider(delay_s=0)`), else the offline
 provider with `offline=True`, else the Anthropic(-compatible) provider from the settings.
+
+Planning (issue 7): `plan_session` / `quick_start` when given (tests pass fakes), else the pipeline's
+`run_plan_session` / `run_quick_start`, imported lazily here only and bound to the settings and provider; both
+run under the project lock the App takes for them (the quick start is handed it for its trial run), as
+`novel-studio plan` / `start` run them. The welcome screen's new-novel
+path ends in a `NewNovel`: the main screen opens on it and is asked to run the quick start
+(`QuickStartRequested`).
 """
 
 from __future__ import annotations
@@ -32,14 +39,20 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from pipeline.agents.runner import ModelAgents, RetryHook
+from pipeline.decisions import Decider
 from pipeline.providers.base import Provider as ModelProvider
 from screens.main_screen import MainScreen
-from screens.welcome_screen import WelcomeScreen
+from screens.welcome_screen import NewNovel, WelcomeScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.lock import ProjectLock
+from studio.models.quick_start import QuickStartRequest
 from studio.models.settings import Settings
+from studio.paths import ProjectPaths
 from studio.project import Project
+from studio.tui.host import EventSink, PlanSession, QuickStart
 from studio.tui.keymap import apply_keymap, binding_defaults
+from studio.tui.messages import QuickStartRequested
 from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
@@ -182,6 +195,8 @@ class NovelStudioApp(App[None]):
         provider_factory: ProviderFactory | None = None,
         clock: Callable[[], float] = time.monotonic,
         welcome: bool = False,
+        plan_session: PlanSession | None = None,
+        quick_start: QuickStart | None = None,
     ) -> None:
         super().__init__()
         self.project_root = Path(project_root)
@@ -194,6 +209,8 @@ class NovelStudioApp(App[None]):
         self.open_error: str | None = None
         self._provider: ModelProvider | None = None
         self.welcome = welcome  # no project at project_root: offer to create one / open the sample first
+        self._plan_session = plan_session
+        self._quick_start = quick_start
 
     # ------------------------------------------------------------------ providers
 
@@ -249,6 +266,44 @@ class NovelStudioApp(App[None]):
         if screen is not None and screen.is_mounted:
             screen.runner.settings = settings
         self.apply_keymap()
+
+    # ------------------------------------------------------------------ planning (issue 7)
+
+    @property
+    def plan_session(self) -> PlanSession:
+        return self._plan_session or self._run_plan_session
+
+    @property
+    def quick_start(self) -> QuickStart:
+        return self._quick_start or self._run_quick_start
+
+    async def _run_plan_session(
+        self, root: Path, *, volume: int | None, note: str, decide: Decider, emit: EventSink
+    ) -> object:
+        from pipeline.planning.session import run_plan_session as run  # imported when a session runs
+        settings, provider = self.settings or Settings(), self.provider
+        lock = ProjectLock(ProjectPaths(root))
+        lock.acquire()  # the session runs under the caller's lock, as `novel-studio plan` runs it
+        try:
+            return await run(
+                root, settings, provider, decide, emit, volume=volume, note=note, offline=self.offline, lang=self.lang
+            )
+        finally:
+            lock.release()
+
+    async def _run_quick_start(
+        self, root: Path, request: QuickStartRequest, *, decide: Decider, emit: EventSink
+    ) -> object:
+        from pipeline.planning.quick_start import run_quick_start as run  # imported when it runs
+        settings, provider = self.settings or Settings(), self.provider
+        lock = ProjectLock(ProjectPaths(root))
+        lock.acquire()  # held for the whole flow; its trial run is given it, so it does not take it again
+        try:
+            return await run(
+                root, settings, provider, request, decide, emit, lock=lock, lang=self.lang, offline=self.offline
+            )
+        finally:
+            lock.release()
 
     def apply_keymap(self) -> None:
         keymap = self.settings.ui.keymap if self.settings is not None else {}
@@ -311,12 +366,15 @@ class NovelStudioApp(App[None]):
             return
         self.open_main()
 
-    def _welcomed(self, root: Path | None) -> None:
-        if root is None:
+    def _welcomed(self, result: Path | NewNovel | None) -> None:
+        if result is None:
             self.exit()
             return
-        self.project_root = Path(root)
+        self.project_root = Path(result.root if isinstance(result, NewNovel) else result)
         self.open_main()
+        screen = self.main_screen
+        if isinstance(result, NewNovel) and screen is not None:
+            screen.post_message(QuickStartRequested(result.request))
 
     def open_main(self) -> None:
         screen = self.open_project()

@@ -3,6 +3,9 @@
 - `StudioServices`: what the App hands down to the screens it pushes (settings, provider name, agents, the
   offline switch). Screens and flows use this, never `self.app` as the concrete App, so nothing below the App
   imports it.
+- `PlanSession` / `QuickStart`: the two planning flows of issue 7 as the studio calls them (the App binds the
+  pipeline's `run_plan_session` / `run_quick_start` to its settings and provider; tests pass fakes). Each asks
+  its questions through `decide` and reports through `emit`, exactly as the CLI's commands do.
 - `StudioHost`: what a flow (review, undo, edit, start-up checks, rebuild offers) needs from the screen it serves:
   notify, ask, push a modal and await its answer, reload, show a chapter, start a run. The main screen is one;
   tests can pass a small fake.
@@ -12,18 +15,22 @@ Pre-answered questions travel with a run as data (`RunRequest.preanswered`), nev
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from textual.screen import Screen
 
     from pipeline.agents.protocol import Agents
     from pipeline.agents.runner import RetryHook
-    from pipeline.decisions import Question, QuestionKind
+    from pipeline.decisions import Decider, Question, QuestionKind
+    from pipeline.events import Event
     from pipeline.providers.base import Provider
     from studio.i18n import Lang
+    from studio.models.quick_start import QuickStartRequest
     from studio.models.settings import Settings
     from studio.project import Project
     from studio.tui.messages import EditSource
@@ -42,6 +49,28 @@ class RunRequest:
     chapters: int = 1
     note: str | None = None
     preanswered: Mapping[QuestionKind, str] = field(default_factory=dict)
+
+
+EventSink = Callable[["Event"], None]
+
+
+class PlanSession(Protocol):
+    """Plan `volume` (None: the next unplanned one, or the rest of the current one), stage it, ask
+    `PLAN_APPROVAL` through `decide` until approved or cancelled, apply on approval. The result is the
+    session's outcome (shown in the log only); a readable failure is a `StudioError`."""
+
+    def __call__(
+        self, root: Path, *, volume: int | None, note: str, decide: Decider, emit: EventSink
+    ) -> Awaitable[object]: ...
+
+
+class QuickStart(Protocol):
+    """The quick start of a new project from `request` (world, characters, main-arc, style, trial chapters 1-3),
+    asking `TRIAL_CONFIRM` through `decide`."""
+
+    def __call__(
+        self, root: Path, request: QuickStartRequest, *, decide: Decider, emit: EventSink
+    ) -> Awaitable[object]: ...
 
 
 class StudioServices(Protocol):
@@ -78,6 +107,16 @@ class StudioServices(Protocol):
 
     def apply_settings(self, settings: Settings) -> None:
         """The settings file changed on disk: use the new settings (keymap included)."""
+        ...
+
+    @property
+    def plan_session(self) -> PlanSession:
+        """The planning session bound to the studio's settings and provider."""
+        ...
+
+    @property
+    def quick_start(self) -> QuickStart:
+        """The quick start bound to the studio's settings and provider."""
         ...
 
 
@@ -141,4 +180,4 @@ class StudioHost(Protocol):
         ...
 
 
-__all__ = ["RunRequest", "Severity", "StudioHost", "StudioServices"]
+__all__ = ["EventSink", "PlanSession", "QuickStart", "RunRequest", "Severity", "StudioHost", "StudioServices"]

@@ -9,7 +9,8 @@ that receives one decides what changes on screen. A message carries data, never 
 - flows (review, `e`, the watcher's chapter changes): `ChapterEdited` (a committed chapter changed outside the
   pipeline; the screen routes every source to one place).
 - planning (issue 7): `PlanRequested` (volume end, the review, or `c` on an unplanned project asks the screen to
-  run the one planning session for a volume).
+  run the one planning session for a volume); `QuickStartRequested` (the welcome screen's new-novel path: run
+  the quick start on the new project); `PlanEnded` (the plan runner: a session or quick start is over).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from pipeline.events import Event
     from pipeline.orchestrator import RunResult
     from pipeline.rebuild import RebuildResult
+    from studio.models.quick_start import QuickStartRequest
     from studio.watch import ProjectChange
 
 EditSource = Literal["watcher", "editor", "review"]
@@ -94,6 +96,10 @@ class ChapterEdited(Message):
 __all__ = [
     "ChapterEdited",
     "EditSource",
+    "PlanEnded",
+    "PlanJobKind",
+    "PlanRequested",
+    "QuickStartRequested",
     "PipelineEventPosted",
     "ProjectChanged",
     "RebuildFinished",
@@ -110,3 +116,27 @@ class PlanRequested(Message):
 
     volume: int | None = None
     note: str = ""
+
+
+@dataclass
+class QuickStartRequested(Message):
+    """Run the quick start on the project the screen shows, with the author's choices."""
+
+    request: QuickStartRequest
+
+
+PlanJobKind = Literal["plan", "quick_start"]
+
+
+@dataclass
+class PlanEnded(Message):
+    """A planning session or quick start is over (posted once its worker has finished).
+
+    `confirmed`: the author confirmed the trial chapters (quick start; then volume 1 is planned next);
+    `cancelled`: stopped by the author; `error`: a readable failure (details in the studio log)."""
+
+    kind: PlanJobKind
+    volume: int | None = None
+    confirmed: bool = False
+    cancelled: bool = False
+    error: str | None = None
