@@ -40,6 +40,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.models.settings import Settings
 from studio.project import Project
 from studio.tui.keymap import apply_keymap, binding_defaults
+from widgets import compat
 from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
@@ -183,6 +184,7 @@ class NovelStudioApp(App[None]):
         welcome: bool = False,
     ) -> None:
         super().__init__()
+        compat.keep_toasts_whole()  # Chinese text in toasts loses no characters over the panes' borders
         self.project_root = Path(project_root)
         self.lang: Lang = lang
         self.offline = offline
