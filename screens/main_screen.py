@@ -59,6 +59,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
+from studio.search import SearchHit
 from studio.status import build_status
 from studio.tui.editor import edit_chapter
 from studio.tui.host import RunRequest, Severity, StudioServices
@@ -642,11 +643,12 @@ class MainScreen(Screen[None]):
             self.notify(tr(MESSAGES, "not_marked", self.lang, n=n))
 
     def action_search(self) -> None:
-        def answered(hit: Any) -> None:
+        def answered(hit: SearchHit | None) -> None:
             if hit is not None:
                 self.show_chapter(hit.chapter, select=True)
-                if hit.source == "chapter":
-                    self.call_after_refresh(self.chapter_view.text_area.move_cursor, (hit.line - 1, 0), center=True)
+                if hit.source == "chapter":  # go to the hit, the match selected (a summary hit: the chapter)
+                    start, end = hit.spans[0] if hit.spans else (0, 0)
+                    self.call_after_refresh(self.chapter_view.show_match, hit.line, hit.snippet[start:end])
 
         self.app.push_screen(SearchScreen(self.project.root, self.lang), answered)
 
