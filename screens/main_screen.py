@@ -56,6 +56,7 @@ from screens.search_screen import SearchScreen
 from screens.volume_end import volume_end_question
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
 from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
@@ -125,7 +126,7 @@ MESSAGES: Catalog = {
     "run_stopped": ("已停止；本章进度已保存，可继续", "Stopped; the chapter's progress is saved and can be resumed"),
     "run_error": ("出错了：{message}（详情见 {log}）", "Something went wrong: {message} (details in {log})"),
     "stage_error": ("第{chapter}章 {stage} 阶段出错：{message}", "Chapter {chapter}, stage {stage} failed: {message}"),
-    "gate": ("第{chapter}章评审 {overall:.2f}：{action}", "Chapter {chapter} judged {overall:.2f}: {action}"),
+    "gate": ("第{chapter}章评审 {overall:.2f}：{action}（{reason}）", "Chapter {chapter} judged {overall:.2f}: {action} ({reason})"),
     "no_key": (
         "没有设置 API key（环境变量 {env}）。设置后重试，或用 --offline 离线运行。",
         "No API key set (environment variable {env}). Set it and retry, or run with --offline.",
@@ -697,7 +698,8 @@ class MainScreen(Screen[None]):
         """A stage failed and is retried (seed 003 10.3): a streaming stage starts its text over, so the
         failed attempt's partial text does not stay in front of the new one."""
         log_line(self.project.root, f"retry {attempt}: stage {stage}: {error}")
-        self.notify(tr(MESSAGES, "stage_retry", self.lang, stage=stage, attempt=attempt), severity="warning")
+        self.notify(tr(MESSAGES, "stage_retry", self.lang, stage=stage_name(stage, self.lang), attempt=attempt),
+                    severity="warning")
         if stage in STREAM_STAGES and self.draft_stage is not None:
             self.draft_text = ""
             if self.inflight is not None and self.selected == self.inflight and self.chapter_view.is_streaming:
@@ -739,7 +741,9 @@ class MainScreen(Screen[None]):
                 self.chapter_view.end_stream()
         elif isinstance(event, GateDecided):
             self.notify(
-                tr(MESSAGES, "gate", self.lang, chapter=event.chapter, overall=event.overall, action=event.action),
+                tr(MESSAGES, "gate", self.lang, chapter=event.chapter, overall=event.overall,
+                   action=gate_action_name(event.action, self.lang),
+                   reason=gate_reason(event.action, event.overall, event.revision_count, self.lang)),
                 timeout=4,
             )
         elif isinstance(event, ChapterCommitted):
@@ -756,7 +760,8 @@ class MainScreen(Screen[None]):
             log_line(self.project.root, f"stage error: chapter={event.chapter} stage={event.stage} "
                      f"kind={event.kind} retrying={event.retrying}: {event.message}")
             text = tr(
-                MESSAGES, "stage_error", self.lang, chapter=event.chapter or "-", stage=event.stage, message=event.message
+                MESSAGES, "stage_error", self.lang, chapter=event.chapter or "-", stage=stage_name(event.stage, self.lang),
+                message=error_text(event.kind, event.message, self.lang),
             )
             self.notify(text, severity="warning" if event.retrying else "error", timeout=8)
             if event.kind in KEY_ERROR_KINDS and not event.retrying:

@@ -27,6 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import stage_name, state_name
 
 MESSAGES: Catalog = {
     "offline": (" 离线模式 ", " OFFLINE "),
@@ -38,36 +39,9 @@ MESSAGES: Catalog = {
     "provider": ("模型：{name}", "provider: {name}"),
 }
 
-STATE_LABELS: dict[str, tuple[str, str]] = {
-    "INIT": ("初始化", "init"),
-    "QUICK_START": ("快速起步", "quick start"),
-    "VOL_PLANNING": ("卷规划", "planning"),
-    "WRITING": ("写作", "writing"),
-    "CHAPTER_REWRITE": ("重写", "rewrite"),
-    "VOL_REVIEW": ("卷末回顾", "volume review"),
-    "ERROR_RETRY": ("出错待重试", "error, retry"),
-    "idle": ("空闲", "idle"),
-    "running": ("运行中", "running"),
-    "paused": ("等待作者", "paused"),
-}
-
-STAGE_LABELS: dict[str, tuple[str, str]] = {
-    "draft": ("起草", "draft"),
-    "summarize": ("摘要", "summarize"),
-    "refine": ("润色", "refine"),
-    "judge": ("评审", "judge"),
-    "polish": ("精修", "polish"),
-    "revise": ("修订", "revise"),
-    "rewrite": ("重写", "rewrite"),
-    "commit": ("提交", "commit"),
-}
-
-
-def _label(table: dict[str, tuple[str, str]], key: str, lang: Lang) -> str:
-    pair = table.get(key)
-    if pair is None:
-        return key
-    return pair[0] if lang == "zh" else pair[1]
+RUN_STAGES: tuple[str, ...] = ("draft", "summarize", "refine", "judge", "polish", "revise", "rewrite", "commit",
+                              "checks", "rebuild")
+"""Stages the header can show (the reserve keeps room for the widest of them)."""
 
 
 def format_elapsed(seconds: float) -> str:
@@ -122,7 +96,7 @@ def _fit_title(title: str, cells: int) -> str:
 def _stage_text(info: HeaderInfo, lang: Lang, elapsed: float | None) -> str:
     if not info.stage:
         return tr(MESSAGES, "no_stage", lang)
-    stage = tr(MESSAGES, "stage", lang, stage=_label(STAGE_LABELS, info.stage, lang))
+    stage = tr(MESSAGES, "stage", lang, stage=stage_name(info.stage, lang))
     if elapsed is not None:
         stage += f" {format_elapsed(elapsed)}"
     return stage
@@ -139,7 +113,7 @@ def _where(info: HeaderInfo, lang: Lang, elapsed: float | None, title: str) -> T
         text.append(SEP)
         text.append(tr(MESSAGES, "position", lang, volume=info.volume, chapter=info.chapter))
     text.append(SEP)
-    text.append(_label(STATE_LABELS, info.state, lang), style="bold")
+    text.append(state_name(info.state, lang), style="bold")
     text.append(SEP)
     text.append(_stage_text(info, lang, elapsed), style="bold cyan" if info.stage else "dim")
     return text
@@ -157,7 +131,7 @@ def _costs(info: HeaderInfo, lang: Lang) -> Text:
 
 
 def _widest_stage(lang: Lang) -> int:
-    labels = [tr(MESSAGES, "stage", lang, stage=_label(STAGE_LABELS, key, lang)) for key in STAGE_LABELS]
+    labels = [tr(MESSAGES, "stage", lang, stage=stage_name(key, lang)) for key in RUN_STAGES]
     return max(cell_len(label) for label in labels) + len(_ELAPSED_RESERVE)
 
 

@@ -62,6 +62,7 @@ from studio.cli.terminal_decider import LOW_SCORE_POLICIES, cli_decider, termina
 from studio.config import load_settings
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import stage_name
 from studio.models.pipeline_log import PipelineLog
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
@@ -282,7 +283,7 @@ class EventPrinter:
         elif isinstance(event, StageError):
             return  # the error-retry pause right after it says the same, with the way out
         elif isinstance(event, RetryWaiting):
-            self.out(tr(MESSAGES, "retry_wait", self.lang, stage=event.stage or "-", attempt=event.attempt,
+            self.out(tr(MESSAGES, "retry_wait", self.lang, stage=stage_name(event.stage, self.lang), attempt=event.attempt,
                         wait=round(event.wait_s, 1), message=event.message))
         elif isinstance(event, Notice):
             self.out(tr(MESSAGES, "notice", self.lang, message=event.message))
