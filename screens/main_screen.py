@@ -77,6 +77,7 @@ from studio.tui.messages import (
 )
 from studio.tui.review_flow import start_review, start_undo
 from studio.tui.startup import KEY_ERROR_KINDS, ask_key_problem, run_startup_checks, writing_blocked
+from studio.tui.watch_flow import MESSAGES as WATCH_MESSAGES
 from studio.tui.watch_flow import ConfirmCallback, EditsFlow, StickyNote
 from studio.views.outline_rows import build_outline_rows, find_chapter
 from studio.views.scores import scores_for_chapter
@@ -336,6 +337,16 @@ class MainScreen(Screen[None]):
 
     def watch_marks(self) -> None:
         self.outline.refresh_rows(self._rows())
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        """The selected chapter's marks line (edited, needs review and why, rebuild result, errors)."""
+        n = self.selected
+        self.chapter_view.show_marks(self.marks.lines(n, self.lang) if n is not None else [])
+
+    def keep_note(self, chapter: int | None, kind: str, text: str) -> None:
+        """Keep `text` on screen with the chapter (a toast alone would lose it): `ChapterMarks.with_note`."""
+        self.marks = self.marks.with_note(chapter, kind, text)
 
     @property
     def needs_rebuild(self) -> set[int]:
@@ -381,7 +392,10 @@ class MainScreen(Screen[None]):
         return self.runner.running
 
     def _rows(self) -> list[Any]:
-        return build_outline_rows(self.project, needs_rebuild=self.needs_rebuild, inflight=self.inflight)
+        marks = self.marks
+        return build_outline_rows(
+            self.project, needs_rebuild=set(marks.edited), needs_review=marks.review_chapters(), inflight=self.inflight
+        )
 
     def _header_info(self) -> HeaderInfo:
         project = self.project
@@ -500,9 +514,7 @@ class MainScreen(Screen[None]):
             self.diff_view.show_error(str(exc))
         self.scores_view.show_scores(scores_for_chapter(self.project, n))
         self.header.update_info(chapter=n)
-        reasons = self.marks.reasons(n, self.lang)
-        if reasons:
-            self.notify(reasons, severity="warning", timeout=10, markup=False)
+        self._show_marks()  # why it is marked stays under its title, not in a toast
 
     @on(OutlineTree.ChapterSelected)
     def _chapter_selected(self, event: OutlineTree.ChapterSelected) -> None:
@@ -552,6 +564,7 @@ class MainScreen(Screen[None]):
         if request.note is None and self.note:
             request = replace(request, note=self.note)
         self.note = None
+        self.marks = self.marks.without_notes(None, "error", "paused")
         self.header.update_info(state="running", run_tokens=0, run_cost=0.0)
         self.draft_text = ""
         self.draft_stage = None
@@ -747,6 +760,7 @@ class MainScreen(Screen[None]):
                 timeout=4,
             )
         elif isinstance(event, ChapterCommitted):
+            self.marks = self.marks.without_notes(event.chapter, "error", "paused").without_notes(None, "error")
             self.inflight = None
             self.draft_stage = None
             self.draft_text = ""
@@ -764,13 +778,17 @@ class MainScreen(Screen[None]):
                 message=error_text(event.kind, event.message, self.lang),
             )
             self.notify(text, severity="warning" if event.retrying else "error", timeout=8)
+            if not event.retrying:
+                self.keep_note(event.chapter, "error", text)
             if event.kind in KEY_ERROR_KINDS and not event.retrying:
                 rejected = event.message if event.kind == "auth" else None
                 self.run_worker(ask_key_problem(self, rejected), group="key", exit_on_error=False)
         elif isinstance(event, Paused):
             log_line(self.project.root, f"paused: chapter={event.chapter} kind={event.kind}: {event.message}")
             header.update_info(state="paused")
-            self.notify(tr(MESSAGES, "run_paused", self.lang, message=event.message), severity="warning", timeout=8)
+            paused = tr(MESSAGES, "run_paused", self.lang, message=event.message)
+            self.notify(paused, severity="warning", timeout=8)
+            self.keep_note(event.chapter, "paused", paused)
         elif isinstance(event, Notice):
             log_line(self.project.root, f"notice ({event.level}): {event.message}")
             if event.level in ("error", "warning"):
@@ -794,6 +812,7 @@ class MainScreen(Screen[None]):
             self.notify(tr(MESSAGES, "run_stopped", self.lang), severity="warning")
         elif message.error is not None:
             text = tr(MESSAGES, "run_error", self.lang, message=message.error, log=str(LOG_FILE))
+            self.keep_note(None, "error", text)
             self.chapter_view.show_text(text, title=self._chapter_title(self.selected) if self.selected else "")
             self.notify(text, severity="error", timeout=10)
         elif message.result is not None:
@@ -838,6 +857,11 @@ class MainScreen(Screen[None]):
     def _rebuilt(self, message: RebuildFinished) -> None:
         message.stop()
         self.edits.rebuilt(message)
+        n = message.chapter
+        if message.error is not None or message.result is None:  # what a rebuild did stays with its chapter
+            self.keep_note(n, "rebuild", tr(WATCH_MESSAGES, "rebuild_failed", self.lang, n=n, message=message.error))
+        elif self.edits.impact_report:
+            self.keep_note(n, "rebuild", self.edits.impact_report)
 
     # ------------------------------------------------------------------ StudioHost / EditsHost
 

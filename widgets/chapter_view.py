@@ -59,6 +59,16 @@ class ChapterView(Vertical):
     ChapterView > #chapter-title.-streaming {
         color: $text-warning;
     }
+    ChapterView > #chapter-marks {
+        height: auto;
+        max-height: 6;
+        padding: 0 1;
+        color: $text-warning;
+        display: none;
+    }
+    ChapterView > #chapter-marks.-shown {
+        display: block;
+    }
     ChapterView > TextArea {
         height: 1fr;
         scrollbar-size-vertical: 1;
@@ -87,6 +97,7 @@ class ChapterView(Vertical):
         self._source = text
         self._layout: Layout = typeset(text, UNWRAPPED)
         self._title = title
+        self._marks = ""
         self._buffer: list[str] = []
         self._flush_timer: Timer | None = None
         self._streaming = False
@@ -95,6 +106,7 @@ class ChapterView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title_text(), id="chapter-title", markup=False)
+        yield Static(self._marks, id="chapter-marks", markup=False, classes="-shown" if self._marks else None)
         yield ReaderArea(
             "\n".join(self._layout.lines),
             read_only=True,
@@ -143,6 +155,23 @@ class ChapterView(Vertical):
     @property
     def title(self) -> str:
         return self._title
+
+    @property
+    def marks_text(self) -> str:
+        """The marks line as shown ("" when hidden)."""
+        return self._marks
+
+    def show_marks(self, lines: list[str]) -> None:
+        """The chapter's marks under its title (why it needs review, what its rebuild changed, an error): they
+        stay while the chapter is shown; none hides the line."""
+        text = "\n".join(lines)
+        if text == self._marks:
+            return
+        self._marks = text
+        if self.is_mounted:
+            label = self.query_one("#chapter-marks", Static)
+            label.update(text)
+            label.set_class(bool(text), "-shown")
 
     @property
     def is_streaming(self) -> bool:
