@@ -860,6 +860,7 @@ class Orchestrator:
                 report.revisions,
                 report.force_passed,
                 report.cost_usd,
+                list(report.actions),
             )
         )
         checks = await self._after_commit_checks(n)

@@ -71,6 +71,8 @@ from studio.tui.messages import (
     PipelineEventPosted,
     ProjectChanged,
     RebuildFinished,
+    RebuildStage,
+    RebuildStarted,
     RunEnded,
     StageRetrying,
     WatchFailed,
@@ -742,7 +744,7 @@ class MainScreen(Screen[None]):
             if self.selected == event.chapter and self.chapter_view.is_streaming:
                 self.chapter_view.append(event.text)
         elif isinstance(event, StageFinished):
-            header.stop_stage()
+            header.stop_stage(event.stage)  # a stage running beside it (summarize / refine) stays shown
             tokens = 0
             if event.usage is not None:
                 tokens = event.usage.total_in() + (event.usage.output_tokens or 0)
@@ -779,6 +781,7 @@ class MainScreen(Screen[None]):
             )
             self.notify(text, severity="warning" if event.retrying else "error", timeout=8)
             if not event.retrying:
+                header.stop_stage(event.stage)
                 self.keep_note(event.chapter, "error", text)
             if event.kind in KEY_ERROR_KINDS and not event.retrying:
                 rejected = event.message if event.kind == "auth" else None
@@ -853,9 +856,28 @@ class MainScreen(Screen[None]):
         message.stop()
         self.edits.watch_failed(message.message)
 
+    @on(RebuildStarted)
+    def _rebuild_started(self, message: RebuildStarted) -> None:
+        message.stop()
+        self.header.start_stage("rebuild")
+
+    @on(RebuildStage)
+    def _rebuild_stage(self, message: RebuildStage) -> None:
+        """A rebuild's stage on the header (`重建·摘要`), like a run's."""
+        message.stop()
+        stage = f"rebuild:{message.stage}"
+        if message.running:
+            self.header.start_stage(stage)
+            self.header.stop_stage("rebuild")
+        else:
+            self.header.stop_stage(stage)
+
     @on(RebuildFinished)
     def _rebuilt(self, message: RebuildFinished) -> None:
         message.stop()
+        for stage in self.header.running_stages:
+            if stage.startswith("rebuild"):
+                self.header.stop_stage(stage)
         self.edits.rebuilt(message)
         n = message.chapter
         if message.error is not None or message.result is None:  # what a rebuild did stays with its chapter

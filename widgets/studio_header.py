@@ -10,7 +10,10 @@ label and its timer), so the panes below do not jump when a stage starts. Widths
 
 `StudioHeader.info` is a plain dataclass (`HeaderInfo`); `update_info(**changes)` replaces fields and redraws.
 The elapsed time ticks once a second only while a stage runs (`start_stage` / `stop_stage`); the clock is
-injectable (`clock=`) so tests and snapshots can freeze it.
+injectable (`clock=`) so tests and snapshots can freeze it. Stages that run side by side (the summarizer and the
+refiner) are all shown (`摘要+润色 0:12`, the time since the first of them started); one finishing leaves the
+others on the header. `HeaderInfo.stage` holds them joined by commas; a stage `rebuild:summarize` reads
+`重建·摘要` (a rebuild's own stage).
 """
 
 from __future__ import annotations
@@ -40,8 +43,17 @@ MESSAGES: Catalog = {
 }
 
 RUN_STAGES: tuple[str, ...] = ("draft", "summarize", "refine", "judge", "polish", "revise", "rewrite", "commit",
-                              "checks", "rebuild")
-"""Stages the header can show (the reserve keeps room for the widest of them)."""
+                              "checks", "summarize,refine", "rebuild:summarize", "rebuild:judge")
+"""What the stage slot can show (the reserve keeps room for the widest of them)."""
+
+
+def stages_label(stage: str, lang: Lang) -> str:
+    """`summarize,refine` -> `摘要+润色`; `rebuild:judge` -> `重建·评审`."""
+    parts = []
+    for one in stage.split(","):
+        head, _, sub = one.partition(":")
+        parts.append(f"{stage_name(head, lang)}·{stage_name(sub, lang)}" if sub else stage_name(head, lang))
+    return "+".join(parts)
 
 
 def format_elapsed(seconds: float) -> str:
@@ -96,7 +108,7 @@ def _fit_title(title: str, cells: int) -> str:
 def _stage_text(info: HeaderInfo, lang: Lang, elapsed: float | None) -> str:
     if not info.stage:
         return tr(MESSAGES, "no_stage", lang)
-    stage = tr(MESSAGES, "stage", lang, stage=stage_name(info.stage, lang))
+    stage = tr(MESSAGES, "stage", lang, stage=stages_label(info.stage, lang))
     if elapsed is not None:
         stage += f" {format_elapsed(elapsed)}"
     return stage
@@ -131,7 +143,7 @@ def _costs(info: HeaderInfo, lang: Lang) -> Text:
 
 
 def _widest_stage(lang: Lang) -> int:
-    labels = [tr(MESSAGES, "stage", lang, stage=stage_name(key, lang)) for key in RUN_STAGES]
+    labels = [tr(MESSAGES, "stage", lang, stage=stages_label(key, lang)) for key in RUN_STAGES]
     return max(cell_len(label) for label in labels) + len(_ELAPSED_RESERVE)
 
 
@@ -201,6 +213,7 @@ class StudioHeader(Static):
         self.info = info or HeaderInfo()
         self.clock = clock
         self._stage_started: float | None = None
+        self._stages_running: dict[str, float] = {}  # stage -> when it started, in start order
         self._ticker: Timer | None = None
 
     def on_mount(self) -> None:
@@ -220,16 +233,33 @@ class StudioHeader(Static):
         self.info = replace(self.info, **changes)
         self._redraw()
 
+    @property
+    def running_stages(self) -> list[str]:
+        """The stages running now, in the order they started."""
+        return list(self._stages_running)
+
     def start_stage(self, stage: str) -> None:
-        """A stage began: show it with its elapsed time, ticking every second."""
-        self._stage_started = self.clock()
-        self.info = replace(self.info, stage=stage)
+        """A stage began: show it (with any still running) and the elapsed time, ticking every second."""
+        now = self.clock()
+        self._stages_running.pop(stage, None)
+        self._stages_running[stage] = now
+        self._stage_started = min(self._stages_running.values())
+        self.info = replace(self.info, stage=",".join(self._stages_running))
         if self._ticker is None and self.is_mounted:
             self._ticker = self.set_interval(1.0, self._redraw, name="header-elapsed")
         self._redraw()
 
-    def stop_stage(self, *, keep_label: bool = False) -> None:
-        """No stage runs any more: stop the timer (and clear the stage unless `keep_label`)."""
+    def stop_stage(self, stage: str | None = None, *, keep_label: bool = False) -> None:
+        """`stage` finished (the others still running stay shown); with no stage, none runs any more: stop the
+        timer (and clear the stage unless `keep_label`)."""
+        if stage is not None:
+            self._stages_running.pop(stage, None)
+            if self._stages_running:
+                self._stage_started = min(self._stages_running.values())
+                self.info = replace(self.info, stage=",".join(self._stages_running))
+                self._redraw()
+                return
+        self._stages_running.clear()
         if self._ticker is not None:
             self._ticker.stop()
             self._ticker = None

@@ -75,6 +75,15 @@ class RebuildStarted(Message):
 
 
 @dataclass
+class RebuildStage(Message):
+    """A stage of the running rebuild of `chapter` started (`running`) or finished."""
+
+    chapter: int
+    stage: str
+    running: bool
+
+
+@dataclass
 class RebuildFinished(Message):
     """A rebuild finished (`result`) or failed (`error`)."""
 
@@ -97,6 +106,7 @@ __all__ = [
     "PipelineEventPosted",
     "ProjectChanged",
     "RebuildFinished",
+    "RebuildStage",
     "RebuildStarted",
     "RunEnded",
     "StageRetrying",
