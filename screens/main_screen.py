@@ -57,6 +57,7 @@ from screens.volume_end import volume_end_question
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
+from studio.models.author_note import load_author_note, save_author_note
 from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
@@ -114,6 +115,10 @@ MESSAGES: Catalog = {
     "note_title": ("下一章的本章要求（交给写手）", "A note for the next chapter (given to the writer)"),
     "note_placeholder": ("例如：这一章让主角第一次进城", "e.g. the hero reaches the city in this chapter"),
     "note_set": ("已记下本章要求，写下一章时使用", "Note saved; it goes to the next chapter written"),
+    "note_kept": (
+        "上次记下的本章要求还在，会交给下一章（按 n 查看或修改）：{note}",
+        "The note you left is kept for the next chapter (n to see or change it): {note}",
+    ),
     "note_cleared": ("已清除本章要求", "Note cleared"),
     "how_many": ("写几章？", "How many chapters?"),
     "estimate": ("预计花费约 ${cost:.2f}", "Estimated cost about ${cost:.2f}"),
@@ -247,7 +252,9 @@ class MainScreen(Screen[None]):
         self.project = project
         self.services = services
         self.lang: Lang = lang
-        self.note: str | None = None
+        self.note: str | None = load_author_note(ProjectPaths(project.root))
+        """The author's note for the next chapter (`n`), kept in .novel-studio/next-note.json until used."""
+        self._note_in_run: str | None = None
         self.draft_text = ""
         self.draft_stage: str | None = None
         self.wide: bool | None = None
@@ -323,6 +330,8 @@ class MainScreen(Screen[None]):
         self.focus_pane(self.active_pane)
         self.call_after_refresh(self.reload_marks)
         self.call_after_refresh(self.start_checks)
+        if self.note:
+            self.notify(tr(MESSAGES, "note_kept", self.lang, note=self.note), timeout=10, markup=False)
 
     def start_checks(self) -> None:
         """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
@@ -565,6 +574,7 @@ class MainScreen(Screen[None]):
             return
         if request.note is None and self.note:
             request = replace(request, note=self.note)
+            self._note_in_run = self.note  # the file keeps it until the run commits a chapter with it
         self.note = None
         self.marks = self.marks.without_notes(None, "error", "paused")
         self.header.update_info(state="running", run_tokens=0, run_cost=0.0)
@@ -602,6 +612,7 @@ class MainScreen(Screen[None]):
             if text is None:
                 return
             self.note = text or None
+            self._save_note(self.note)
             self.notify(tr(MESSAGES, "note_set" if text else "note_cleared", self.lang))
 
         self.app.push_screen(
@@ -613,6 +624,12 @@ class MainScreen(Screen[None]):
             ),
             answered,
         )
+
+    def _save_note(self, text: str | None) -> None:
+        try:
+            save_author_note(ProjectPaths(self.project.root), text)
+        except OSError as exc:  # a read-only folder: the note still goes to the next run of this session
+            self.notify(str(exc), severity="error", markup=False)
 
     def action_goto(self) -> None:
         def answered(n: int | None) -> None:
@@ -762,6 +779,10 @@ class MainScreen(Screen[None]):
                 timeout=4,
             )
         elif isinstance(event, ChapterCommitted):
+            if self._note_in_run is not None:  # the note was written into this chapter: used
+                self._note_in_run = None
+                if self.note is None:
+                    self._save_note(None)
             self.marks = self.marks.without_notes(event.chapter, "error", "paused").without_notes(None, "error")
             self.inflight = None
             self.draft_stage = None
@@ -804,6 +825,9 @@ class MainScreen(Screen[None]):
         message.stop()
         self.header.stop_stage()
         was_streaming = self.chapter_view.is_streaming
+        if self._note_in_run is not None:  # no chapter was committed with it: it stays the next one's note
+            self.note = self.note or self._note_in_run
+            self._note_in_run = None
         self.inflight = None
         self.draft_stage = None
         self.reload()
