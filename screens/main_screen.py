@@ -123,7 +123,7 @@ MESSAGES: Catalog = {
     "how_many": ("写几章？", "How many chapters?"),
     "estimate": ("预计花费约 ${cost:.2f}", "Estimated cost about ${cost:.2f}"),
     "estimate_offline": ("离线模式：不花钱", "Offline: free"),
-    "copied": ("已复制第{n}章（{chars}字）到剪贴板", "Copied chapter {n} ({chars} chars) to the clipboard"),
+    "copied": ("已复制第{n}章（{chars:,}字）到剪贴板", "Copied chapter {n} ({chars:,} chars) to the clipboard"),
     "nothing_to_copy": ("当前章节没有正文可复制", "The selected chapter has no text to copy"),
     "no_chapter": ("（未选择章节）", "(no chapter selected)"),
     "planned": ("第{n}章还没有写。按 c 写下一章。", "Chapter {n} is not written yet. Press c to write the next chapter."),
@@ -278,12 +278,12 @@ class MainScreen(Screen[None]):
             for b in bindings:
                 if b.id in self.DESCRIPTION_KEYS:
                     by_id.setdefault(b.id, []).append(key)
+        remapped = compat.keymap(self.app)  # the settings' [ui.keymap], applied by Textual at lookup time
         rows = [
-            (",".join(by_id[binding_id]), tr(MESSAGES, desc, self.lang))
+            (remapped.get(binding_id) or ",".join(by_id[binding_id]), tr(MESSAGES, desc, self.lang))
             for binding_id, desc in self.DESCRIPTION_KEYS.items()
             if binding_id in by_id
         ]
-        remapped = compat.keymap(self.app)
         move = [remapped.get(b.id, b.key) for b in JK_BINDINGS if isinstance(b, Binding) and b.id]
         rows.append((",".join(move), tr(MESSAGES, "k_move", self.lang)))
         rows.append(("ctrl+p", tr(MESSAGES, "k_palette", self.lang)))

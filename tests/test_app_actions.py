@@ -58,7 +58,7 @@ async def test_review_committed_chapter_then_rebuild(sample: Path) -> None:
 
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, RefineReviewScreen))
-        await pilot.press("n", "a", "enter")
+        await pilot.press("a", "n", "enter")  # all accepted, then the first one rejected
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))  # the rebuild is offered
         expected = apply_decisions(draft, decisions, [h.index for h in hunks[1:]])
         chapter = (sample / "chapters" / "chapter-003.md").read_text(encoding="utf-8")
