@@ -20,6 +20,8 @@ Prints figures only (no asserts):
 
 Headless frames are composed but not written to a terminal, so (a) in-process and (b) leave out the terminal
 write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 runs, 20 presses.
+(c) what a chapter selection computes, per chapter: the state diff (chapter after chapter, which replays one
+    changelog entry from the state remembered for the chapter before, and cold), the scores pane, the typesetting.
 """
 
 from __future__ import annotations
@@ -560,8 +562,44 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
     if stream.timeouts or stream.skipped_scroll:
         out(f"  {stream.timeouts} presses showed no effect within 5 s; {stream.skipped_scroll} scroll presses "
             "skipped (nothing to scroll yet)")
+    out("")
+    out("(c) what selecting a chapter computes, per chapter (median over a walk through the chapters, in-process)")
+    figures["selection"] = selection_costs(root)
+    for name, value in figures["selection"].items():
+        out(f"  {name}: {ms(value)}")
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
     return figures
+
+
+def selection_costs(root: Path, walk: int = 20) -> dict[str, float]:
+    """Median seconds per chapter of the views a chapter selection builds: the state diff (walking chapter by
+    chapter, and cold: nothing remembered), the scores pane and the chapter's typesetting at 76 cells."""
+    from studio.project import Project
+    from studio.views import state_diff
+    from studio.views.scores import scores_for_chapter
+    from studio.views.typeset import typeset
+
+    project = Project.open(root)
+    chapters = project.committed_chapters()
+    middle = len(chapters) // 2
+    picked = chapters[max(0, middle - walk // 2) : middle + walk // 2] or chapters[:1]
+
+    def timed(run: Callable[[int], object], before: Callable[[], None] = lambda: None) -> float:
+        times = []
+        for n in picked:
+            before()
+            start = time.perf_counter()
+            run(n)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    state_diff._state_memo.clear()
+    return {
+        "state diff, chapter after chapter": timed(lambda n: state_diff.state_diff_for_chapter(project, n)),
+        "state diff, cold": timed(lambda n: state_diff.state_diff_for_chapter(project, n), state_diff._state_memo.clear),
+        "scores pane": timed(lambda n: scores_for_chapter(project, n)),
+        "typeset at 76 cells": timed(lambda n: typeset(project.chapter_text(n) or "", 76)),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -51,6 +51,7 @@ class ChapterCommitted:
     revisions: int = 0
     force_passed: bool = False
     cost_usd: float | None = None
+    actions: list[str] = field(default_factory=list)  # the gate's action after each judgement, e.g. ["revise", "pass"]
 
 
 @dataclass(frozen=True)

@@ -125,15 +125,15 @@ def _decide(
     if not hc and score >= 4.0:
         return GateDecision(GateAction.PASS, score, f"overall {score} >= 4.0, no high-confidence violation")
     if not hc and score >= 3.5:
-        return GateDecision(GateAction.POLISH, score, f"overall {score} in 3.5-3.9: polish pass")
+        return GateDecision(GateAction.POLISH, score, f"overall {score} in 3.50-3.99: polish pass")
     if score < 2.0:
         if can_revise:
             return GateDecision(GateAction.REWRITE, score, f"overall {score} < 2.0: full rewrite")
         return GateDecision(GateAction.PAUSE_EXHAUSTED, score, f"overall {score} < 2.0 after {revision_count} revisions")
     if score < 3.0:
-        return GateDecision(GateAction.PAUSE_LOW, score, f"overall {score} in 2.0-2.9: the author decides")
+        return GateDecision(GateAction.PAUSE_LOW, score, f"overall {score} in 2.00-2.99: the author decides")
     # 3.0-3.4, or any score >= 3.0 with a high-confidence violation
-    why = "high-confidence contract violation" if hc else f"overall {score} in 3.0-3.4"
+    why = "high-confidence contract violation" if hc else f"overall {score} in 3.00-3.49"
     if can_revise:
         return GateDecision(GateAction.REVISE, score, f"{why}: revision {revision_count + 1}/{max_revisions}")
     if hard_violation:

@@ -62,6 +62,7 @@ from studio.coldstart import ensure_can_start
 from studio.errors import PausedForAuthor, StudioError
 from studio.fileio import atomic_write_text, read_text
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import error_text, gate_reason, question_kind_name, stage_name
 from studio.lock import ProjectLock, StaleLockError
 from studio.models.checkpoint import (
     Checkpoint,
@@ -642,7 +643,7 @@ class Orchestrator:
             key = "q_gate_low" if decision.action is GateAction.PAUSE_LOW else "q_gate_exhausted"
             options = ["auto_revise", "edit_by_hand", "accept"]
             recommended = "auto_revise" if can_revise else "edit_by_hand"
-        facts = [decision.reason]
+        facts = [gate_reason(decision.action.value, overall, revisions, self.lang)]  # the author's language
         facts += [f"{c.id}: {c.detail}" for c in evaluation.high_confidence_violations()]
         facts += [f.instruction for f in evaluation.required_fixes if f.instruction]
         return self._question(
@@ -748,7 +749,8 @@ class Orchestrator:
             self._cp.pending_actions = []
             self._save()
             return
-        self._pause(n, question.kind.value, tr(MESSAGES, "paused_gate", self.lang, chapter=n, kind=question.kind.value))
+        self._pause(n, question.kind.value, tr(MESSAGES, "paused_gate", self.lang, chapter=n,
+                                                     kind=question_kind_name(question.kind.value, self.lang)))
 
     def _pause(self, chapter: int | None, kind: str, message: str) -> None:
         result = self._result
@@ -867,6 +869,7 @@ class Orchestrator:
                 report.revisions,
                 report.force_passed,
                 report.cost_usd,
+                list(report.actions),
             )
         )
         checks = await self._after_commit_checks(n)
@@ -1005,7 +1008,8 @@ class Orchestrator:
         self._cp.orchestrator_state = OrchestratorState.ERROR_RETRY
         self._save()
         self.emit(StageError(failure.chapter, failure.stage, kind, message))
-        text = tr(MESSAGES, "error_retry", self.lang, chapter=failure.chapter, stage=failure.stage, message=message)
+        text = tr(MESSAGES, "error_retry", self.lang, chapter=failure.chapter,
+                  stage=stage_name(failure.stage, self.lang), message=error_text(kind, message, self.lang))
         self._result.error = text
         self._result.messages.append(text)
         self.emit(Paused(failure.chapter, "error_retry", text))

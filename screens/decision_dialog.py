@@ -4,6 +4,7 @@
 
 Keys: up/down (and tab/shift+tab) move between the options, enter picks the highlighted one, 1-4 pick an option
 directly. The recommended option is marked (（推荐） / (recommended)) and highlighted when the dialog opens.
+`q` is the studio's quit, as on the main screen (it asks first while a run is active).
 Escape answers with the question's "back out" option, if it has one: ``question.data["escape"]`` when that names
 an option, else the first option whose key is in ``ESCAPE_KEYS`` (cancel, keep_running, pause, edit_by_hand,
 in that order). A question with none of these (say, resume / discard) cannot be escaped: escape does nothing.
@@ -138,6 +139,7 @@ class DecisionDialog(ModalScreen[str]):
         Binding("tab", "move(1)", show=False, priority=True),
         Binding("shift+tab", "move(-1)", show=False, priority=True),
         Binding("escape", "escape", show=False),
+        Binding("q", "quit_studio", show=False),
     ]
 
     def __init__(self, question: Question, lang: Lang = "zh", *, name: str | None = None) -> None:
@@ -247,6 +249,16 @@ class DecisionDialog(ModalScreen[str]):
         key = escape_option(self.question)
         if key is not None:
             self.answer(key)
+
+    def action_quit_studio(self) -> None:
+        """`q` quits in the studio everywhere, also here: a question that opens just as the author presses `q`
+        must not eat it. The screen below that owns quitting asks first while a run is active (the question
+        is asked again when the chapter resumes)."""
+        for screen in reversed(self.app.screen_stack[:-1]):
+            quit_studio = getattr(screen, "action_quit_studio", None)
+            if callable(quit_studio):
+                quit_studio()
+                return
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -3,7 +3,8 @@
 ``HelpScreen(bindings, lang, *, title=None)`` -> ``ModalScreen[None]``. ``bindings`` is a sequence of
 ``(key, description)`` pairs, or ``(section, [(key, description), ...])`` groups via ``HelpScreen.grouped``.
 Keys are shown as given, after ``display_key`` ("ctrl+p" -> "Ctrl+P", "question_mark" -> "?").
-escape, q and ? close it; up/down/pageup/pagedown scroll.
+escape, q and ? close it; up/down/pageup/pagedown scroll. The title and the close hint are docked, so on a
+short terminal (80x24) the rows scroll between them and the close key stays in sight.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ class HelpScreen(ModalScreen[None]):
         padding: 0 1;
     }
     HelpScreen #help-title {
+        dock: top;
         text-style: bold;
         width: 100%;
         margin-bottom: 1;
@@ -113,6 +115,7 @@ class HelpScreen(ModalScreen[None]):
         width: auto;
     }
     HelpScreen #help-hint {
+        dock: bottom;
         color: $text-muted;
         margin-top: 1;
     }

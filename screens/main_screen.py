@@ -60,11 +60,14 @@ from screens.volume_end import volume_end_question
 from studio.checks.findings_list import text_location
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
+from studio.models.author_note import load_author_note, save_author_note
 from studio.models.findings import Finding
 from studio.models.quick_start import QuickStartRequest
 from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
+from studio.search import SearchHit
 from studio.status import build_status
 from studio.tui.editor import edit_chapter
 from studio.tui.host import RunRequest, Severity, StudioServices
@@ -78,6 +81,8 @@ from studio.tui.messages import (
     ProjectChanged,
     QuickStartRequested,
     RebuildFinished,
+    RebuildStage,
+    RebuildStarted,
     RunEnded,
     StageRetrying,
     WatchFailed,
@@ -86,6 +91,7 @@ from studio.tui.plan_flow import PlanFlow
 from studio.tui.review_flow import start_review, start_undo
 from studio.tui.startup import KEY_ERROR_KINDS, ask_key_problem, run_startup_checks, writing_blocked
 from studio.tui.volume_review_flow import volume_review_flow
+from studio.tui.watch_flow import MESSAGES as WATCH_MESSAGES
 from studio.tui.watch_flow import ConfirmCallback, EditsFlow, StickyNote
 from studio.views.outline_rows import build_outline_rows, find_chapter
 from studio.views.scores import scores_for_chapter
@@ -120,11 +126,15 @@ MESSAGES: Catalog = {
     "note_title": ("下一章的本章要求（交给写手）", "A note for the next chapter (given to the writer)"),
     "note_placeholder": ("例如：这一章让主角第一次进城", "e.g. the hero reaches the city in this chapter"),
     "note_set": ("已记下本章要求，写下一章时使用", "Note saved; it goes to the next chapter written"),
+    "note_kept": (
+        "上次记下的本章要求还在，会交给下一章（按 n 查看或修改）：{note}",
+        "The note you left is kept for the next chapter (n to see or change it): {note}",
+    ),
     "note_cleared": ("已清除本章要求", "Note cleared"),
     "how_many": ("写几章？", "How many chapters?"),
     "estimate": ("预计花费约 ${cost:.2f}", "Estimated cost about ${cost:.2f}"),
     "estimate_offline": ("离线模式：不花钱", "Offline: free"),
-    "copied": ("已复制第{n}章（{chars}字）到剪贴板", "Copied chapter {n} ({chars} chars) to the clipboard"),
+    "copied": ("已复制第{n}章（{chars:,}字）到剪贴板", "Copied chapter {n} ({chars:,} chars) to the clipboard"),
     "nothing_to_copy": ("当前章节没有正文可复制", "The selected chapter has no text to copy"),
     "no_chapter": ("（未选择章节）", "(no chapter selected)"),
     "planned": ("第{n}章还没有写。按 c 写下一章。", "Chapter {n} is not written yet. Press c to write the next chapter."),
@@ -135,7 +145,7 @@ MESSAGES: Catalog = {
     "run_stopped": ("已停止；本章进度已保存，可继续", "Stopped; the chapter's progress is saved and can be resumed"),
     "run_error": ("出错了：{message}（详情见 {log}）", "Something went wrong: {message} (details in {log})"),
     "stage_error": ("第{chapter}章 {stage} 阶段出错：{message}", "Chapter {chapter}, stage {stage} failed: {message}"),
-    "gate": ("第{chapter}章评审 {overall:.2f}：{action}", "Chapter {chapter} judged {overall:.2f}: {action}"),
+    "gate": ("第{chapter}章评审 {overall:.2f}：{action}（{reason}）", "Chapter {chapter} judged {overall:.2f}: {action} ({reason})"),
     "no_key": (
         "没有设置 API key（环境变量 {env}）。设置后重试，或用 --offline 离线运行。",
         "No API key set (environment variable {env}). Set it and retry, or run with --offline.",
@@ -256,7 +266,9 @@ class MainScreen(Screen[None]):
         self.project = project
         self.services = services
         self.lang: Lang = lang
-        self.note: str | None = None
+        self.note: str | None = load_author_note(ProjectPaths(project.root))
+        """The author's note for the next chapter (`n`), kept in .novel-studio/next-note.json until used."""
+        self._note_in_run: str | None = None
         self.draft_text = ""
         self.draft_stage: str | None = None
         self.wide: bool | None = None
@@ -280,12 +292,12 @@ class MainScreen(Screen[None]):
             for b in bindings:
                 if b.id in self.DESCRIPTION_KEYS:
                     by_id.setdefault(b.id, []).append(key)
+        remapped = compat.keymap(self.app)  # the settings' [ui.keymap], applied by Textual at lookup time
         rows = [
-            (",".join(by_id[binding_id]), tr(MESSAGES, desc, self.lang))
+            (remapped.get(binding_id) or ",".join(by_id[binding_id]), tr(MESSAGES, desc, self.lang))
             for binding_id, desc in self.DESCRIPTION_KEYS.items()
             if binding_id in by_id
         ]
-        remapped = compat.keymap(self.app)
         move = [remapped.get(b.id, b.key) for b in JK_BINDINGS if isinstance(b, Binding) and b.id]
         rows.append((",".join(move), tr(MESSAGES, "k_move", self.lang)))
         rows.append(("ctrl+p", tr(MESSAGES, "k_palette", self.lang)))
@@ -335,6 +347,8 @@ class MainScreen(Screen[None]):
         self.focus_pane(self.active_pane)
         self.call_after_refresh(self.reload_marks)
         self.call_after_refresh(self.start_checks)
+        if self.note:
+            self.notify(tr(MESSAGES, "note_kept", self.lang, note=self.note), timeout=10, markup=False)
 
     def start_checks(self) -> None:
         """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
@@ -351,6 +365,16 @@ class MainScreen(Screen[None]):
 
     def watch_marks(self) -> None:
         self.outline.refresh_rows(self._rows())
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        """The selected chapter's marks line (edited, needs review and why, rebuild result, errors)."""
+        n = self.selected
+        self.chapter_view.show_marks(self.marks.lines(n, self.lang) if n is not None else [])
+
+    def keep_note(self, chapter: int | None, kind: str, text: str) -> None:
+        """Keep `text` on screen with the chapter (a toast alone would lose it): `ChapterMarks.with_note`."""
+        self.marks = self.marks.with_note(chapter, kind, text)
 
     @property
     def needs_rebuild(self) -> set[int]:
@@ -396,7 +420,10 @@ class MainScreen(Screen[None]):
         return self.runner.running or self.planning
 
     def _rows(self) -> list[Any]:
-        return build_outline_rows(self.project, needs_rebuild=self.needs_rebuild, inflight=self.inflight)
+        marks = self.marks
+        return build_outline_rows(
+            self.project, needs_rebuild=set(marks.edited), needs_review=marks.review_chapters(), inflight=self.inflight
+        )
 
     def _header_info(self) -> HeaderInfo:
         project = self.project
@@ -515,9 +542,7 @@ class MainScreen(Screen[None]):
             self.diff_view.show_error(str(exc))
         self.scores_view.show_scores(scores_for_chapter(self.project, n))
         self.header.update_info(chapter=n)
-        reasons = self.marks.reasons(n, self.lang)
-        if reasons:
-            self.notify(reasons, severity="warning", timeout=10, markup=False)
+        self._show_marks()  # why it is marked stays under its title, not in a toast
 
     @on(OutlineTree.ChapterSelected)
     def _chapter_selected(self, event: OutlineTree.ChapterSelected) -> None:
@@ -566,7 +591,9 @@ class MainScreen(Screen[None]):
             return
         if request.note is None and self.note:
             request = replace(request, note=self.note)
+            self._note_in_run = self.note  # the file keeps it until the run commits a chapter with it
         self.note = None
+        self.marks = self.marks.without_notes(None, "error", "paused")
         self.header.update_info(state="running", run_tokens=0, run_cost=0.0)
         self.draft_text = ""
         self.draft_stage = None
@@ -602,6 +629,7 @@ class MainScreen(Screen[None]):
             if text is None:
                 return
             self.note = text or None
+            self._save_note(self.note)
             self.notify(tr(MESSAGES, "note_set" if text else "note_cleared", self.lang))
 
         self.app.push_screen(
@@ -613,6 +641,12 @@ class MainScreen(Screen[None]):
             ),
             answered,
         )
+
+    def _save_note(self, text: str | None) -> None:
+        try:
+            save_author_note(ProjectPaths(self.project.root), text)
+        except OSError as exc:  # a read-only folder: the note still goes to the next run of this session
+            self.notify(str(exc), severity="error", markup=False)
 
     def action_goto(self) -> None:
         def answered(n: int | None) -> None:
@@ -659,11 +693,12 @@ class MainScreen(Screen[None]):
             self.notify(tr(MESSAGES, "not_marked", self.lang, n=n))
 
     def action_search(self) -> None:
-        def answered(hit: Any) -> None:
+        def answered(hit: SearchHit | None) -> None:
             if hit is not None:
                 self.show_chapter(hit.chapter, select=True)
-                if hit.source == "chapter":
-                    self.call_after_refresh(self.chapter_view.text_area.move_cursor, (hit.line - 1, 0), center=True)
+                if hit.source == "chapter":  # go to the hit, the match selected (a summary hit: the chapter)
+                    start, end = hit.spans[0] if hit.spans else (0, 0)
+                    self.call_after_refresh(self.chapter_view.show_match, hit.line, hit.snippet[start:end])
 
         self.app.push_screen(SearchScreen(self.project.root, self.lang), answered)
 
@@ -735,7 +770,8 @@ class MainScreen(Screen[None]):
         """A stage failed and is retried (seed 003 10.3): a streaming stage starts its text over, so the
         failed attempt's partial text does not stay in front of the new one."""
         log_line(self.project.root, f"retry {attempt}: stage {stage}: {error}")
-        self.notify(tr(MESSAGES, "stage_retry", self.lang, stage=stage, attempt=attempt), severity="warning")
+        self.notify(tr(MESSAGES, "stage_retry", self.lang, stage=stage_name(stage, self.lang), attempt=attempt),
+                    severity="warning")
         if stage in STREAM_STAGES and self.draft_stage is not None:
             self.draft_text = ""
             if self.inflight is not None and self.selected == self.inflight and self.chapter_view.is_streaming:
@@ -765,7 +801,7 @@ class MainScreen(Screen[None]):
             if self.selected == event.chapter and self.chapter_view.is_streaming:
                 self.chapter_view.append(event.text)
         elif isinstance(event, StageFinished):
-            header.stop_stage()
+            header.stop_stage(event.stage)  # a stage running beside it (summarize / refine) stays shown
             tokens = 0
             if event.usage is not None:
                 tokens = event.usage.total_in() + (event.usage.output_tokens or 0)
@@ -777,10 +813,17 @@ class MainScreen(Screen[None]):
                 self.chapter_view.end_stream()
         elif isinstance(event, GateDecided):
             self.notify(
-                tr(MESSAGES, "gate", self.lang, chapter=event.chapter, overall=event.overall, action=event.action),
+                tr(MESSAGES, "gate", self.lang, chapter=event.chapter, overall=event.overall,
+                   action=gate_action_name(event.action, self.lang),
+                   reason=gate_reason(event.action, event.overall, event.revision_count, self.lang)),
                 timeout=4,
             )
         elif isinstance(event, ChapterCommitted):
+            if self._note_in_run is not None:  # the note was written into this chapter: used
+                self._note_in_run = None
+                if self.note is None:
+                    self._save_note(None)
+            self.marks = self.marks.without_notes(event.chapter, "error", "paused").without_notes(None, "error")
             self.inflight = None
             self.draft_stage = None
             self.draft_text = ""
@@ -794,16 +837,22 @@ class MainScreen(Screen[None]):
             log_line(self.project.root, f"stage error: chapter={event.chapter} stage={event.stage} "
                      f"kind={event.kind} retrying={event.retrying}: {event.message}")
             text = tr(
-                MESSAGES, "stage_error", self.lang, chapter=event.chapter or "-", stage=event.stage, message=event.message
+                MESSAGES, "stage_error", self.lang, chapter=event.chapter or "-", stage=stage_name(event.stage, self.lang),
+                message=error_text(event.kind, event.message, self.lang),
             )
             self.notify(text, severity="warning" if event.retrying else "error", timeout=8)
+            if not event.retrying:
+                header.stop_stage(event.stage)
+                self.keep_note(event.chapter, "error", text)
             if event.kind in KEY_ERROR_KINDS and not event.retrying:
                 rejected = event.message if event.kind == "auth" else None
                 self.run_worker(ask_key_problem(self, rejected), group="key", exit_on_error=False)
         elif isinstance(event, Paused):
             log_line(self.project.root, f"paused: chapter={event.chapter} kind={event.kind}: {event.message}")
             header.update_info(state="paused")
-            self.notify(tr(MESSAGES, "run_paused", self.lang, message=event.message), severity="warning", timeout=8)
+            paused = tr(MESSAGES, "run_paused", self.lang, message=event.message)
+            self.notify(paused, severity="warning", timeout=8)
+            self.keep_note(event.chapter, "paused", paused)
         elif isinstance(event, Notice):
             log_line(self.project.root, f"notice ({event.level}): {event.message}")
             if event.level in ("error", "warning"):
@@ -816,6 +865,9 @@ class MainScreen(Screen[None]):
         message.stop()
         self.header.stop_stage()
         was_streaming = self.chapter_view.is_streaming
+        if self._note_in_run is not None:  # no chapter was committed with it: it stays the next one's note
+            self.note = self.note or self._note_in_run
+            self._note_in_run = None
         self.inflight = None
         self.draft_stage = None
         self.reload()
@@ -827,6 +879,7 @@ class MainScreen(Screen[None]):
             self.notify(tr(MESSAGES, "run_stopped", self.lang), severity="warning")
         elif message.error is not None:
             text = tr(MESSAGES, "run_error", self.lang, message=message.error, log=str(LOG_FILE))
+            self.keep_note(None, "error", text)
             self.chapter_view.show_text(text, title=self._chapter_title(self.selected) if self.selected else "")
             self.notify(text, severity="error", timeout=10)
         elif message.result is not None:
@@ -870,10 +923,34 @@ class MainScreen(Screen[None]):
         message.stop()
         self.edits.watch_failed(message.message)
 
+    @on(RebuildStarted)
+    def _rebuild_started(self, message: RebuildStarted) -> None:
+        message.stop()
+        self.header.start_stage("rebuild")
+
+    @on(RebuildStage)
+    def _rebuild_stage(self, message: RebuildStage) -> None:
+        """A rebuild's stage on the header (`重建·摘要`), like a run's."""
+        message.stop()
+        stage = f"rebuild:{message.stage}"
+        if message.running:
+            self.header.start_stage(stage)
+            self.header.stop_stage("rebuild")
+        else:
+            self.header.stop_stage(stage)
+
     @on(RebuildFinished)
     def _rebuilt(self, message: RebuildFinished) -> None:
         message.stop()
+        for stage in self.header.running_stages:
+            if stage.startswith("rebuild"):
+                self.header.stop_stage(stage)
         self.edits.rebuilt(message)
+        n = message.chapter
+        if message.error is not None or message.result is None:  # what a rebuild did stays with its chapter
+            self.keep_note(n, "rebuild", tr(WATCH_MESSAGES, "rebuild_failed", self.lang, n=n, message=message.error))
+        elif self.edits.impact_report:
+            self.keep_note(n, "rebuild", self.edits.impact_report)
 
     # ------------------------------------------------------------------ planning (issue 7): studio.tui.plan_flow
 

@@ -34,9 +34,9 @@ from pipeline.events import Event
 from pipeline.orchestrator import Orchestrator
 from pipeline.providers.base import ProviderError
 from screens.decision_dialog import ask
-from studio.errors import StudioError
 from studio.fileio import append_line
 from studio.i18n import Lang
+from studio.i18n_names import describe_error
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.tui.discard import backed_up_message, backup_staged, confirm_discard_dialog
@@ -160,7 +160,7 @@ class PipelineRunner(Widget):
         except Exception as exc:  # shown as a readable line; the traceback goes to the log only
             log_line(self.project_root, "run failed:\n" + traceback.format_exc())
             # A StudioError already says what is wrong and the way out (e.g. the cold-start refusal).
-            error = str(exc) if isinstance(exc, StudioError) else f"{type(exc).__name__}: {exc}"
+            error = describe_error(exc, self.lang)  # a held lock, a model error: in the author's language
             self.post_message(RunEnded(None, error=error))
             return
         log_line(

@@ -3,8 +3,8 @@
 `request(n)` queues chapter `n` (once); `pump(run_active)` starts the next queued rebuild unless one is running
 or a pipeline run holds the project lock (`run_active`), and returns the chapter it started. The rebuild itself
 is `pipeline.rebuild.rebuild_chapter` with agents from `StudioServices.make_agents`; it posts
-`RebuildStarted` / `RebuildFinished` (result, or a readable error; traceback to the studio log). It never
-touches a screen.
+`RebuildStarted`, a `RebuildStage` per stage started or finished, and `RebuildFinished` (result, or a readable
+error; traceback to the studio log). It never touches a screen.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from pipeline.agents.protocol import Agents
+from pipeline.events import Event, StageFinished, StageStarted
 from screens.pipeline_runner import log_line
 from studio.i18n import Lang
-from studio.tui.messages import RebuildFinished, RebuildStarted
+from studio.tui.messages import RebuildFinished, RebuildStage, RebuildStarted
 
 
 class RebuildQueue(Widget):
@@ -73,7 +74,7 @@ class RebuildQueue(Widget):
         log_line(self.root, f"rebuild started: chapter {n}")
         self.post_message(RebuildStarted(n))
         try:
-            result = await rebuild_chapter(self.root, n, self.agents_factory(), lang=self.lang)
+            result = await rebuild_chapter(self.root, n, self.agents_factory(), lang=self.lang, emit=self._stage)
         except asyncio.CancelledError:
             self.rebuilding = None
             raise
@@ -89,6 +90,11 @@ class RebuildQueue(Widget):
         )
         self.rebuilding = None
         self.post_message(RebuildFinished(n, result=result))
+
+    def _stage(self, event: Event) -> None:
+        """The rebuild's stage events, as `RebuildStage` messages (the header shows them)."""
+        if isinstance(event, StageStarted | StageFinished):
+            self.post_message(RebuildStage(event.chapter, event.stage, isinstance(event, StageStarted)))
 
 
 __all__ = ["RebuildQueue"]

@@ -11,7 +11,8 @@ otherwise, each with a little unchanged context. Removed characters are struck t
 underlined (green); with ``markers`` (default: on when NO_COLOR is set; ``m`` toggles) they are also wrapped as
 ``[-删-]`` and ``{+增+}`` so the diff reads without colour or strike-through support.
 
-Keys: y / n accept / reject the current hunk and move on; a / d accept / reject every undecided hunk; j / k next /
+Keys: y / n accept / reject the current hunk and move on; a / d accept / reject every hunk (one can then be
+changed with y / n); j / k next /
 previous; m markers; enter finish -> ``ReviewOutcome(accepted, text, record)`` (an undecided hunk keeps the
 refiner's decision); escape asks, then cancels without applying anything (dismiss None).
 """
@@ -63,7 +64,7 @@ MESSAGES: Catalog = {
     "refined": ("润色后", "Refined"),
     "keys": (
         "y 接受 · n 拒绝 · a 全部接受 · d 全部拒绝 · j/k 下一处/上一处 · m 标记 · Enter 完成 · Esc 取消",
-        "y accept · n reject · a accept rest · d reject rest · j/k next/prev · m markers · Enter finish · Esc cancel",
+        "y accept · n reject · a accept all · d reject all · j/k next/prev · m markers · Enter finish · Esc cancel",
     ),
     "empty": ("没有可审阅的修改。按 Enter 返回。", "No edits to review. Press Enter to go back."),
     "cancel_question": ("放弃这次审阅？不会应用任何修改。", "Leave the review? No edit will be applied."),
@@ -162,8 +163,8 @@ class RefineReviewScreen(Screen[ReviewOutcome | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "accept", show=False),
         Binding("n", "reject", show=False),
-        Binding("a", "accept_rest", show=False),
-        Binding("d", "reject_rest", show=False),
+        Binding("a", "accept_all", show=False),
+        Binding("d", "reject_all", show=False),
         Binding("j", "next", show=False),
         Binding("k", "prev", show=False),
         Binding("m", "toggle_markers", show=False),
@@ -297,12 +298,12 @@ class RefineReviewScreen(Screen[ReviewOutcome | None]):
         self.state.reject()
         self.refresh_view()
 
-    def action_accept_rest(self) -> None:
-        self.state.accept_all_remaining()
+    def action_accept_all(self) -> None:
+        self.state.accept_all()
         self.refresh_view()
 
-    def action_reject_rest(self) -> None:
-        self.state.reject_all_remaining()
+    def action_reject_all(self) -> None:
+        self.state.reject_all()
         self.refresh_view()
 
     def action_next(self) -> None:

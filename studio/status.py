@@ -20,6 +20,7 @@ from studio.errors import FormatError, Problem, StudioError
 from studio.fileio import atomic_write_json, parse_json
 from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import stage_name, state_name
 from studio.lock import LockStatus, ProjectLock
 from studio.project import Project
 from studio.recovery import RecoveryKind, decide_recovery
@@ -536,8 +537,8 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
         pos = tr(MESSAGES, "position_open", lang, volume=report.current_volume, chapter=report.last_completed_chapter)
     lines.append(pos)
     lines.append(
-        tr(MESSAGES, "state", lang, state=report.orchestrator_state,
-           stage=report.pipeline_stage or tr(MESSAGES, "idle", lang))
+        tr(MESSAGES, "state", lang, state=state_name(report.orchestrator_state, lang),
+           stage=stage_name(report.pipeline_stage, lang) if report.pipeline_stage else tr(MESSAGES, "idle", lang))
     )
     if report.blockers:
         lines.append(tr(MESSAGES, "blocked", lang))
@@ -547,7 +548,7 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
         lines.extend(f"  - {b.text if lang == 'zh' else b.text_en}" for b in report.self_repairs)
     if report.recovery is not None:
         r = report.recovery
-        lines.append(tr(MESSAGES, "interrupted", lang, chapter=r.chapter, stage=r.stage or "-",
+        lines.append(tr(MESSAGES, "interrupted", lang, chapter=r.chapter, stage=stage_name(r.stage, lang),
                         action=r.description if lang == "zh" else r.description_en))
     if report.pending_actions:
         lines.append(tr(MESSAGES, "pending", lang, n=report.pending_actions))

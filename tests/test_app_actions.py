@@ -58,7 +58,7 @@ async def test_review_committed_chapter_then_rebuild(sample: Path) -> None:
 
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, RefineReviewScreen))
-        await pilot.press("n", "a", "enter")
+        await pilot.press("a", "n", "enter")  # all accepted, then the first one rejected
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))  # the rebuild is offered
         expected = apply_decisions(draft, decisions, [h.index for h in hunks[1:]])
         chapter = (sample / "chapters" / "chapter-003.md").read_text(encoding="utf-8")
@@ -410,3 +410,25 @@ async def test_help_and_palette_list_the_new_keys(sample: Path) -> None:
         text = "\n".join(app.screen.lines())
         for word in ("审阅润色", "撤销上一章", "用编辑器打开", "搜索"):
             assert word in text
+
+
+async def test_search_goes_to_the_hit(sample: Path) -> None:
+    """A hit near the end of a chapter: the pane scrolls there and the match is selected (not the top)."""
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        await pilot.press("slash")
+        await pilot.pause()
+        search = app.screen
+        assert isinstance(search, SearchScreen)
+        search.query_one("#search-input", Input).value = "我要收走"
+        await wait_for(pilot, lambda: search.searches > 0 and bool(search.hits))
+        hit = search.hits[0]
+        assert hit.chapter == 1 and hit.line > 100
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.chapter_view.text_area.scroll_y > 0)
+        area = screen.chapter_view.text_area
+        row, _ = screen.chapter_view.display_row(hit.line)
+        assert area.scroll_y <= row < area.scroll_y + area.scrollable_content_region.height
+        assert area.selected_text == "我要收走"

@@ -19,6 +19,7 @@ from studio.tui.app import NovelStudioApp
 from studio.tui.watch_flow import EditsFlow
 from studio.views.outline_rows import ChapterStatus, find_chapter
 from tests.tui_helpers import make_app, notes, wait_for
+from widgets import compat
 
 
 @pytest.fixture
@@ -54,11 +55,19 @@ async def test_hand_edit_marked_refreshed_and_rebuilt(sample: Path) -> None:
         row = find_chapter(screen.outline.rows, 2)
         assert row is not None and row.status is ChapterStatus.NEEDS_REBUILD
         assert "沈照把灯账锁进了柜子" in screen.chapter_view.text  # the pane shows the edited text
+        assert screen.chapter_view.marks_text.startswith("↻")  # and says so under the title, not in a toast
         assert '"rebuild"' not in changelog(sample)
         await pilot.press("y")
         assert await wait_for(pilot, lambda: '"rebuild"' in changelog(sample) and screen.rebuild_queue.rebuilding is None)
         assert await wait_for(pilot, lambda: 2 not in screen.marks.edited)
         assert "第2章已重建" in bridge.impact_report
+        # what the rebuild changed stays with the chapter (the marks line), after the toast is gone
+        assert await wait_for(pilot, lambda: "第2章已重建" in screen.chapter_view.marks_text)
+        assert "↻" not in screen.chapter_view.marks_text
+        screen.show_chapter(1)
+        assert "第2章已重建" not in screen.chapter_view.marks_text
+        screen.show_chapter(2)
+        assert screen.chapter_view.marks_text.startswith("↺ 第2章已重建")
         log = (sample / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
         assert "rebuilt chapter 2" in log
 
@@ -78,14 +87,17 @@ async def test_auto_rebuild_marks_later_chapters_for_review(sample: Path) -> Non
         assert load_review_marks(ProjectPaths(sample)).chapters() == [2]
         assert 2 in screen.needs_rebuild and 1 not in screen.needs_rebuild
         row = find_chapter(screen.outline.rows, 2)
-        assert row is not None and row.status is ChapterStatus.NEEDS_REBUILD
+        assert row is not None and row.status is ChapterStatus.NEEDS_REVIEW  # not "edited": its own mark
         assert "需要复查" in bridge.impact_report and "第2章" in bridge.impact_report
         reasons = screen.marks.reasons(2, "zh")
         assert reasons is not None and "第1章" in reasons and "沈照" in reasons
         screen.show_chapter(1)
-        screen.show_chapter(2)  # selecting it says why
+        assert "需要复查：第2章" in screen.chapter_view.marks_text  # chapter 1's rebuild result stays with it
+        screen.show_chapter(2)  # selecting it says why, under its title (not only in a toast)
         await pilot.pause()
-        assert "第2章需要复查" in notes(app)
+        marks = screen.chapter_view.marks_text
+        assert marks.startswith("⚑ 需复查：第1章的修改") and "沈照" in marks
+        assert any("⚑ 需复查" in line for line in compat.screen_lines(app.screen))
 
 
 async def test_own_write_is_not_picked_up(sample: Path) -> None:

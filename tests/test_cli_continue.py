@@ -138,3 +138,25 @@ def test_offline_provider_end_to_end(root: Path, monkeypatch: pytest.MonkeyPatch
 
     assert patch_chapters(root)[-2:] == [3, 4] or 3 in Checkpoint.load(paths.checkpoint).skipped_ops_chapters
     assert_consistent(root)
+
+
+def test_continue_prints_each_chapter_as_it_commits(root: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Chapter 3's line is out before chapter 4 is written (not all at the end), once, with its gate path."""
+    made = use_fake(monkeypatch, scores={3: [3.2, 4.1]})
+    seen_before_4: list[str] = []
+    original = FakeAgents.write
+
+    async def write(self: FakeAgents, chapter: int, *args: object, **kwargs: object) -> object:
+        if chapter == 4 and not seen_before_4:
+            seen_before_4.append(capsys.readouterr().out)
+        return await original(self, chapter, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FakeAgents, "write", write)
+    assert main(["continue", "2", "--project", str(root), "--yes"]) == 0
+    rest = capsys.readouterr().out
+    assert made and seen_before_4
+    assert "Ch 3: " in seen_before_4[0] and "字 3.2→修订→4.1 ✅" in seen_before_4[0]
+    everything = seen_before_4[0] + rest
+    assert everything.count("Ch 3: ") == 1 and everything.count("Ch 4: ") == 1
+    assert everything.index("Ch 4: ") < everything.index("本次：2 章")

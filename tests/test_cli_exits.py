@@ -268,7 +268,7 @@ def test_cli_prints_what_it_waits_for(root: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(continue_cmd, "default_agents", capture)
     assert main(["continue", "--project", str(root), "--offline", "--yes"]) == ExitCode.OK
     out = capsys.readouterr().out
-    assert seen and "等待 66 秒" in out and "draft" in out
+    assert seen and "等待 66 秒" in out and "起草" in out  # the stage by its Chinese name
     assert cli_main  # the entry point under test
 
 
@@ -312,4 +312,4 @@ async def test_the_sdks_own_retry_waits_are_told_with_stage_and_chapter() -> Non
     assert (wait.wait_s, wait.attempt, wait.status_code, wait.stage, wait.chapter) == (0.05, 1, 429, "draft", 7)
     lines: list[str] = []
     EventPrinter("zh", lines.append)(sdk_retry_event(wait))
-    assert lines == ["draft 第 1 次重试前等待 0.1 秒（HTTP 429）"]
+    assert lines == ["起草 第 1 次重试前等待 0.1 秒（HTTP 429）"]

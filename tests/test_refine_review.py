@@ -36,14 +36,14 @@ async def test_mixed_review_returns_accepted_and_text(size: tuple[int, int], wid
         assert "嘴角微微上扬" in rendered(app, "#original-text")
         assert "咧了下嘴" in rendered(app, "#refined-text")
         assert "第 3 行" in rendered(app, "#review-meta") and "套话" in rendered(app, "#review-meta")
-        # y on hunk 0, n on hunk 1, back with k and accept it after all, j past hunk 2, d rejects 2 and 3.
+        # y on hunk 0, n on hunk 1, back with k and accept it after all, j past hunk 2, y on 3, back to 2 and n.
         await pilot.press("y", "n")
         assert "已接受 1 · 已拒绝 1" in rendered(app, "#review-header")
         await pilot.press("k")
         assert "第 2/4 处" in rendered(app, "#review-header")
         await pilot.press("y", "j")
         assert "第 4/4 处" in rendered(app, "#review-header")
-        await pilot.press("y", "k", "d")
+        await pilot.press("y", "k", "n")
         assert "已接受 3 · 已拒绝 1" in rendered(app, "#review-header")
         await pilot.press("enter")
         await pilot.pause()
@@ -62,15 +62,31 @@ async def test_mixed_review_returns_accepted_and_text(size: tuple[int, int], wid
 
 
 async def test_accept_all_then_finish() -> None:
+    """`a` accepts every hunk, also one rejected before (issue 12: a / d apply to every hunk)."""
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("n", "a", "enter")
+        await pilot.press("n", "a")
+        assert "已接受 4 · 已拒绝 0" in rendered(app, "#review-header")
+        await pilot.press("enter")
         await pilot.pause()
         (outcome,) = app.results
         assert isinstance(outcome, ReviewOutcome)
-        assert outcome.accepted == (1, 2, 3)
-        assert "嘴角微微上扬" in outcome.text
+        assert outcome.accepted == (0, 1, 2, 3)
+        assert "嘴角微微上扬" not in outcome.text
+
+
+async def test_reject_all_then_finish() -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("y", "y", "d")
+        assert "已接受 0 · 已拒绝 4" in rendered(app, "#review-header")
+        await pilot.press("enter")
+        await pilot.pause()
+        (outcome,) = app.results
+        assert isinstance(outcome, ReviewOutcome)
+        assert outcome.accepted == ()
 
 
 async def test_escape_asks_then_cancels() -> None:

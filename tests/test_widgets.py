@@ -17,6 +17,7 @@ from studio.project import Project
 from studio.views.outline_rows import ChapterRow, ChapterStatus, VolumeRow, build_outline_rows
 from studio.views.scores import scores_for_chapter
 from studio.views.state_diff import state_diff_for_chapter
+from widgets import compat
 from widgets.chapter_view import FLUSH_HZ, ChapterView
 from widgets.outline_tree import (
     STATUS_MARKS,
@@ -252,3 +253,103 @@ async def test_scores_view(sample: Project, size: tuple[int, int]) -> None:
 def test_render_scores_english(sample: Project) -> None:
     text = render_scores(scores_for_chapter(sample, 2), "en").plain
     assert "Plot logic" in text and "Recommendation: polish" in text
+
+
+# ---------------------------------------------------------------------------------------------- typesetting
+
+
+LONG_PARAGRAPH = "　　" + "沈照推开灯铺的门，雾气一下子涌了进来。“你来晚了。”老陈说，“灯塔的钥匙……在我这里。”" * 6
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_chapter_view_typesets_the_chinese_way(sample: Project, size: tuple[int, int]) -> None:
+    view = ChapterView()
+    app = OneWidgetApp(view)
+    text = "# 第9章 灯塔\n\n" + LONG_PARAGRAPH + "\n\n" + (sample.chapter_text(1) or "")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        view.show_text(text, title="第9章 灯塔")
+        await pilot.pause()
+        shown = view.text_area.text.split("\n")
+        assert not shown[0].startswith("#") and "# 第9章" not in view.text_area.text  # the title is shown once
+        assert _static_text(view, "#chapter-title") == "第9章 灯塔"
+        width = view.display_layout.width
+        assert width < 200 and all(cell_len(line) <= width for line in shown)
+        assert len([line for line in shown if line]) > 3
+        origins = view.display_layout.origins
+        for row, line in enumerate(shown):
+            if origins[row][1] > 0:  # a line the typesetter broke (not a paragraph's own start)
+                assert line[0] not in "。，？！”」…", line
+            if row + 1 < len(shown) and origins[row + 1][1] > 0:
+                assert line[-1] not in "“「", line
+        assert shown[0].startswith("　　沈")  # the indent stays with its paragraph's first character
+        assert view.text == text  # the source is kept as it is
+
+
+async def test_chapter_view_repaints_same_height_text() -> None:
+    """Two texts that wrap to the same number of lines: the second one is on screen, not the first."""
+    view = ChapterView()
+    app = OneWidgetApp(view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view.show_text("# 第1章 甲\n\n甲甲甲甲甲的第一段。\n\n甲的第二段。", title="第1章 甲")
+        await pilot.pause()
+        assert any("甲甲甲甲甲" in line for line in compat.screen_lines(app.screen))
+        view.show_text("# 第2章 乙\n\n乙乙乙乙乙的第一段。\n\n乙的第二段。", title="第2章 乙")
+        await pilot.pause()
+        lines = compat.screen_lines(app.screen)
+        assert any("乙乙乙乙乙" in line for line in lines)
+        assert not any("甲甲甲甲甲" in line for line in lines)
+
+
+async def test_chapter_view_streaming_typesets_the_paragraph_being_written() -> None:
+    view = ChapterView()
+    app = OneWidgetApp(view)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view.begin_stream("第3章")
+        source = "# 第3章 雾\n\n" + LONG_PARAGRAPH + "\n\n" + LONG_PARAGRAPH
+        for i in range(0, len(source), 7):
+            view.append(source[i : i + 7])
+            if i % 70 == 0:
+                await pilot.pause(0.08)
+        view.end_stream()
+        await pilot.pause()
+        assert view.text == source
+        streamed = view.text_area.text
+        view.show_text(source, title="第3章")  # the same text typeset in one go
+        await pilot.pause()
+        assert streamed == view.text_area.text
+        assert "# 第3章" not in streamed
+
+
+async def test_chapter_view_typesets_again_on_resize() -> None:
+    view = ChapterView()
+    app = OneWidgetApp(view)
+    async with app.run_test(size=(160, 48)) as pilot:
+        view.show_text(LONG_PARAGRAPH, title="第9章")
+        await pilot.pause()
+        wide = view.display_layout.width
+        rows_wide = len(view.display_layout.lines)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        assert view.display_layout.width < wide
+        assert len(view.display_layout.lines) > rows_wide
+        assert all(cell_len(line) <= view.display_layout.width for line in view.text_area.text.split("\n"))
+
+
+async def test_chapter_view_show_match_scrolls_to_the_hit() -> None:
+    view = ChapterView()
+    app = OneWidgetApp(view)
+    body = "\n\n".join(f"第{i}段，雾气很重。" for i in range(80))
+    text = "# 第5章 雾\n\n" + body + "\n\n灯塔的钥匙在这里。"
+    async with app.run_test(size=(80, 24)) as pilot:
+        view.show_text(text, title="第5章 雾")
+        await pilot.pause()
+        line = text.split("\n").index("灯塔的钥匙在这里。") + 1
+        view.show_match(line, "钥匙")
+        await pilot.pause()
+        area = view.text_area
+        row, col = view.display_row(line, 5)
+        assert area.scroll_y > 0 and area.scroll_y <= row < area.scroll_y + area.scrollable_content_region.height
+        assert area.selected_text == "钥匙"

@@ -5,20 +5,30 @@ chapter scrolls as smoothly as a short one; Markdown would mount a widget per pa
 breaks into stray spaces in Chinese). With no cursor shown, the arrow, `j`/`k` and page keys scroll like a
 pager, at once (`widgets.instant_keys.ReaderArea`: no scroll animation).
 
+Typesetting: the text is shown the Chinese way (`studio.views.typeset`): the file's `# 第N章 标题` heading is
+left out (the title line above says it once), and lines are broken at the pane's width by CJK rules (no 。，？！”
+at a line's start, no “「 at its end, the paragraph indent never alone). The TextArea holds these display lines
+(soft wrap stays on only as a safety net: no line is wider than the wrap width); `text` is the source text.
+A new width typesets again, keeping the top line's place in the text.
+
 Streaming: `begin_stream(title)`, then `append(delta)` as deltas arrive, then `end_stream(final_text)`. Deltas
 are buffered and flushed into the TextArea at most `FLUSH_HZ` times per second, so 100 deltas/s over a slow SSH
 link become ~15 small screen updates. While streaming the view stays pinned to the end (Textual's `anchor`),
-unless the author scrolls up; scrolling back to the end pins it again.
+unless the author scrolls up; scrolling back to the end pins it again. A flush typesets only the paragraph being
+written (and what follows it), so a long draft costs the same per flush as a short one.
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
+from textual.widgets.text_area import Selection
 
 from studio.i18n import Catalog, Lang, tr
+from studio.views.typeset import Layout, split_heading, typeset, wrap_paragraph
 from widgets.instant_keys import ReaderArea
 
 MESSAGES: Catalog = {
@@ -28,6 +38,8 @@ MESSAGES: Catalog = {
 }
 
 FLUSH_HZ = 15
+UNWRAPPED = 10**6
+"""The width used before the pane has one (not laid out yet): paragraphs stay whole until the first resize."""
 
 
 class ChapterView(Vertical):
@@ -46,6 +58,16 @@ class ChapterView(Vertical):
     }
     ChapterView > #chapter-title.-streaming {
         color: $text-warning;
+    }
+    ChapterView > #chapter-marks {
+        height: auto;
+        max-height: 6;
+        padding: 0 1;
+        color: $text-warning;
+        display: none;
+    }
+    ChapterView > #chapter-marks.-shown {
+        display: block;
     }
     ChapterView > TextArea {
         height: 1fr;
@@ -72,8 +94,10 @@ class ChapterView(Vertical):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.lang: Lang = lang
-        self._initial_text = text
+        self._source = text
+        self._layout: Layout = typeset(text, UNWRAPPED)
         self._title = title
+        self._marks = ""
         self._buffer: list[str] = []
         self._flush_timer: Timer | None = None
         self._streaming = False
@@ -82,8 +106,9 @@ class ChapterView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title_text(), id="chapter-title", markup=False)
+        yield Static(self._marks, id="chapter-marks", markup=False, classes="-shown" if self._marks else None)
         yield ReaderArea(
-            self._initial_text,
+            "\n".join(self._layout.lines),
             read_only=True,
             show_cursor=False,
             soft_wrap=True,
@@ -100,12 +125,53 @@ class ChapterView(Vertical):
 
     @property
     def text(self) -> str:
-        """The text shown now, including deltas still waiting for the next flush."""
-        return self.text_area.text + "".join(self._buffer)
+        """The source text shown now (heading included, lines unbroken), with deltas waiting for the next flush."""
+        return self._source + "".join(self._buffer)
+
+    @property
+    def display_layout(self) -> Layout:
+        """The display lines of the text in the TextArea and where each came from."""
+        return self._layout
+
+    def display_row(self, line: int, column: int = 0) -> tuple[int, int]:
+        """The display (row, column) of a 1-based line (and 0-based column) of the source text."""
+        return self._layout.locate(max(0, line - 1), column)
+
+    def show_match(self, line: int, term: str = "") -> None:
+        """Scroll to a 1-based source line (a search hit) and select `term` in it when it is there."""
+        source_lines = self._source.split("\n")
+        found = -1
+        if term and 0 < line <= len(source_lines):
+            found = source_lines[line - 1].find(term)
+        row, col = self.display_row(line, max(0, found))
+        area = self.text_area
+        area.anchor(False)
+        if found >= 0:
+            end_col = col + len(term)
+            area.selection = Selection((row, col), (row, min(end_col, len(self._layout.lines[row]))))
+        top = max(0, row - max(1, area.scrollable_content_region.height // 3))
+        area.scroll_to(y=top, animate=False, immediate=True)
 
     @property
     def title(self) -> str:
         return self._title
+
+    @property
+    def marks_text(self) -> str:
+        """The marks line as shown ("" when hidden)."""
+        return self._marks
+
+    def show_marks(self, lines: list[str]) -> None:
+        """The chapter's marks under its title (why it needs review, what its rebuild changed, an error): they
+        stay while the chapter is shown; none hides the line."""
+        text = "\n".join(lines)
+        if text == self._marks:
+            return
+        self._marks = text
+        if self.is_mounted:
+            label = self.query_one("#chapter-marks", Static)
+            label.update(text)
+            label.set_class(bool(text), "-shown")
 
     @property
     def is_streaming(self) -> bool:
@@ -120,8 +186,8 @@ class ChapterView(Vertical):
         self._update_title()
         area = self.text_area
         area.anchor(False)
-        with area.prevent(TextArea.Changed):
-            area.load_text(text)
+        self._source = text
+        self._load_all()
         area.scroll_home(animate=False, immediate=True)
 
     def clear(self) -> None:
@@ -136,8 +202,8 @@ class ChapterView(Vertical):
         self._title = title
         self._update_title()
         area = self.text_area
-        with area.prevent(TextArea.Changed):
-            area.load_text("")
+        self._source = ""
+        self._load_all()
         area.anchor()
 
     def append(self, delta: str) -> None:
@@ -161,10 +227,10 @@ class ChapterView(Vertical):
         else:
             self._cancel_timer()
             self._buffer.clear()
-            if final_text != area.text:
+            if final_text != self._source:
                 pinned = area.is_anchored and area.scroll_y >= area.max_scroll_y - 1
-                with area.prevent(TextArea.Changed):
-                    area.load_text(final_text)
+                self._source = final_text
+                self._load_all()
                 if pinned:
                     area.scroll_end(animate=False)
         self._streaming = False
@@ -179,10 +245,81 @@ class ChapterView(Vertical):
             return
         chunk = "".join(self._buffer)
         self._buffer.clear()
+        self._source += chunk
+        self._typeset_tail()
+        self.flush_count += 1
+
+    # ------------------------------------------------------------------ typesetting
+
+    def _width(self) -> int:
+        """The typesetting width: the TextArea's wrap width as if its scrollbar were shown (so a chapter that
+        grows past one screen does not typeset again one cell narrower)."""
+        if not self.is_mounted:
+            return UNWRAPPED
+        area = self.text_area
+        width = area.wrap_width
+        if not area.show_vertical_scrollbar:
+            width -= area.styles.scrollbar_size_vertical
+        return width if width >= 2 else UNWRAPPED
+
+    def _load_all(self) -> None:
+        """Typeset the whole source at the pane's width and load it (a repaint follows even when the new text
+        wraps to as many lines as the old: TextArea would not repaint it)."""
+        self._layout = typeset(self._source, self._width())
         area = self.text_area
         with area.prevent(TextArea.Changed):
-            area.insert(chunk, area.document.end, maintain_selection_offset=True)
-        self.flush_count += 1
+            area.load_text("\n".join(self._layout.lines))
+        area.refresh()
+
+    def _typeset_tail(self) -> None:
+        """After text was added at the end: typeset again from the last paragraph of the old layout on, and
+        replace only those rows (the heading region is settled once the body has begun)."""
+        old = self._layout
+        heading, body, skipped = split_heading(self._source)
+        if not old.origins or not body.strip() or skipped != old.skipped or old.width != self._width():
+            area = self.text_area
+            pinned = area.is_anchored and area.scroll_y >= area.max_scroll_y - 1
+            self._load_all()
+            if pinned:
+                self.text_area.scroll_end(animate=False)
+            return
+        last = old.origins[-1][0]
+        first_row = len(old.origins) - 1
+        while first_row > 0 and old.origins[first_row - 1][0] == last:
+            first_row -= 1
+        lines = old.lines[:first_row]
+        origins = old.origins[:first_row]
+        for index, paragraph in enumerate(body.split("\n")[last:], start=last):
+            column = 0
+            for piece in wrap_paragraph(paragraph, old.width):
+                lines.append(piece)
+                origins.append((index, column))
+                column += len(piece)
+        self._layout = Layout(lines=lines, origins=origins, width=old.width, skipped=skipped)
+        area = self.text_area
+        tail = "\n".join(lines[first_row:])
+        with area.prevent(TextArea.Changed):
+            area.replace(tail, (first_row, 0), area.document.end, maintain_selection_offset=True)
+
+    def on_resize(self, event: Resize) -> None:
+        self.call_after_refresh(self._relayout)
+
+    def _relayout(self) -> None:
+        """The pane's width changed: typeset again, keeping the top line's place in the text (or the end,
+        while pinned there)."""
+        if not self.is_mounted or self._width() == self._layout.width:
+            return
+        area = self.text_area
+        pinned = area.is_anchored and area.scroll_y >= area.max_scroll_y - 1
+        old = self._layout
+        top = int(area.scroll_y)
+        place = old.origins[top] if 0 <= top < len(old.origins) else None
+        self._load_all()
+        if pinned:
+            area.scroll_end(animate=False, immediate=True)
+        elif place is not None:
+            row, _ = self._layout.locate(place[0] + self._layout.skipped, place[1])
+            area.scroll_to(y=row, animate=False, immediate=True)
 
     def _cancel_timer(self) -> None:
         if self._flush_timer is not None:

@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from textual._compositor import Compositor
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.keys import _normalize_key_list
 from textual.notifications import Notification, Notify
+from textual.screen import Screen
 from textual.widgets import Tree
+from textual.widgets._toast import Toast
 
 
 def normalize_keys(keys: str) -> str:
@@ -63,7 +66,61 @@ def notifications(app: App[Any]) -> list[Notification]:
     return list(app._notifications)
 
 
+# ---------------------------------------------------------------------------------------------- whole toasts
+
+_ORIGINAL_CUTS = Compositor.cuts
+
+
+def _cuts_keeping_toasts_whole(self: Compositor) -> list[list[int]]:
+    """`Compositor.cuts` without the cuts inside a toast's region.
+
+    The compositor splits every screen line at the edge of every visible widget (the "cuts"), splits each
+    widget's line there too (`Strip.divide`) and writes each piece at its cut; a double-width character that
+    straddles a cut is replaced by two spaces (rich's `Segment.divide`). A toast drawn over the panes was cut
+    at the panes' borders, so Chinese text in it got holes at 100+ columns. Nothing is drawn above a toast (its
+    layer is the top one), so every piece inside its region comes from the toast: the cuts there can go.
+    One kind needs care: a widget that starts inside the toast and reaches out past its right edge (the pane
+    on the right, past the toast's margin). The compositor places a widget's pieces from its first cut on, so
+    such a widget keeps a cut inside the toast: in the toast's right padding, where no character can straddle it
+    (or at the widget's own edge when the toast has no right padding)."""
+    cuts: list[list[int]] = _ORIGINAL_CUTS.fget(self)  # type: ignore[attr-defined]
+    if self.__dict__.get("_whole_toasts_for") is cuts:
+        return cuts
+    visible = [region.intersection(clip) for region, clip in self.visible_widgets.values()]
+    for widget, (region, clip) in self.visible_widgets.items():
+        if not isinstance(widget, Toast):
+            continue
+        x, y, width, height = region.intersection(clip)
+        if not (width and height):
+            continue
+        right = x + width
+        padded = widget.styles.padding.right >= 1
+        for line_y in range(y, min(y + height, len(cuts))):
+            keep: set[int] = set()
+            for other in visible:
+                if other.y <= line_y < other.y + other.height and x < other.x < right < other.x + other.width:
+                    keep.add(max(other.x, right - 1) if padded else other.x)
+            line = cuts[line_y]
+            line[:] = sorted({cut for cut in line if not x < cut < right} | keep)
+    self.__dict__["_whole_toasts_for"] = cuts
+    return cuts
+
+
+def keep_toasts_whole() -> None:
+    """Install `_cuts_keeping_toasts_whole` as `Compositor.cuts` (`textual._compositor`, private; idempotent).
+    The App calls it once at start-up."""
+    Compositor.cuts = property(_cuts_keeping_toasts_whole)  # type: ignore[method-assign,assignment]
+
+
+def screen_lines(screen: Screen[Any]) -> list[str]:
+    """`Screen._compositor.render_strips`: the screen's lines as plain text, as the terminal would show them
+    (tests look for holes in wide text)."""
+    return [strip.text for strip in screen._compositor.render_strips()]
+
+
 __all__ = [
+    "keep_toasts_whole",
+    "screen_lines",
     "keymap",
     "clear_tree_line_cache",
     "key_bindings",

@@ -3,7 +3,8 @@
 A chapter line reads `第12章 标题      3,021字 4.15 ✓ 主线`: number, title, 字数, overall score, a status mark
 and the storyline's tag. Columns are aligned in terminal cells (`rich.cells.cell_len`), so Chinese titles line
 up. The storyline is shown both as a colour (a stable slot of a 6-colour palette that exists in 16/256-colour
-terminals) and as a short text tag, so the meaning survives NO_COLOR; each status has its own mark character.
+terminals) and as a short text tag, so the meaning survives NO_COLOR; each status has its own mark character
+(`studio.views.outline_rows.STATUS_MARKS`: "edited, not rebuilt" ↻ and "needs review" ⚑ differ).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from studio.i18n import Catalog, Lang, tr
-from studio.views.outline_rows import ChapterRow, ChapterStatus, VolumeRow
+from studio.views.outline_rows import STATUS_MARKS, ChapterRow, ChapterStatus, VolumeRow
 from widgets import compat
 from widgets.instant_keys import JK_BINDINGS
 
@@ -32,26 +33,16 @@ MESSAGES: Catalog = {
     "words": ("{n}字", "{n}c"),
     "chapter": ("第{n}章", "Ch {n}"),
     "legend": (
-        "✓ 已提交  ! 强制通过  ↻ 待重建  ▹ 已暂存  ✎ 写作中  ∘ 计划中",
-        "✓ committed  ! force-passed  ↻ needs rebuild  ▹ staged  ✎ in progress  ∘ planned",
+        "✓ 已提交  ! 强制通过  ↻ 手改待重建  ⚑ 需复查  ▹ 已暂存  ✎ 写作中  ∘ 计划中",
+        "✓ committed  ! force-passed  ↻ edited, not rebuilt  ⚑ needs review  ▹ staged  ✎ in progress  ∘ planned",
     ),
-}
-
-# One mark per status; every mark is a narrow (East Asian width N/Na) character, so CJK terminals draw it in
-# one cell like everyone else.
-STATUS_MARKS: dict[ChapterStatus, str] = {
-    ChapterStatus.COMMITTED: "✓",
-    ChapterStatus.FORCE_PASSED: "!",
-    ChapterStatus.NEEDS_REBUILD: "↻",
-    ChapterStatus.STAGED: "▹",
-    ChapterStatus.IN_PROGRESS: "✎",
-    ChapterStatus.PLANNED: "∘",
 }
 
 STATUS_STYLES: dict[ChapterStatus, str] = {
     ChapterStatus.COMMITTED: "green",
     ChapterStatus.FORCE_PASSED: "bold yellow",
     ChapterStatus.NEEDS_REBUILD: "bold red",
+    ChapterStatus.NEEDS_REVIEW: "bold magenta",
     ChapterStatus.STAGED: "cyan",
     ChapterStatus.IN_PROGRESS: "bold cyan",
     ChapterStatus.PLANNED: "dim",
@@ -372,6 +363,7 @@ def default_expanded(rows: list[VolumeRow]) -> set[int]:
         ChapterStatus.IN_PROGRESS,
         ChapterStatus.STAGED,
         ChapterStatus.NEEDS_REBUILD,
+        ChapterStatus.NEEDS_REVIEW,
     }
     out = {v.number for v in rows if any(c.status in busy for c in v.chapters)}
     written = [v.number for v in rows if v.written]

@@ -10,7 +10,10 @@ label and its timer), so the panes below do not jump when a stage starts. Widths
 
 `StudioHeader.info` is a plain dataclass (`HeaderInfo`); `update_info(**changes)` replaces fields and redraws.
 The elapsed time ticks once a second only while a stage runs (`start_stage` / `stop_stage`); the clock is
-injectable (`clock=`) so tests and snapshots can freeze it.
+injectable (`clock=`) so tests and snapshots can freeze it. Stages that run side by side (the summarizer and the
+refiner) are all shown (`摘要+润色 0:12`, the time since the first of them started); one finishing leaves the
+others on the header. `HeaderInfo.stage` holds them joined by commas; a stage `rebuild:summarize` reads
+`重建·摘要` (a rebuild's own stage).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import stage_name, state_name
 
 MESSAGES: Catalog = {
     "offline": (" 离线模式 ", " OFFLINE "),
@@ -38,36 +42,18 @@ MESSAGES: Catalog = {
     "provider": ("模型：{name}", "provider: {name}"),
 }
 
-STATE_LABELS: dict[str, tuple[str, str]] = {
-    "INIT": ("初始化", "init"),
-    "QUICK_START": ("快速起步", "quick start"),
-    "VOL_PLANNING": ("卷规划", "planning"),
-    "WRITING": ("写作", "writing"),
-    "CHAPTER_REWRITE": ("重写", "rewrite"),
-    "VOL_REVIEW": ("卷末回顾", "volume review"),
-    "ERROR_RETRY": ("出错待重试", "error, retry"),
-    "idle": ("空闲", "idle"),
-    "running": ("运行中", "running"),
-    "paused": ("等待作者", "paused"),
-}
-
-STAGE_LABELS: dict[str, tuple[str, str]] = {
-    "draft": ("起草", "draft"),
-    "summarize": ("摘要", "summarize"),
-    "refine": ("润色", "refine"),
-    "judge": ("评审", "judge"),
-    "polish": ("精修", "polish"),
-    "revise": ("修订", "revise"),
-    "rewrite": ("重写", "rewrite"),
-    "commit": ("提交", "commit"),
-}
+RUN_STAGES: tuple[str, ...] = ("draft", "summarize", "refine", "judge", "polish", "revise", "rewrite", "commit",
+                              "checks", "summarize,refine", "rebuild:summarize", "rebuild:judge")
+"""What the stage slot can show (the reserve keeps room for the widest of them)."""
 
 
-def _label(table: dict[str, tuple[str, str]], key: str, lang: Lang) -> str:
-    pair = table.get(key)
-    if pair is None:
-        return key
-    return pair[0] if lang == "zh" else pair[1]
+def stages_label(stage: str, lang: Lang) -> str:
+    """`summarize,refine` -> `摘要+润色`; `rebuild:judge` -> `重建·评审`."""
+    parts = []
+    for one in stage.split(","):
+        head, _, sub = one.partition(":")
+        parts.append(f"{stage_name(head, lang)}·{stage_name(sub, lang)}" if sub else stage_name(head, lang))
+    return "+".join(parts)
 
 
 def format_elapsed(seconds: float) -> str:
@@ -122,7 +108,7 @@ def _fit_title(title: str, cells: int) -> str:
 def _stage_text(info: HeaderInfo, lang: Lang, elapsed: float | None) -> str:
     if not info.stage:
         return tr(MESSAGES, "no_stage", lang)
-    stage = tr(MESSAGES, "stage", lang, stage=_label(STAGE_LABELS, info.stage, lang))
+    stage = tr(MESSAGES, "stage", lang, stage=stages_label(info.stage, lang))
     if elapsed is not None:
         stage += f" {format_elapsed(elapsed)}"
     return stage
@@ -139,7 +125,7 @@ def _where(info: HeaderInfo, lang: Lang, elapsed: float | None, title: str) -> T
         text.append(SEP)
         text.append(tr(MESSAGES, "position", lang, volume=info.volume, chapter=info.chapter))
     text.append(SEP)
-    text.append(_label(STATE_LABELS, info.state, lang), style="bold")
+    text.append(state_name(info.state, lang), style="bold")
     text.append(SEP)
     text.append(_stage_text(info, lang, elapsed), style="bold cyan" if info.stage else "dim")
     return text
@@ -157,7 +143,7 @@ def _costs(info: HeaderInfo, lang: Lang) -> Text:
 
 
 def _widest_stage(lang: Lang) -> int:
-    labels = [tr(MESSAGES, "stage", lang, stage=_label(STAGE_LABELS, key, lang)) for key in STAGE_LABELS]
+    labels = [tr(MESSAGES, "stage", lang, stage=stages_label(key, lang)) for key in RUN_STAGES]
     return max(cell_len(label) for label in labels) + len(_ELAPSED_RESERVE)
 
 
@@ -227,6 +213,7 @@ class StudioHeader(Static):
         self.info = info or HeaderInfo()
         self.clock = clock
         self._stage_started: float | None = None
+        self._stages_running: dict[str, float] = {}  # stage -> when it started, in start order
         self._ticker: Timer | None = None
 
     def on_mount(self) -> None:
@@ -246,16 +233,33 @@ class StudioHeader(Static):
         self.info = replace(self.info, **changes)
         self._redraw()
 
+    @property
+    def running_stages(self) -> list[str]:
+        """The stages running now, in the order they started."""
+        return list(self._stages_running)
+
     def start_stage(self, stage: str) -> None:
-        """A stage began: show it with its elapsed time, ticking every second."""
-        self._stage_started = self.clock()
-        self.info = replace(self.info, stage=stage)
+        """A stage began: show it (with any still running) and the elapsed time, ticking every second."""
+        now = self.clock()
+        self._stages_running.pop(stage, None)
+        self._stages_running[stage] = now
+        self._stage_started = min(self._stages_running.values())
+        self.info = replace(self.info, stage=",".join(self._stages_running))
         if self._ticker is None and self.is_mounted:
             self._ticker = self.set_interval(1.0, self._redraw, name="header-elapsed")
         self._redraw()
 
-    def stop_stage(self, *, keep_label: bool = False) -> None:
-        """No stage runs any more: stop the timer (and clear the stage unless `keep_label`)."""
+    def stop_stage(self, stage: str | None = None, *, keep_label: bool = False) -> None:
+        """`stage` finished (the others still running stay shown); with no stage, none runs any more: stop the
+        timer (and clear the stage unless `keep_label`)."""
+        if stage is not None:
+            self._stages_running.pop(stage, None)
+            if self._stages_running:
+                self._stage_started = min(self._stages_running.values())
+                self.info = replace(self.info, stage=",".join(self._stages_running))
+                self._redraw()
+                return
+        self._stages_running.clear()
         if self._ticker is not None:
             self._ticker.stop()
             self._ticker = None

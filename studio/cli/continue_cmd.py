@@ -1,7 +1,7 @@
 """`novel-studio continue [N]`: write N chapters headless (PRD `/novel:continue`, issue 3 section 5).
 
-Prints the estimated cost first, one line per committed chapter (`Ch 50: 2890字 3.2→修订→3.6 ✅`), then the
-run's tokens and cost. Exit: 0 done (or stopped at the volume end / the brief / `--max-cost`), 1 error
+Prints the estimated cost first, one line per chapter as it commits (`Ch 50: 2890字 3.2→修订→3.6 ✅`, with the
+checks' count once they ran), then the run's tokens and cost. Exit: 0 done (or stopped at the volume end / the brief / `--max-cost`), 1 error
 (resumable), 3 paused for the author, 4 locked, 130 interrupted (Ctrl-C, SIGTERM, SIGHUP: the lock is
 released and the chapter left resumable).
 
@@ -31,6 +31,7 @@ from pipeline.decisions import Option, Question, QuestionKind
 from pipeline.estimate import estimate_chapter_cost
 from pipeline.events import (
     ChapterCommitted,
+    ChecksRan,
     Event,
     Notice,
     Paused,
@@ -57,6 +58,7 @@ from studio.cli.terminal_decider import LOW_SCORE_POLICIES, cli_decider, termina
 from studio.config import load_settings
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import stage_name
 from studio.models.pipeline_log import PipelineLog
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
@@ -215,6 +217,10 @@ class EventPrinter:
 
     A stage error ends the run with exit 1, so it is printed as an error (never as "paused"); the
     error-retry pause that follows it carries the same message plus how to go on, and is printed once.
+
+    A committed chapter's line is printed as it commits: held back only until the checks after the commit
+    report (`ChecksRan`, so the line ends with their count) or anything else happens; `finish()` prints a line
+    still held. `printed` lists the chapters printed, so the run's report does not print them again.
     """
 
     def __init__(self, lang: Lang, out: Callable[[str], None] = print, *, json_lines: bool = False) -> None:
@@ -222,21 +228,46 @@ class EventPrinter:
         self.out = out
         self.json_lines = json_lines
         self.result: RunResult | None = None
+        self.printed: set[int] = set()
+        self._held: ChapterReport | None = None
+
+    def finish(self) -> None:
+        """Print the committed chapter's line still held back (the run ended before anything followed it)."""
+        held, self._held = self._held, None
+        if held is not None:
+            self.out(chapter_line(held, self.lang))
+            self.printed.add(held.chapter)
 
     def __call__(self, event: Event) -> None:
         if self.json_lines:
             if not isinstance(event, TextDelta):
                 self.out(json.dumps(event_data(event), ensure_ascii=False, default=str))
             return
+        if isinstance(event, TextDelta):
+            return
+        if isinstance(event, ChecksRan) and self._held is not None and self._held.chapter == event.chapter:
+            self._held.findings = event.findings
+            self.finish()
+            return
+        self.finish()
         if isinstance(event, ChapterCommitted):
-            return  # printed from the run result, with the gate history
+            self._held = ChapterReport(
+                event.chapter,
+                event.word_count,
+                scores=list(event.scores_path),
+                actions=list(event.actions),
+                revisions=event.revisions,
+                force_passed=event.force_passed,
+                cost_usd=event.cost_usd,
+            )
+            return
         if isinstance(event, Paused):
             key = "error" if event.kind == "error_retry" else "paused"
             self.out(tr(MESSAGES, key, self.lang, message=event.message))
         elif isinstance(event, StageError):
             return  # the error-retry pause right after it says the same, with the way out
         elif isinstance(event, RetryWaiting):
-            self.out(tr(MESSAGES, "retry_wait", self.lang, stage=event.stage or "-", attempt=event.attempt,
+            self.out(tr(MESSAGES, "retry_wait", self.lang, stage=stage_name(event.stage, self.lang), attempt=event.attempt,
                         wait=round(event.wait_s, 1), message=event.message))
         elif isinstance(event, Notice):
             self.out(tr(MESSAGES, "notice", self.lang, message=event.message))
@@ -277,9 +308,10 @@ def result_data(result: RunResult, lang: Lang) -> dict[str, Any]:
     }
 
 
-def _print_result(result: RunResult, lang: Lang) -> None:
+def _print_result(result: RunResult, lang: Lang, printed: set[int] | None = None) -> None:
     for report in result.reports:
-        print(chapter_line(report, lang))
+        if printed is None or report.chapter not in printed:  # not printed as it committed
+            print(chapter_line(report, lang))
     if result.brief is not None:
         print(tr(MESSAGES, "brief", lang))
         for line in result.brief.lines(lang):
@@ -392,15 +424,18 @@ def run(args: argparse.Namespace) -> int:
         with termination_handlers():
             result = asyncio.run(orchestrator.run(chapters, note=args.note, max_cost_usd=args.max_cost))
     except KeyboardInterrupt:
+        printer.finish()
         out.say("interrupted", tr(MESSAGES, "interrupted", lang), err=True)
         return int(ExitCode.INTERRUPTED)
     except PausedForAuthor as exc:
+        printer.finish()
         out.say("paused", tr(MESSAGES, "paused", lang, message=str(exc)), err=True)
         return int(ExitCode.PAUSED)
     if result.paused and result.pause_kind == QuestionKind.STALE_LOCK.value:
         out.say("paused", tr(MESSAGES, "stale_lock", lang, project=root), err=True, pause_kind=result.pause_kind)
+    printer.finish()
     if json_lines:
         print(json.dumps(result_data(result, lang), ensure_ascii=False, default=str))
     else:
-        _print_result(result, lang)
+        _print_result(result, lang, printer.printed)
     return result.exit_code

@@ -1,7 +1,8 @@
 """`novel-studio demo [DIR]`: the bundled sample novel in a fresh folder, ready to explore.
 
-Creates the sample project and opens the studio on it with the offline provider; with `--no-tui`, or when
-stdout is not a terminal, it prints the project's status instead.
+Creates the sample project and opens the studio on it with the offline provider, and says where the folder is
+(before the studio opens and again after it closes, with the command that opens it again); with `--no-tui`, or
+when stdout is not a terminal, it prints the project's status instead.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ MESSAGES: Catalog = {
         "下一步：novel-studio status --project {path}",
         "Next: novel-studio status --project {path}",
     ),
+    "where": (
+        "示例小说在：{path}\n再次打开：novel-studio --project {path} --offline",
+        "The sample novel is at: {path}\nOpen it again: novel-studio --project {path} --offline",
+    ),
 }
 
 
@@ -43,7 +48,10 @@ def run(args: argparse.Namespace) -> int:
     if not getattr(args, "no_tui", False) and _stdout_is_terminal():
         from studio.cli.main import launch_studio
 
-        return launch_studio(target, lang=lang, offline=True)
+        print(tr(MESSAGES, "created", lang, path=target), flush=True)
+        code = launch_studio(target, lang=lang, offline=True)
+        print(tr(MESSAGES, "where", lang, path=target))  # the studio's screen is gone: say it where it stays
+        return code
     print(tr(MESSAGES, "created", lang, path=target))
     print()
     print(render_status(build_status(Project.open(target)), lang))

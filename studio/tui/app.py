@@ -27,13 +27,14 @@ import os
 import signal
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
@@ -53,12 +54,22 @@ from studio.project import Project
 from studio.tui.host import EventSink, PlanSession, QuickStart
 from studio.tui.keymap import apply_keymap, binding_defaults
 from studio.tui.messages import QuickStartRequested
+from widgets import compat
 from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
     "error_title": ("无法打开项目", "Cannot open the project"),
     "error_hint": ("修好上面的问题后重新打开。按 q 退出。", "Fix the problems above and open it again. Press q to quit."),
     "quit": ("退出", "Quit"),
+    # the command palette (Textual's own words, localised)
+    "palette": ("命令面板", "palette"),
+    "palette_tip": ("打开命令面板", "Open the command palette"),
+    "palette_placeholder": ("搜索命令…", "Search for commands…"),
+    "cmd_Theme": ("主题|切换配色主题", "Theme|Change the current theme"),
+    "cmd_Keys": ("按键|显示或隐藏当前控件的按键说明", "Keys|Show or hide the keys of the focused widget"),
+    "cmd_Maximize": ("最大化|把当前窗格放大到全屏", "Maximize|Maximize the focused widget"),
+    "cmd_Minimize": ("还原|把放大的窗格还原", "Minimize|Restore the maximized widget"),
+    "cmd_Screenshot": ("截图|把当前画面保存为 SVG", "Screenshot|Save an SVG screenshot of the current screen"),
 }
 
 ProviderFactory = Callable[[Settings], ModelProvider]
@@ -199,8 +210,10 @@ class NovelStudioApp(App[None]):
         quick_start: QuickStart | None = None,
     ) -> None:
         super().__init__()
+        compat.keep_toasts_whole()  # Chinese text in toasts loses no characters over the panes' borders
         self.project_root = Path(project_root)
         self.lang: Lang = lang
+        compat.rewrite_bindings(self, self._localise_binding)
         self.offline = offline
         self.provider_factory = provider_factory
         self._clock = clock
@@ -383,10 +396,30 @@ class NovelStudioApp(App[None]):
             self.apply_keymap()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        # Keep Textual's own (theme, keys, screenshot...) but drop its quit: `q` asks first while running.
+        # Keep Textual's own (theme, keys, screenshot...) in the UI's language, but drop its quit: `q` asks first
+        # while running.
         for command in super().get_system_commands(screen):
-            if command.title.lower() != "quit":
-                yield command
+            if command.title.lower() == "quit":
+                continue
+            key = f"cmd_{command.title}"
+            if key in MESSAGES:
+                title, _, help_text = tr(MESSAGES, key, self.lang).partition("|")
+                command = command._replace(title=title, help=help_text)
+            yield command
+
+    def _localise_binding(self, binding: Binding) -> Binding:
+        """The command palette's key as the footer shows it, in the UI's language."""
+        if binding.action in ("command_palette", "app.command_palette"):
+            return replace(binding, description=tr(MESSAGES, "palette", self.lang),
+                           tooltip=tr(MESSAGES, "palette_tip", self.lang))
+        return binding
+
+    def action_command_palette(self) -> None:
+        """Textual's command palette, with its placeholder in the UI's language."""
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(
+                CommandPalette(placeholder=tr(MESSAGES, "palette_placeholder", self.lang), id="--command-palette")
+            )
 
     @property
     def main_screen(self) -> MainScreen | None:

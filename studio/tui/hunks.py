@@ -336,6 +336,14 @@ class ReviewState:
         """Reject every hunk still undecided."""
         self._decide_remaining("rejected")
 
+    def accept_all(self) -> None:
+        """Accept every hunk, decided before or not (the review's `a`); the cursor stays."""
+        self.verdicts = ["accepted"] * len(self.hunks)
+
+    def reject_all(self) -> None:
+        """Reject every hunk (the review's `d`); the cursor stays."""
+        self.verdicts = ["rejected"] * len(self.hunks)
+
     # -- results ---------------------------------------------------------------------------------------------
 
     def result_text(self, draft: str) -> str:

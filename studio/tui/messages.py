@@ -77,6 +77,15 @@ class RebuildStarted(Message):
 
 
 @dataclass
+class RebuildStage(Message):
+    """A stage of the running rebuild of `chapter` started (`running`) or finished."""
+
+    chapter: int
+    stage: str
+    running: bool
+
+
+@dataclass
 class RebuildFinished(Message):
     """A rebuild finished (`result`) or failed (`error`)."""
 
@@ -103,6 +112,7 @@ __all__ = [
     "PipelineEventPosted",
     "ProjectChanged",
     "RebuildFinished",
+    "RebuildStage",
     "RebuildStarted",
     "RunEnded",
     "StageRetrying",

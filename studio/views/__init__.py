@@ -3,6 +3,7 @@
 - `outline_rows`: the outline tree (volumes -> chapters with word count, score, status, storyline).
 - `state_diff`: a chapter's state patch as a readable before -> after diff grouped by entity.
 - `scores`: the scores pane (8 dimension bars, overall, violations, fixes) and a text sparkline.
+- `typeset`: a chapter body in display lines by Chinese line-breaking rules (the heading left out).
 
 The widgets in `widgets/` and the screens in `screens/` only render what these modules compute.
 """

@@ -39,9 +39,23 @@ class ChapterStatus(StrEnum):
     COMMITTED = "committed"
     IN_PROGRESS = "in_progress"
     STAGED = "staged"
-    NEEDS_REBUILD = "needs_rebuild"
+    NEEDS_REBUILD = "needs_rebuild"  # edited by hand, not rebuilt yet
+    NEEDS_REVIEW = "needs_review"  # a rebuilt edit of an earlier chapter may contradict it
     FORCE_PASSED = "force_passed"
     PLANNED = "planned"
+
+
+STATUS_MARKS: dict[ChapterStatus, str] = {
+    ChapterStatus.COMMITTED: "✓",
+    ChapterStatus.FORCE_PASSED: "!",
+    ChapterStatus.NEEDS_REBUILD: "↻",
+    ChapterStatus.NEEDS_REVIEW: "⚑",
+    ChapterStatus.STAGED: "▹",
+    ChapterStatus.IN_PROGRESS: "✎",
+    ChapterStatus.PLANNED: "∘",
+}
+"""One symbol per status, so each reads without colour (NO_COLOR); every one is a narrow (East Asian width
+N/Na) character, so CJK terminals draw it in one cell like everyone else."""
 
 
 @dataclass(frozen=True)
@@ -168,20 +182,23 @@ def build_outline_rows(
     project: Project,
     needs_rebuild: set[int] | None = None,
     *,
+    needs_review: set[int] | None = None,
     inflight: int | None = None,
     committed: Iterable[int] | None = None,
 ) -> list[VolumeRow]:
     """The outline tree's rows for `project`.
 
-    - `needs_rebuild`: chapters marked for review/rebuild after a hand edit (a project file of a later issue).
+    - `needs_rebuild`: chapters edited by hand and not rebuilt yet.
+    - `needs_review`: chapters a rebuilt edit may contradict (`.novel-studio/review-marks.json`).
     - `inflight`: the chapter the pipeline is writing now (default: the checkpoint's inflight chapter while
       a stage runs).
     - `committed`: the committed chapter numbers, if the caller already listed them (default: the folder listing,
       fresh, so a chapter committed since the project was opened shows).
 
-    Status precedence: needs_rebuild > force_passed > committed > staged > in_progress > planned.
+    Status precedence: needs_rebuild > needs_review > force_passed > committed > staged > in_progress > planned.
     """
     marks = needs_rebuild or set()
+    review = needs_review or set()
     problems: list[str] = []
     committed_set = set(committed) if committed is not None else set(_fresh_committed(project))
     _, words = _word_counts(project, committed_set, problems)
@@ -205,6 +222,8 @@ def build_outline_rows(
         if number in committed_set:
             if number in marks:
                 status = ChapterStatus.NEEDS_REBUILD
+            elif number in review:
+                status = ChapterStatus.NEEDS_REVIEW
             elif score is not None and score.force_passed:
                 status = ChapterStatus.FORCE_PASSED
             else:

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from studio.errors import FormatError
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import RECOMMENDATIONS
 from studio.models.evaluation import DIMENSION_WEIGHTS, Evaluation
 from studio.project import Project
 from studio.status import EVALUATION_CACHE, ChapterScore, StatCache
@@ -38,13 +39,8 @@ DIMENSION_LABELS: dict[str, tuple[str, str]] = {
     "storyline_coherence": ("故事线连贯", "Storyline coherence"),
 }
 
-RECOMMENDATION_LABELS: dict[str, tuple[str, str]] = {
-    "pass": ("通过", "pass"),
-    "polish": ("润色", "polish"),
-    "revise": ("修改", "revise"),
-    "review": ("待作者审阅", "author review"),
-    "rewrite": ("重写", "rewrite"),
-}
+RECOMMENDATION_LABELS: dict[str, tuple[str, str]] = RECOMMENDATIONS
+"""The judge's recommendations by name (the one catalog: `studio.i18n_names`)."""
 
 CONFIDENCE_LABELS: dict[str, tuple[str, str]] = {
     "high": ("高", "high"),

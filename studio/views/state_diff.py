@@ -29,7 +29,7 @@ from studio.models.changelog import ChangelogEntry, OpWarning
 from studio.models.patch import StateOp, StatePatch
 from studio.models.state import CurrentState
 from studio.project import Project
-from studio.state_engine import apply_patch, is_review_cleanup, load_changelog, replay
+from studio.state_engine import apply_patch, is_review_cleanup, load_changelog, replay, replay_from
 
 ENTITY_KINDS: tuple[str, ...] = ("characters", "items", "locations", "factions", "world_state")
 
@@ -390,12 +390,34 @@ def _state_at(path: Path, stamp: tuple[int, int], entries: Sequence[ChangelogEnt
         hit = _state_memo.get(key)
     if hit is not None:
         return hit
-    state = replay(entries, upto_version=version, source=str(path))
+    state = _replay_near(path, stamp, entries, version)
     with _memo_lock:
         if len(_state_memo) >= _STATE_MEMO_MAX:
             _state_memo.pop(next(iter(_state_memo)))
         _state_memo[key] = state
     return state
+
+
+def _replay_near(path: Path, stamp: tuple[int, int], entries: Sequence[ChangelogEntry], version: int) -> CurrentState:
+    """The state at `version`, replayed from the nearest memoised earlier version of the same changelog
+    (moving chapter by chapter replays one entry, not the whole log: on 500 chapters that was most of a chapter
+    selection's time); from the start when there is none, or when the log holds another tool's lines or an
+    `init` after its first line."""
+    nearest: tuple[int, CurrentState] | None = None
+    plain = all(e.kind != "foreign" for e in entries) and all(e.kind != "init" for e in entries[1:])
+    if not plain:  # another tool's lines or a re-based log: replay as the log says, from the start
+        return replay(entries, upto_version=version, source=str(path))
+    with _memo_lock:
+        for (memo_path, size, mtime, memo_version), state in _state_memo.items():
+            if (memo_path, size, mtime) == (path, *stamp) and memo_version <= version:
+                if nearest is None or memo_version > nearest[0]:
+                    nearest = (memo_version, state)
+    if nearest is not None:
+        base_version, base = nearest
+        if base_version == version:
+            return base
+        return replay_from(base, entries, upto_version=version, source=str(path))
+    return replay(entries, upto_version=version, source=str(path))
 
 
 def _extra_names(project: Project) -> dict[str, str]:

@@ -1,0 +1,97 @@
+"""Chinese typesetting of the chapter pane (`studio.views.typeset`): line-breaking rules, indent, heading."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from rich.cells import cell_len
+
+from studio.views.typeset import (
+    LINE_END_FORBIDDEN,
+    LINE_START_FORBIDDEN,
+    split_heading,
+    typeset,
+    wrap_paragraph,
+)
+
+
+def test_short_paragraph_is_one_line() -> None:
+    assert wrap_paragraph("雾很大。", 20) == ["雾很大。"]
+    assert wrap_paragraph("", 20) == [""]
+
+
+def test_full_stop_never_starts_a_line() -> None:
+    # 10 cells: five characters fit, the sixth is 。 -> the 5th character goes down with it.
+    lines = wrap_paragraph("一二三四五。六七八九", 10)
+    assert lines == ["一二三四", "五。六七八", "九"]
+    assert all(not line.startswith("。") for line in lines)
+
+
+def test_closing_quote_after_full_stop_moves_as_a_pair() -> None:
+    lines = wrap_paragraph("一二三四。”六七八九", 8)  # 。” would start line 2
+    assert lines[0] == "一二三"
+    assert lines[1].startswith("四。”")
+
+
+def test_opening_quote_never_ends_a_line() -> None:
+    lines = wrap_paragraph("一二三四“五六七八”", 10)
+    assert lines[0] == "一二三四"
+    assert lines[1].startswith("“五")
+
+
+def test_ellipsis_and_dash_are_not_split() -> None:
+    lines = wrap_paragraph("一二三四……五六七八", 10)
+    assert all(line.count("…") in (0, 2) for line in lines)
+    assert not any(line.startswith("…") for line in lines)
+    lines = wrap_paragraph("一二三四五——六七八", 11)
+    assert all(line.count("—") in (0, 2) for line in lines)
+
+
+def test_indent_never_stands_alone() -> None:
+    paragraph = "　　" + "雾" * 30
+    for width in range(6, 40):  # the indent and one character fit
+        lines = wrap_paragraph(paragraph, width)
+        assert lines[0].strip("　") != "", (width, lines)
+
+
+def test_latin_runs_stay_whole() -> None:
+    lines = wrap_paragraph("他打开了GPS导航，又看了看", 12)
+    assert any("GPS" in line for line in lines)
+
+
+def test_heading_is_left_out_once() -> None:
+    heading, body, skipped = split_heading("# 第1章 子时送单\n\n晚上十一点。\n")
+    assert heading == "# 第1章 子时送单"
+    assert body == "晚上十一点。\n"
+    assert skipped == 2
+    assert split_heading("晚上十一点。") == (None, "晚上十一点。", 0)
+    layout = typeset("# 第1章 子时送单\n\n晚上十一点。", 40)
+    assert layout.lines == ["晚上十一点。"]
+    assert "第1章" not in "\n".join(layout.lines)
+
+
+def test_locate_maps_file_lines_to_rows() -> None:
+    text = "# 第2章 灯\n\n" + "甲" * 30 + "\n\n乙在这里"
+    layout = typeset(text, 20)  # 30 wide chars -> 3 rows of 10 chars (20 cells)
+    assert layout.lines[:3] == ["甲" * 10] * 3
+    assert layout.locate(4, 1) == (4, 1)  # file line 5 (0-based 4) -> the row after the blank line
+    assert layout.lines[4][1] == "在"
+    assert layout.locate(2, 25) == (2, 5)
+    assert layout.locate(0, 0) == (0, 0)  # the heading itself: the top
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_text_keeps_every_rule(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = list("雾港灯塔沈照林枫门巷夜风") + list("。，？！”“「」、") + ["……", "——", "　　", "abc", "12"]
+    paragraph = "".join(rng.choice(alphabet) for _ in range(200))
+    width = rng.randint(8, 60)
+    lines = wrap_paragraph(paragraph, width)
+    assert "".join(lines) == paragraph  # nothing lost, nothing added
+    assert all(cell_len(line) <= width for line in lines)
+    for before, line in zip(lines, lines[1:], strict=False):
+        moved = len(before) > 1  # a one-unit line could not give anything down
+        if moved:
+            assert line[:1] not in LINE_START_FORBIDDEN or before in ("……", "——"), (before, line)
+            assert before[-1:] not in LINE_END_FORBIDDEN or len(before) <= 2, (before, line)
