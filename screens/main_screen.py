@@ -718,9 +718,11 @@ class MainScreen(Screen[None]):
 
     def _select_finding(self, where: tuple[int, int], length: int) -> None:
         # the reader shows no cursor: the finding's text is selected (highlighted) and scrolled into the middle
-        area = self.chapter_view.text_area
-        row, column = where
-        area.selection = Selection((row, column), (row, column + length))
+        # `where` is in the file's text; the pane shows it typeset, so both ends are mapped to display places
+        view = self.chapter_view
+        line, column = where[0] + 1, where[1]
+        area = view.text_area
+        area.selection = Selection(view.display_row(line, column), view.display_row(line, column + length))
         area.scroll_cursor_visible(center=True, animate=False)
 
     def action_export(self, chapters: list[int] | None = None) -> None:
