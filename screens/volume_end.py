@@ -23,6 +23,7 @@ MESSAGES: Catalog = {
     ),
     "review": ("卷末回顾", "Review this volume"),
     "export": ("导出本卷", "Export this volume"),
+    "later": ("稍后再说", "Later"),
 }
 
 
@@ -57,7 +58,9 @@ def volume_end_question(project: Project, volume: int, brief: QualityBrief | Non
         options=[
             Option("review", MESSAGES["review"][0], MESSAGES["review"][1]),
             Option("export", MESSAGES["export"][0], MESSAGES["export"][1]),
+            Option("later", MESSAGES["later"][0], MESSAGES["later"][1]),
         ],
-        recommended="review",
-        data={"escape": "review", "chapters": chapters},
+        # Enter and escape close the dialog: the review calls the model, so it is chosen, never defaulted into
+        recommended="later",
+        data={"escape": "later", "chapters": chapters},
     )

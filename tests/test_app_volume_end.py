@@ -35,7 +35,7 @@ async def test_volume_end_dialog_offers_review_and_export(tmp_path: Path) -> Non
                     break
                 await pilot.press("enter")  # any other question: take the recommended answer
         assert dialog is not None, "no end-of-volume dialog"
-        assert [o.key for o in dialog.question.options] == ["review", "export"]
+        assert [o.key for o in dialog.question.options] == ["review", "export", "later"]
         assert any("第 10-10 章" in fact or "第 1-10 章" in fact for fact in dialog.question.facts)
         assert any("卷规划" in fact for fact in dialog.question.facts)
         await pilot.press("2")  # export this volume

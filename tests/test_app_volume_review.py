@@ -58,7 +58,7 @@ async def test_volume_end_review_cleanup_report_then_plan(tmp_path: Path, monkey
         await pilot.press("c")
         dialog = await _wait_for(pilot, app, QuestionKind.VOLUME_END, DecisionDialog)
         assert isinstance(dialog, DecisionDialog)
-        assert [o.key for o in dialog.question.options] == ["review", "export"]
+        assert [o.key for o in dialog.question.options] == ["review", "export", "later"]
         assert any("卷末回顾" in fact for fact in dialog.question.facts)
         await pilot.press("1")  # review
         cleanup = await _wait_for(pilot, app, QuestionKind.REVIEW_CLEANUP, DecisionDialog)
