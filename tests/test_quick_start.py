@@ -303,3 +303,27 @@ def test_on_a_terminal_the_brief_is_asked_field_by_field(tmp_path: Path, capsys:
     assert load_progress(ProjectPaths(root)).next_step() == "confirm"  # type: ignore[union-attr]
     assert main(["start", str(root), "--offline", "--yes"]) == 0
     assert_quick_start_done(root)
+
+
+def test_after_the_trial_plan_plans_the_rest_of_volume_one_and_continue_writes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Confirm leads to volume planning with chapters 1-3 fixed: `plan` after `start` plans chapters 4..K of
+    volume 1 (K = the quick start's volume length), not volume 2, and `continue` writes chapter 4."""
+    root = tmp_path / "mine"
+    assert main(["start", str(root), "--offline", "--yes", "--volume-length", "6", *BRIEF_ARGS]) == 0
+    paths = ProjectPaths(root)
+    trial_outline = read_text(paths.outline(1))
+    written = [read_text(paths.chapter(n)) for n in (1, 2, 3)]
+    capsys.readouterr()
+    assert main(["plan", "--project", str(root), "--offline", "--yes"]) == 0
+    from studio.outline import parse_outline
+
+    outline = parse_outline(read_text(paths.outline(1)), paths.outline(1))
+    assert outline.chapter_range == (1, 6)
+    assert not paths.outline(2).exists()
+    kept = parse_outline(trial_outline, paths.outline(1))
+    assert [c.heading for c in outline.chapters[:3]] == [c.heading for c in kept.chapters]
+    assert [read_text(paths.chapter(n)) for n in (1, 2, 3)] == written  # committed chapters untouched
+    assert main(["continue", "1", "--project", str(root), "--offline", "--yes"]) == 0
+    assert paths.chapter(4).is_file()

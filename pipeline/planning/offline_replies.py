@@ -311,6 +311,9 @@ def plot_reply(ctx: dict[str, Any]) -> dict[str, Any]:
             }
         )
     short_id, medium_id = f"vol{volume}-token", f"vol{volume}-old-debt"
+    taken = {str(i) for i in ctx.get("thread_ids", [])}
+    if short_id in taken or medium_id in taken:  # the rest of a volume re-planned: its first threads exist
+        short_id, medium_id = f"{short_id}-{first}", f"{medium_id}-{first}"
     short_end = min(first + 6, last)
     threads = [
         {

@@ -243,7 +243,7 @@ def plot_architect_context(
         "character_ids": sorted(project.characters),
         "character_names": {slug: c.display_name for slug, c in sorted(project.characters.items())},
         "rule_ids": [r.id for r in project.world_rules.rules],
-        "thread_ids": [item["id"] for item in open_items],
+        "thread_ids": [item.id for item in ledger.foreshadowing],  # every id taken, resolved ones included
     }
     return _bundle(project, "plot_architect", PLOT_PROMPT, variables, data, registry)
 

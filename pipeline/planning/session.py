@@ -67,6 +67,7 @@ from studio.coldstart import PLANNING_KEYS, check_cold_start, refusals
 from studio.errors import FormatError, PausedForAuthor
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, tr
+from studio.models.quick_start import QuickStartRequest
 from studio.models.settings import Settings
 from studio.models.volume_plan import VolumePlan
 from studio.outline import VolumeOutline, parse_outline, render_outline
@@ -74,6 +75,7 @@ from studio.paths import ProjectPaths
 from studio.planning.plan_view import MESSAGES as VIEW_MESSAGES
 from studio.planning.plan_view import chapter_span, outline_diff, plan_data, plan_lines
 from studio.planning.quick_start_files import write_main_arc
+from studio.planning.quick_start_progress import request_path
 from studio.planning.staged import (
     StagedPlanMeta,
     activate_volume,
@@ -500,6 +502,25 @@ def _target(
     return PlanTarget(volume, last_done + 1, last), fixed, "replan"
 
 
+def _after_trial_chapters(project: Project) -> int | None:
+    """Volume 1's length chosen at the quick start, while volume 1's outline holds only the written trial
+    chapters (the quick start was confirmed and volume 1 is not planned yet); None otherwise."""
+    outline = project.outline
+    if project.current_volume != 1 or outline is None or outline.chapter_range is None:
+        return None
+    first, last = outline.chapter_range
+    if first != 1 or last != project.last_completed_chapter:
+        return None
+    path = request_path(project.paths)
+    if not path.is_file():
+        return None
+    try:
+        request = QuickStartRequest.load(path)
+    except (FormatError, OSError):
+        return None
+    return request.volume_length if request.volume_length > last else None
+
+
 async def run_plan_session(
     root: Path,
     settings: Settings,
@@ -539,6 +560,10 @@ async def run_plan_session(
     if not project.storylines.storylines:  # a fresh project: the plan's line must exist in storylines.json
         write_main_arc(paths)
         project = Project.open(root)
+    if length is None and volume in (None, 1) and not note.strip():
+        trial_length = _after_trial_chapters(project)
+        if trial_length is not None:  # the quick start's trial chapters are the whole outline: plan the rest
+            volume, length = 1, trial_length
     if not length and not note.strip():
         ready = _planned_ahead(project, volume)
         if ready is not None:

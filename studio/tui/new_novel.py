@@ -28,6 +28,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.init_project import init_project
 from studio.models.quick_start import DEFAULT_VOLUME_LENGTH, QuickStartRequest
 from studio.paths import ProjectPaths
+from studio.planning.quick_start_progress import request_path
 
 __all__ = [
     "MAX_VOLUME_LENGTH",
@@ -43,7 +44,7 @@ __all__ = [
     "save_quick_start",
 ]
 
-QUICK_START_FILE = Path(".novel-studio") / "quick-start.json"
+QUICK_START_FILE = Path(".novel-studio") / "quick-start.json"  # = request_path(paths), relative
 MIN_VOLUME_LENGTH = 3  # the trial chapters 1-3 are part of volume 1
 MAX_VOLUME_LENGTH = 500
 
@@ -124,8 +125,8 @@ def save_quick_start(root: Path, request: QuickStartRequest) -> Path:
 
 
 def quick_start_path(paths: ProjectPaths) -> Path:
-    """`.novel-studio/quick-start.json`: the author's quick-start choices."""
-    return paths.root / QUICK_START_FILE
+    """`.novel-studio/quick-start.json`: the author's quick-start choices (the quick start's own path)."""
+    return request_path(paths)
 
 
 def load_quick_start(paths: ProjectPaths) -> QuickStartRequest | None:
