@@ -221,3 +221,26 @@ def take_project_lock(args: argparse.Namespace, lock: ProjectLock, lang: Lang, q
                 return False
         lock.acquire(take_over_stale=True)
     return True
+
+
+class JsonOut:
+    """A command's output: text lines on stdout (errors on stderr), or with `--json` nothing until the one JSON
+    object at the end (`finish`), which carries `data` (filled on the way) and the exit code."""
+
+    def __init__(self, json_mode: bool) -> None:
+        self.json_mode = json_mode
+        self.data: dict[str, Any] = {"event": "result"}
+
+    def say(self, text: str) -> None:
+        if not self.json_mode:
+            print(text)
+
+    def err(self, text: str) -> None:
+        if not self.json_mode:
+            print(text, file=sys.stderr)
+
+    def finish(self, code: int, **data: Any) -> int:
+        self.data.update(data, exit_code=code)
+        if self.json_mode:
+            print(json.dumps(self.data, ensure_ascii=False, indent=2, default=str))
+        return code

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import subprocess
 import sys
@@ -38,6 +37,7 @@ from pipeline.providers.base import Provider
 from pipeline.providers.factory import build_provider, is_offline
 from studio.cli.common import (
     ExitCode,
+    JsonOut,
     PausedForAuthor,
     add_common_arguments,
     help_lang,
@@ -121,26 +121,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
-class _Out:
-    """Text lines on stdout, or (with --json) nothing until the one JSON object at the end."""
-
-    def __init__(self, json_mode: bool) -> None:
-        self.json_mode = json_mode
-        self.data: dict[str, Any] = {"event": "result"}
-
-    def say(self, text: str) -> None:
-        if not self.json_mode:
-            print(text)
-
-    def err(self, text: str) -> None:
-        if not self.json_mode:
-            print(text, file=sys.stderr)
-
-    def finish(self, code: int, **data: Any) -> int:
-        self.data.update(data, exit_code=code)
-        if self.json_mode:
-            print(json.dumps(self.data, ensure_ascii=False, indent=2, default=str))
-        return code
+class _Out(JsonOut):
+    """`JsonOut` that also prints the plan session's events."""
 
     def event(self, event: Event) -> None:
         if isinstance(event, Notice):

@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pipeline.decisions import Decider, Question
 from pipeline.planning.review import ReviewOutcome, ReviewStopped, outcome_data, review_volume
@@ -32,6 +29,7 @@ from pipeline.providers.base import Provider, ProviderError
 from pipeline.providers.factory import build_provider, is_offline
 from studio.cli.common import (
     ExitCode,
+    JsonOut,
     PausedForAuthor,
     add_common_arguments,
     help_lang,
@@ -103,26 +101,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(func=run)
 
 
-class _Out:
-    """Text on stdout, or (with --json) one JSON object at the end."""
-
-    def __init__(self, json_mode: bool) -> None:
-        self.json_mode = json_mode
-        self.data: dict[str, Any] = {"event": "result"}
-
-    def say(self, text: str) -> None:
-        if not self.json_mode:
-            print(text)
-
-    def err(self, text: str) -> None:
-        if not self.json_mode:
-            print(text, file=sys.stderr)
-
-    def finish(self, code: int, **data: Any) -> int:
-        self.data.update(data, exit_code=code)
-        if self.json_mode:
-            print(json.dumps(self.data, ensure_ascii=False, indent=2, default=str))
-        return code
+_Out = JsonOut
 
 
 def _decider(args: argparse.Namespace, out: _Out, lang: Lang) -> Decider:

@@ -12,16 +12,21 @@ Tests inject the provider through `PROVIDER_FACTORY`: `(root, settings, offline)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pipeline.providers.base import Provider
 from pipeline.providers.factory import build_provider, is_offline
-from studio.cli.common import ExitCode, is_interactive, require_project, resolve_lang, take_project_lock
+from studio.cli.common import (
+    ExitCode,
+    JsonOut,
+    is_interactive,
+    require_project,
+    resolve_lang,
+    take_project_lock,
+)
 from studio.coldstart import check_cold_start, refusals
 from studio.errors import FormatError, StudioError
 from studio.fileio import sweep_temp_files
@@ -73,26 +78,7 @@ MESSAGES: Catalog = {
 }
 
 
-class Out:
-    """Text lines on stdout, or (with --json) one JSON object at the end."""
-
-    def __init__(self, json_mode: bool) -> None:
-        self.json_mode = json_mode
-        self.data: dict[str, Any] = {"event": "result"}
-
-    def say(self, text: str) -> None:
-        if not self.json_mode:
-            print(text)
-
-    def err(self, text: str) -> None:
-        if not self.json_mode:
-            print(text, file=sys.stderr)
-
-    def finish(self, code: int, **data: Any) -> int:
-        self.data.update(data, exit_code=code)
-        if self.json_mode:
-            print(json.dumps(self.data, ensure_ascii=False, indent=2, default=str))
-        return code
+Out = JsonOut
 
 
 def add_tool_flags(parser: argparse.ArgumentParser, lang: Lang, *, model: bool = False) -> None:
