@@ -19,12 +19,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from studio.ids import is_slug
-from studio.models.character import CharacterContract
 from studio.models.names import NamedEntity
 from studio.models.relationships import Relationship
 from studio.models.storylines import Storyline
 from studio.models.world_rules import WorldRule
+from studio.models.woven_character import WovenCharacter
 
 __all__ = [
     "MAX_CAST",
@@ -81,35 +80,7 @@ class LightWorldReply(_Reply):
         return next((s for s in self.storylines if s.type == "main_arc"), None)
 
 
-class ReplyCharacter(_Reply):
-    id: str
-    display_name: str = Field(min_length=1)
-    role: str = ""
-    profile_md: str = ""
-    speech_pattern: str = ""
-    aliases: list[str] = Field(default_factory=list)
-    contracts: list[CharacterContract] = Field(min_length=1)
-
-    @field_validator("id")
-    @classmethod
-    def _slug(cls, value: str) -> str:
-        if not is_slug(value):
-            raise ValueError(f"character id {value!r} must be a slug (lowercase pinyin/English and '-')")
-        return value
-
-    @field_validator("aliases")
-    @classmethod
-    def _aliases(cls, value: list[str]) -> list[str]:
-        return [a.strip() for a in value if a.strip()]
-
-    @model_validator(mode="after")
-    def _contract_ids(self) -> ReplyCharacter:
-        ids = [c.id for c in self.contracts]
-        if len(ids) != len(set(ids)):
-            raise ValueError(f"contract ids of {self.id} must be distinct: {ids}")
-        if self.display_name in self.aliases:
-            raise ValueError(f"aliases of {self.id} repeat its display_name {self.display_name!r}")
-        return self
+ReplyCharacter = WovenCharacter  # the cast's name for the shared model
 
 
 class CastReply(_Reply):
