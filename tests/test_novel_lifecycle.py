@@ -30,7 +30,7 @@ def test_from_an_empty_folder_to_chapter_two_of_volume_two(tmp_path: Path, capsy
     assert_quick_start_done(root)
     assert main(["plan", *off]) == 0  # the rest of volume 1: chapters 4-5, the trial chapters fixed
     assert load_volume_plan(paths, 1).last_chapter == 5
-    assert main(["continue", "5", "--on-low-score", "accept", *off]) == 0  # asks for 5,, stops at the volume's last chapter
+    assert main(["continue", "5", "--on-low-score", "accept", *off]) == 0  # asks for 5, stops at the volume's last chapter
     assert _state(paths) == (1, 5, OrchestratorState.VOL_REVIEW)
     capsys.readouterr()
     assert main(["review", *off]) == 0
