@@ -87,7 +87,7 @@ def apply_foreshadow_ops(
             items.append(item)
             by_id[item.id] = item
             continue
-        if action == "planted":
+        if action == "planted" and item.planted_chapter != chapter:  # a plan's thread planted where planned: fine
             warnings.append(
                 OpWarning(
                     entry=op.to_data(),

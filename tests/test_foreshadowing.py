@@ -83,6 +83,15 @@ def test_surprises_are_warnings_and_history() -> None:
     assert len(ledger.foreshadowing) == 2
 
 
+def test_a_planned_thread_planted_in_its_planned_chapter_is_no_surprise() -> None:
+    ledger = ForeshadowingLedger()
+    ledger, _ = apply_foreshadow_ops(ledger, _ops(("z", "planted", "旧铜牌")), 1, "main")  # as a plan registers it
+    ledger, w = apply_foreshadow_ops(ledger, _ops(("z", "planted", "旧铜牌")), 1, "main")  # the chapter plants it
+    assert w == []
+    ledger, w = apply_foreshadow_ops(ledger, _ops(("z", "planted")), 4, "main")
+    assert len(w) == 1 and "already planted (chapter 1)" in w[0].reason
+
+
 def test_several_ops_in_one_chapter_apply_in_order() -> None:
     ledger, w = apply_foreshadow_ops(ForeshadowingLedger(), _ops(("a", "planted"), ("a", "resolved")), 2, "m")
     assert w == [] and ledger.get("a").status == "resolved"  # type: ignore[union-attr]

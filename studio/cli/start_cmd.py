@@ -68,7 +68,7 @@ from studio.cli.common import (
     resolve_lang,
     take_project_lock,
 )
-from studio.cli.continue_cmd import EventPrinter, chapter_line
+from studio.cli.continue_cmd import EventPrinter
 from studio.cli.terminal_decider import cli_decider, title_of
 from studio.coldstart import PLANNING_KEYS, QUICK_START_KEYS, check_cold_start, refusals
 from studio.errors import StudioError
@@ -516,9 +516,7 @@ def _quick_start(args: argparse.Namespace, root: Path, settings: Settings, offli
 
 
 def _report(outcome: QuickStartOutcome, lang: Lang, out: _Out) -> int:
-    for result in outcome.runs:
-        for report in result.reports:
-            out.say(chapter_line(report, lang))
+    # each trial chapter's line was printed as it committed (the event printer); not again here
     out.say(outcome.message, err=outcome.status == "error")
     if outcome.cost_usd:
         out.say(tr(MESSAGES, "spent", lang, cost=outcome.cost_usd))
