@@ -20,7 +20,7 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -77,14 +77,28 @@ def in_child(root: Path, last: int, fault: int | None, report: Path | None = Non
     return forked(lambda: run_until(root, last), fault, report)
 
 
-def snapshot(root: Path) -> dict[str, bytes]:
+def tree_bytes(root: Path, names: Sequence[str], *, skip_temp: bool = False) -> dict[str, bytes]:
+    """The bytes of every file under the folders (or of the files) `names` of `root`, by relative path: what the
+    kill-and-resume tests compare with an uninterrupted run."""
     out: dict[str, bytes] = {}
-    for folder in COMPARED:
-        base = root / folder
-        for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if path.is_file():
-                out[str(path.relative_to(root))] = path.read_bytes()
+    for name in names:
+        base = root / name
+        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base] if base.is_file() else []
+        for path in files:
+            if not (skip_temp and path.name.endswith(".tmp")):
+                out[path.relative_to(root).as_posix()] = path.read_bytes()
     return out
+
+
+def checkpoint_bytes(root: Path) -> bytes:
+    """`.checkpoint.json` without its clock (`last_checkpoint_time`), keys sorted."""
+    cp = json.loads((root / ".checkpoint.json").read_text("utf-8"))
+    cp.pop("last_checkpoint_time", None)
+    return json.dumps(cp, sort_keys=True).encode()
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return tree_bytes(root, COMPARED)
 
 
 def leftovers(root: Path) -> list[str]:

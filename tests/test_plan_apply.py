@@ -5,7 +5,6 @@ to the very same project (fault injection through `studio.fileio`, no timing).""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import signal
@@ -37,7 +36,7 @@ from studio.planning.staged import (
     staged_plans,
 )
 from studio.project import Project
-from tests.fault_runner import forked
+from tests.fault_runner import checkpoint_bytes, forked, tree_bytes
 
 COMPARED = ("volumes", "foreshadowing", "characters")
 NEW_CHARACTER: tuple[str, dict[str, object], str] = ("zhou-ming", {"id": "zhou-ming", "display_name": "周明"}, "# 周明\n")
@@ -132,15 +131,7 @@ def test_cold_start_knows_the_planning_states(at_volume_end: Path) -> None:
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for folder in COMPARED:
-        base = root / folder
-        for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if path.is_file():
-                out[str(path.relative_to(root))] = path.read_bytes()
-    cp = json.loads((root / ".checkpoint.json").read_text("utf-8"))
-    cp.pop("last_checkpoint_time", None)
-    out[".checkpoint.json"] = json.dumps(cp, sort_keys=True).encode()
+    out = {**tree_bytes(root, COMPARED), ".checkpoint.json": checkpoint_bytes(root)}
     plan = root / "staging" / "plan"
     out["staging/plan"] = b"present" if plan.exists() else b""
     manifest = root / ".novel-studio" / "plan-files.json"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from studio import fileio
-from tests.fault_runner import forked
+from tests.fault_runner import forked, tree_bytes
 from tests.quick_start_helpers import assert_quick_start_done, briefed_project, quick_start
 
 COMPARED = ("world", "characters", "storylines", "volumes", "chapters", "summaries", "style-profile.json")
@@ -26,13 +26,7 @@ def _start(root: Path) -> int:
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for name in COMPARED:
-        base = root / name
-        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base] if base.is_file() else []
-        for path in files:
-            out[path.relative_to(root).as_posix()] = path.read_bytes()
-    return out
+    return tree_bytes(root, COMPARED)
 
 
 @pytest.mark.serial

@@ -19,20 +19,14 @@ from studio.tools import shared
 from studio.tools.characters import add_character, rename_character, retire_character
 from studio.tools.plan import ToolPlan
 from studio.tools.txn import apply_changes, journal_dir, resume_tool_changes
-from tests.fault_runner import forked
+from tests.fault_runner import forked, tree_bytes
 
 COMPARED = ("characters", "state", "storylines", "volumes", "world", "chapters", "foreshadowing")
 FROZEN = "2026-01-01T00:00:00+00:00"
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for folder in COMPARED:
-        base = root / folder
-        for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if path.is_file() and not path.name.endswith(".tmp"):
-                out[str(path.relative_to(root))] = path.read_bytes()
-    return out
+    return tree_bytes(root, COMPARED, skip_temp=True)
 
 
 def _child(root: Path, change: Callable[[ProjectPaths], ToolPlan] | None, fault: int | None,

@@ -5,7 +5,6 @@ files; and the cold-start check knows the states in between."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import signal
@@ -22,23 +21,14 @@ from studio.config import load_settings
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.paths import ProjectPaths
 from studio.project import Project
-from tests.fault_runner import FROZEN, forked
+from tests.fault_runner import FROZEN, checkpoint_bytes, forked, tree_bytes
 from tests.test_volume_review import short_volume, temporary_entries, to_volume_end
 
 COMPARED = ("volumes", "state", "staging", "foreshadowing")
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for folder in COMPARED:
-        base = root / folder
-        for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if path.is_file():
-                out[str(path.relative_to(root))] = path.read_bytes()
-    cp = json.loads((root / ".checkpoint.json").read_text("utf-8"))
-    cp.pop("last_checkpoint_time", None)
-    out[".checkpoint.json"] = json.dumps(cp, sort_keys=True).encode()
-    return out
+    return {**tree_bytes(root, COMPARED), ".checkpoint.json": checkpoint_bytes(root)}
 
 
 def _review_in_child(root: Path, fault: int | None, count_file: Path | None = None) -> int:
