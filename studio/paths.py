@@ -61,6 +61,16 @@ class ProjectPaths:
         return self.root / "world" / "names.json"
 
     @property
+    def import_dir(self) -> Path:
+        """Unchanged copies of imported manuscripts (issue 10)."""
+        return self.root / "import"
+
+    @property
+    def import_record(self) -> Path:
+        """What imports wrote and how far extraction got (`studio.models.import_record.ImportRecord`)."""
+        return self.root / ".novel-studio" / "import.json"
+
+    @property
     def check_allow(self) -> Path:
         """The author's waivers of check findings."""
         return self.root / "checks-allow.json"
