@@ -81,7 +81,8 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """`durable=False` (caches outside the author's folder, rebuilt when lost): still atomic, no fsync."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -92,7 +93,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            _fsync(fh.fileno())
+            if durable:
+                _fsync(fh.fileno())
         if path.exists():
             try:
                 os.chmod(tmp, path.stat().st_mode & 0o777)
@@ -109,7 +111,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
     finally:
         _in_flight.discard(tmp_name)
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def replace_file(src: Path, dest: Path) -> None:
@@ -120,8 +123,8 @@ def replace_file(src: Path, dest: Path) -> None:
     _fsync_dir(Path(dest).parent)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
 def dumps_json(data: Any) -> str:

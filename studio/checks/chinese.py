@@ -9,6 +9,9 @@ dictionary (no download: jieba ships it).
 - `is_word` asks jieba's bundled dictionary; `crosses_word(text, start, end)` tells whether a dictionary word of
   the surrounding text straddles `start` or `end` (so 林峰 inside 树林峰顶 is not a name), segmenting without the
   HMM so only real dictionary words can straddle.
+
+jieba and pypinyin are imported on first use, not with this module: together they take about half a second to
+import, and the checks after a commit need them only for text they have not seen (see `studio.checks.variants`).
 """
 
 from __future__ import annotations
@@ -17,19 +20,21 @@ import logging
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jieba
 import platformdirs
-from pypinyin import Style, pinyin
-from pypinyin.pinyin_dict import pinyin_dict
 
-jieba.setLogLevel(logging.WARNING)
+if TYPE_CHECKING:
+    import jieba
 
 
 def _jieba() -> jieba.Tokenizer:
     """jieba's tokenizer, its dictionary loaded; the parsed dictionary is cached in novel-studio's user cache
     (never in the author's folder)."""
+    import jieba
+
     if not jieba.dt.initialized:
+        jieba.setLogLevel(logging.WARNING)
         cache = Path(platformdirs.user_cache_dir("novel-studio"))
         try:
             cache.mkdir(parents=True, exist_ok=True)
@@ -130,6 +135,8 @@ def _toneless(reading: str) -> str:
 
 @lru_cache(maxsize=1)
 def _by_reading() -> dict[str, frozenset[str]]:
+    from pypinyin.pinyin_dict import pinyin_dict
+
     out: dict[str, set[str]] = {}
     for codepoint, readings in pinyin_dict.items():
         ch = chr(codepoint)
@@ -146,6 +153,8 @@ def _by_reading() -> dict[str, frozenset[str]]:
 def readings(ch: str, *, surname: bool = False) -> tuple[str, ...]:
     if surname and ch in SURNAME_READINGS:
         return (SURNAME_READINGS[ch],)
+    from pypinyin import Style, pinyin
+
     found = pinyin(ch, style=Style.NORMAL, heteronym=True, errors="ignore")
     return tuple(dict.fromkeys(found[0])) if found else ()
 

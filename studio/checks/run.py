@@ -44,9 +44,12 @@ MESSAGES: Catalog = {
 
 
 def load_chapter(path: Path, number: int, lang: Lang) -> ChapterText | Finding:
+    """The chapter read now, with its file signature (taken before the read: a change after it only costs a
+    recomputation), so caches can answer for it later without reading it again."""
+    stat = path.stat()
     data = path.read_bytes()
     try:
-        return ChapterText(number, decode_text(data, path))
+        chapter = ChapterText(number, decode_text(data, path))
     except FormatError:
         try:
             data.decode("gb18030")
@@ -54,6 +57,8 @@ def load_chapter(path: Path, number: int, lang: Lang) -> ChapterText | Finding:
         except UnicodeDecodeError:
             key = "unreadable"
         return Finding(kind="unreadable", chapter=number, severity="high", message=tr(MESSAGES, key, lang))
+    chapter.folder, chapter.name, chapter.signature = path.parent, path.name, (stat.st_size, stat.st_mtime_ns)
+    return chapter
 
 
 def run_checks(

@@ -26,8 +26,9 @@ One finding per variant and chapter: first place, count in the chapter, the name
 Book-wide counts must not make the check after a commit grow with the book, so each chapter's name statistics
 (name counts, the characters seen around each name, the variant hits with what rule 2 decided about them alone)
 are cached by `NameStatsCache`: in memory for the process and on disk under novel-studio's user cache (never in
-the author's folder), keyed by a hash of the chapter text and of the registered names. Only new or changed
-chapters are matched and segmented again.
+the author's folder), keyed by a hash of the chapter text and of the registered names, one file per book. Only
+new or changed chapters are matched and segmented again; pypinyin and jieba are imported only when needed (the
+variants of new names; a variant hit in a new chapter).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -50,8 +52,9 @@ from studio.i18n import Catalog, tr
 from studio.models.findings import Finding
 
 VARIANT = "name-variant"
-STATS_VERSION = "1"
+STATS_VERSION = "2"
 MEMORY_ENTRIES = 20_000
+LOOSE_ENTRIES = 16
 MIN_NAME_COUNT = 3
 RARITY = 5
 MAX_TYPO_COUNT = 5
@@ -135,32 +138,40 @@ def variants_of(name: str, entity: NameEntity) -> list[Variant]:
     return list(out.values())
 
 
-class VariantIndex:
-    """All variants of all registered names, as one matcher."""
+def registry_hash(registry: NameRegistry) -> str:
+    """What the variants and the cached chapter statistics depend on: every name, its owner, and so every variant."""
+    return hashlib.sha256(
+        "\n".join(sorted(f"{n}\t{e.key}\t{e.kind}" for e in registry.entities for n in e.names)).encode()
+    ).hexdigest()
 
-    def __init__(self, registry: NameRegistry) -> None:
+
+class VariantIndex:
+    """All variants of all registered names, as one matcher. `variants` may be given (read from the cache, for
+    the same `registry_hash`): then pypinyin is not needed."""
+
+    def __init__(self, registry: NameRegistry, variants: dict[str, list[Variant]] | None = None) -> None:
         self.registry = registry
         self.variants: dict[str, list[Variant]] = {}
-        for entity in registry.entities:
-            for name in entity.names:
-                if len(name) < MIN_NAME_LEN or registry.owner(name) is not entity:
-                    continue
-                for v in variants_of(name, entity):
-                    if registry.is_known(v.text):
+        if variants is not None:
+            self.variants = variants
+        else:
+            for entity in registry.entities:
+                for name in entity.names:
+                    if len(name) < MIN_NAME_LEN or registry.owner(name) is not entity:
                         continue
-                    self.variants.setdefault(v.text, []).append(v)
+                    for v in variants_of(name, entity):
+                        if registry.is_known(v.text):
+                            continue
+                        self.variants.setdefault(v.text, []).append(v)
         self._words: dict[str, bool] = {}
-        # what the cached chapter statistics depend on: every name, its owner, and so every variant
-        self.names_hash = hashlib.sha256(
-            "\n".join(sorted(f"{n}\t{e.key}\t{e.kind}" for e in registry.entities for n in e.names)).encode()
-        ).hexdigest()
+        self.names_hash = registry_hash(registry)
         names = [
             Entry(name, "phrase", "limited", "name", owner.key)
             for name in registry.names()
             if (owner := registry.owner(name)) is not None
         ]
-        variants = (Entry(text, "phrase", "limited", VARIANT, text) for text in self.variants)
-        self.matcher = Matcher([*names, *variants])
+        entries = (Entry(text, "phrase", "limited", VARIANT, text) for text in self.variants)
+        self.matcher = Matcher([*names, *entries])
 
     def is_word(self, variant: str) -> bool:
         """Asked only for variants the text holds, so a clean book never loads jieba's dictionary."""
@@ -176,8 +187,13 @@ class VariantIndex:
         return start > 0 and text[start - 1] in "“「" and text[end : end + 1] in "，,！？"
 
 
-def _around(text: str, start: int, end: int) -> tuple[str, str]:
-    return text[start - 1 : start] if start else "", text[end : end + 1]
+NO_NEIGHBOUR = "\x00"  # the text's start or end, in a context
+
+
+def _around(text: str, start: int, end: int) -> str:
+    """The characters left and right of text[start:end] as one 2-character string (sets of strings are cheap to
+    read back from the cache and to merge)."""
+    return (text[start - 1] if start else NO_NEIGHBOUR) + (text[end] if end < len(text) else NO_NEIGHBOUR)
 
 
 @dataclass(frozen=True)
@@ -189,7 +205,7 @@ class VariantHit:
     start: int
     end: int
     plain: bool
-    around: tuple[str, str]
+    around: str  # see `_around`
 
 
 @dataclass
@@ -197,26 +213,22 @@ class ChapterNameStats:
     """One chapter's part of the book-wide counts (see the module rules)."""
 
     names: Counter[str] = field(default_factory=Counter)
-    contexts: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    contexts: dict[str, set[str]] = field(default_factory=dict)  # name -> `_around` strings
     hits: list[VariantHit] = field(default_factory=list)
 
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "names": dict(self.names),
-                "contexts": {n: sorted(list(c) for c in cs) for n, cs in self.contexts.items()},
-                "hits": [[h.ref, h.start, h.end, h.plain, *h.around] for h in self.hits],
-            },
-            ensure_ascii=False,
-        )
+    def to_data(self) -> dict[str, object]:
+        return {
+            "names": dict(self.names),
+            "contexts": {n: sorted(cs) for n, cs in self.contexts.items()},
+            "hits": [[h.ref, h.start, h.end, h.plain, h.around] for h in self.hits],
+        }
 
     @classmethod
-    def from_json(cls, raw: str) -> ChapterNameStats:
-        data = json.loads(raw)
+    def from_data(cls, data: Any) -> ChapterNameStats:
         return cls(
             Counter({str(k): int(v) for k, v in data["names"].items()}),
-            {str(n): {(str(a), str(b)) for a, b in cs} for n, cs in data["contexts"].items()},
-            [VariantHit(str(r), int(s), int(e), bool(p), (str(a), str(b))) for r, s, e, p, a, b in data["hits"]],
+            {str(n): set(cs) for n, cs in data["contexts"].items()},
+            [VariantHit(str(r), int(s), int(e), bool(p), str(a)) for r, s, e, p, a in data["hits"]],
         )
 
 
@@ -238,93 +250,167 @@ def stats_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("novel-studio")) / "name-stats"
 
 
-class NameStatsCache:
-    """Each chapter's `ChapterNameStats` by hash of (registered names, chapter text): in memory, and on disk
-    under `folder` when given. A broken or unwritable disk entry only costs time.
+def _book_key(chapters: Path) -> str:
+    return hashlib.sha256(str(chapters.resolve()).encode()).hexdigest()[:32]
 
-    A chapter read from disk (`ChapterText.on_disk`) whose file signature (size, mtime_ns) is the one recorded
-    with its content key is answered without reading the file: the index of signatures, one file per chapters
-    folder, is read once per process and written back by `flush`."""
+
+@dataclass
+class _Book:
+    """The cache file of one chapters folder: for each chapter file its signature (size, mtime_ns) and content
+    key, and the statistics of those keys, all for one set of registered names (`names_hash`)."""
+
+    names_hash: str
+    chapters: dict[str, list[object]] = field(default_factory=dict)  # file name -> [size, mtime_ns, key]
+    stats: dict[str, ChapterNameStats] = field(default_factory=dict)  # content key -> statistics
+    raw: dict[str, object] = field(default_factory=dict)  # content key -> statistics as read, parsed on use
+    loose: list[str] = field(default_factory=list)  # keys of texts not read from a file (a staged chapter)
+
+    def lookup(self, key: str) -> ChapterNameStats | None:
+        found = self.stats.get(key)
+        if found is None and key in self.raw:
+            try:
+                found = self.stats[key] = ChapterNameStats.from_data(self.raw[key])
+            except (ValueError, TypeError, KeyError, AttributeError):
+                return None  # recomputed
+        return found
+
+    def to_json(self) -> str:
+        # statistics no chapter uses are dropped, but for the last few texts that were not files yet
+        keys = {str(entry[2]) for entry in self.chapters.values()} | set(self.loose)
+        # what was read is written back as read; only new statistics are converted
+        stats: dict[str, object] = {k: v for k, v in self.raw.items() if k in keys}
+        stats.update({k: v.to_data() for k, v in self.stats.items() if k in keys and k not in stats})
+        data = {
+            "version": STATS_VERSION,
+            "names_hash": self.names_hash,
+            "chapters": self.chapters,
+            "loose": self.loose,
+            "stats": stats,
+        }
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def read(cls, path: Path, names_hash: str) -> _Book:
+        """The book cache at `path` when it is for these names; an empty one otherwise (or when unreadable)."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("version") != STATS_VERSION or data.get("names_hash") != names_hash:
+                return cls(names_hash)
+            chapters = {str(k): list(v) for k, v in data["chapters"].items() if isinstance(v, list) and len(v) == 3}
+            raw = dict(data["stats"])
+            loose = [str(k) for k in data.get("loose", [])][-LOOSE_ENTRIES:]
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            return cls(names_hash)
+        return cls(names_hash, chapters, {}, raw, loose)
+
+
+class NameStatsCache:
+    """Each chapter's `ChapterNameStats` by hash of (registered names, chapter text): in memory, and on disk under
+    `folder` when given. A broken or unwritable disk file only costs time.
+
+    On disk: one file per chapters folder (`book-<hash of its path>.json`, see `_Book`), read once per process
+    and written back by `flush`, so a new process pays one read however long the book is; a chapter read from
+    disk (`ChapterText.on_disk`) whose file signature (size, mtime_ns) is the recorded one is answered without
+    reading the file. The variants of the registered names (pypinyin's homophones: the costly import) are
+    cached too (`variants-<names hash>.json`), so a process whose chapters are all known never imports pypinyin,
+    and one with a new chapter imports jieba only when that chapter holds a variant."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder
         self._memory: dict[str, ChapterNameStats] = {}
-        self._signatures: dict[Path, dict[str, list[object]]] = {}  # chapters folder -> file name -> entry
+        self._books: dict[Path, _Book] = {}  # chapters folder -> its cache
         self._dirty: set[Path] = set()
+        self._indexes: dict[str, VariantIndex] = {}  # names hash -> index
 
-    def _index_path(self, chapters: Path) -> Path | None:
+    def index(self, registry: NameRegistry) -> VariantIndex:
+        """The variant index of `registry`, its variants read from the disk cache when there."""
+        names_hash = registry_hash(registry)
+        found = self._indexes.get(names_hash)
+        if found is not None:
+            return found
+        path = self.folder / f"variants-{names_hash[:32]}.json" if self.folder is not None else None
+        table: dict[str, list[Variant]] | None = None
+        if path is not None and path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if data.get("version") == STATS_VERSION and data.get("names_hash") == names_hash:
+                    table = {
+                        str(t): [Variant(str(t), str(n), str(h)) for n, h in vs] for t, vs in data["variants"].items()
+                    }
+            except (OSError, ValueError, TypeError, KeyError, AttributeError):
+                table = None
+        index = VariantIndex(registry, table)
+        if table is None and path is not None:
+            data = {
+                "version": STATS_VERSION,
+                "names_hash": names_hash,
+                "variants": {t: [[v.name, v.how] for v in vs] for t, vs in index.variants.items()},
+            }
+            try:
+                atomic_write_text(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")), durable=False)
+            except OSError:
+                pass
+        if len(self._indexes) >= 8:
+            self._indexes.clear()
+        self._indexes[names_hash] = index
+        return index
+
+    def _book(self, chapters: Path, names_hash: str) -> _Book | None:
         if self.folder is None:
             return None
-        digest = hashlib.sha256(str(chapters.resolve()).encode()).hexdigest()[:32]
-        return self.folder / f"index-{digest}.json"
-
-    def _index(self, chapters: Path) -> dict[str, list[object]]:
-        found = self._signatures.get(chapters)
-        if found is None:
-            found = {}
-            path = self._index_path(chapters)
-            if path is not None and path.is_file():
-                try:
-                    data = json.loads(path.read_text(encoding="utf-8"))
-                    found = {str(k): list(v) for k, v in data.items() if isinstance(v, list)}
-                except (OSError, ValueError, TypeError, AttributeError):
-                    found = {}
-            self._signatures[chapters] = found
+        found = self._books.get(chapters)
+        if found is None or found.names_hash != names_hash:
+            found = _Book.read(self.folder / f"book-{_book_key(chapters)}.json", names_hash)
+            self._books[chapters] = found
         return found
 
     def flush(self) -> None:
-        """Write the signature indexes that changed (a failure only costs time next process)."""
+        """Write the book caches that changed (a failure only costs time next process)."""
         for chapters in sorted(self._dirty):
-            path = self._index_path(chapters)
-            if path is not None:
+            book = self._books.get(chapters)
+            if book is not None and self.folder is not None:
                 try:
-                    atomic_write_text(path, json.dumps(self._signatures[chapters], ensure_ascii=False))
+                    atomic_write_text(
+                        self.folder / f"book-{_book_key(chapters)}.json", book.to_json(), durable=False
+                    )
                 except OSError:
                     pass
         self._dirty.clear()
-
-    def _load(self, key: str) -> ChapterNameStats | None:
-        found = self._memory.get(key)
-        if found is not None or self.folder is None:
-            return found
-        path = self.folder / f"{key}.json"
-        if path.is_file():
-            try:
-                found = ChapterNameStats.from_json(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError, TypeError, KeyError):
-                return None  # recomputed
-            self._remember(key, found)
-        return found
 
     def _remember(self, key: str, stats: ChapterNameStats) -> None:
         if len(self._memory) >= MEMORY_ENTRIES:
             self._memory.clear()  # a long session of edits: start over rather than grow without end
         self._memory[key] = stats
 
-    def get(self, index: VariantIndex, chapter: ChapterText) -> ChapterNameStats:
+    def get(self, index: VariantIndex, chapter: ChapterText, book_folder: Path | None = None) -> ChapterNameStats:
+        """The chapter's statistics; a text that is no file (`book_folder`: the chapters folder of the book it
+        belongs to) is kept in that book's cache by content key, as one of its last `LOOSE_ENTRIES`."""
+        on_disk = chapter.folder is not None and chapter.name is not None and chapter.signature is not None
+        folder = chapter.folder if on_disk else book_folder
+        book = self._book(folder, index.names_hash) if folder is not None else None
         entry: list[object] | None = None
-        if chapter.folder is not None and chapter.name is not None and chapter.signature is not None:
-            signatures = self._index(chapter.folder)
-            entry = signatures.get(chapter.name)
-            if entry is not None and entry[:3] == [*chapter.signature, index.names_hash]:
-                found = self._load(str(entry[3]))
+        if book is not None and chapter.name is not None and chapter.signature is not None:
+            entry = book.chapters.get(chapter.name)
+            if entry is not None and entry[:2] == list(chapter.signature):
+                found = self._memory.get(str(entry[2])) or book.lookup(str(entry[2]))
                 if found is not None:
                     return found
         key = hashlib.sha256(f"{STATS_VERSION}\0{index.names_hash}\0{chapter.text}".encode()).hexdigest()
-        found = self._load(key)
+        found = self._memory.get(key) or (book.lookup(key) if book is not None else None)
         if found is None:
             found = chapter_name_stats(index, chapter.text)
             self._remember(key, found)
-            if self.folder is not None:
-                try:
-                    atomic_write_text(self.folder / f"{key}.json", found.to_json())
-                except OSError:
-                    pass
-        if chapter.folder is not None and chapter.name is not None and chapter.signature is not None:
-            new = [*chapter.signature, index.names_hash, key]
+        if book is None or folder is None:
+            return found
+        book.stats[key] = found
+        if on_disk and chapter.name is not None and chapter.signature is not None:
+            new: list[object] = [*chapter.signature, key]
             if entry != new:
-                self._index(chapter.folder)[chapter.name] = new
-                self._dirty.add(chapter.folder)
+                book.chapters[chapter.name] = new
+                self._dirty.add(folder)
+        elif key not in book.loose:
+            book.loose = [*book.loose, key][-LOOSE_ENTRIES:]
+            self._dirty.add(folder)
         return found
 
 
@@ -349,16 +435,17 @@ class NameVariantCheck:
         registry = ctx.registry
         if not registry.names():
             return []
-        index = VariantIndex(registry)
+        index = self.cache.index(registry) if self.cache is not None else VariantIndex(registry)
         every = [*ctx.chapters, *ctx.reference]
+        folder = next((c.folder for c in every if c.folder is not None), None)
         stats = [
-            self.cache.get(index, c) if self.cache is not None else chapter_name_stats(index, c.text)
+            self.cache.get(index, c, folder) if self.cache is not None else chapter_name_stats(index, c.text)
             for c in every
         ]
         if self.cache is not None:
             self.cache.flush()
         name_counts: Counter[str] = Counter()
-        contexts: dict[str, set[tuple[str, str]]] = {}  # name -> (left, right) characters seen around it
+        contexts: dict[str, set[str]] = {}  # name -> the characters seen around it (`_around`)
         for s in stats:
             name_counts.update(s.names)
             for name, seen in s.contexts.items():

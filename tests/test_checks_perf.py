@@ -1,0 +1,110 @@
+"""What keeps the checks fast (issue 8, performance): one name-statistics cache file per book, the variants of
+the registered names cached (no pypinyin when nothing new is registered), jieba and pypinyin imported only on
+use, and the faster prose metrics giving the same answers as their plain definitions."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from studio.checks import chinese, variants
+from studio.checks.matcher import Matcher
+from studio.checks.metrics import phrases, repeated_phrases
+from studio.checks.names import NameRegistry
+from studio.checks.registry import ChapterText, CheckContext
+from studio.checks.variants import NameVariantCheck
+from studio.models.character import CharacterFile
+
+ROOT = Path(__file__).resolve().parent.parent
+LINE = "林枫走进院子，林枫看了看天。林枫笑道：“好。”林枫点了点头。林枫转身离开。\n"
+
+
+def _book(tmp: Path, texts: list[str]) -> CheckContext:
+    registry = NameRegistry.from_sources({"lin-feng": CharacterFile(display_name="林枫")})
+    folder = tmp / "chapters"
+    folder.mkdir(exist_ok=True)
+    chapters = []
+    for i, text in enumerate(texts, 1):
+        path = folder / f"chapter-{i:03d}.md"
+        path.write_text(text, encoding="utf-8")
+        chapters.append(ChapterText.on_disk(i, path))
+    return CheckContext(chapters[-1:], registry, Matcher([]), reference=chapters[:-1])
+
+
+def test_the_name_statistics_of_a_whole_book_are_one_cache_file(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    texts = [LINE * 3] * 30 + ["第二天，林峰站在门口。\n"]
+    assert [f.text for f in NameVariantCheck(cache).run(_book(tmp_path, texts))] == ["林峰"]
+    files = sorted(p.name for p in cache.iterdir())
+    # one file for the book, one for the names' variants: a new process reads two files, not one per chapter
+    assert len(files) == 2 and files[0].startswith("book-") and files[1].startswith("variants-")
+
+
+def test_a_new_process_with_known_names_does_not_compute_variants_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    texts = [LINE * 3] * 5 + ["第二天，林峰站在门口。\n"]
+    assert [f.text for f in NameVariantCheck(cache).run(_book(tmp_path, texts))] == ["林峰"]
+    variants._SHARED.clear()  # a new process: the disk cache only
+
+    def no_pinyin(*args: object, **kwargs: object) -> frozenset[str]:
+        raise AssertionError("homophones computed although the variants are cached")
+
+    monkeypatch.setattr(chinese, "homophones", no_pinyin)
+    # a new chapter after a commit: matched with the cached variants
+    texts.append("林枫笑了笑，林峰也笑了。\n" * 2)
+    found = [(f.chapter, f.text) for f in NameVariantCheck(cache).run(_book(tmp_path, texts))]
+    assert found == [(7, "林峰")]
+
+
+def test_a_broken_or_foreign_cache_file_only_costs_time(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    texts = [LINE * 3] * 5 + ["第二天，林峰站在门口。\n"]
+    assert [f.text for f in NameVariantCheck(cache).run(_book(tmp_path, texts))] == ["林峰"]
+    for path in cache.iterdir():
+        path.write_text('{"version": "2", "names_hash": 1, "chapters": []', encoding="utf-8")
+    variants._SHARED.clear()
+    assert [f.text for f in NameVariantCheck(cache).run(_book(tmp_path, texts))] == ["林峰"]
+
+
+def test_importing_the_checks_imports_neither_jieba_nor_pypinyin() -> None:
+    code = (
+        "import sys; import studio.checks.run, studio.checks.registry, studio.checks.variants;"
+        "from studio.checks.registry import default_checks; default_checks();"
+        "print(sorted(m for m in ('jieba', 'pypinyin') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def _plain_repeated(text: str, exclude: list[str]) -> list[tuple[str, int]]:
+    """The definition, written the slow and obvious way."""
+    counts: Counter[str] = Counter()
+    for i in range(len(text) - 4):
+        g = text[i : i + 5]
+        if all("\u4e00" <= c <= "\u9fff" for c in g):
+            counts[g] += 1
+    out = [(g, n) for g, n in counts.items() if n >= 3 and len(set(g)) > 1 and not any(e in g for e in exclude)]
+    return sorted(out, key=lambda item: (-item[1], item[0]))
+
+
+def test_the_phrase_metrics_match_their_plain_definition() -> None:
+    rng = random.Random(7)
+    alphabet = "林枫走进院子看了天笑道好哈，。“”\n"
+    for _ in range(40):
+        text = "".join(rng.choice(alphabet) for _ in range(400)) + "哈哈哈哈哈哈" * 3 + "他走进院子。" * 3
+        exclude = ["林枫"]
+        assert repeated_phrases(text, exclude) == _plain_repeated(text, exclude)
+        every = {
+            text[i : i + 5]
+            for i in range(len(text) - 4)
+            if all("\u4e00" <= c <= "\u9fff" for c in text[i : i + 5])
+        }
+        expected = {g for g in every if len(set(g)) > 1 and "林枫" not in g}
+        assert phrases(text, exclude) == expected
