@@ -713,7 +713,13 @@ class MainScreen(Screen[None]):
             if where is not None:
                 self.call_after_refresh(self._select_finding, where, len(finding.text))
 
-        screen = FindingsScreen(self.project.root, self.project.committed_chapters(), self.lang)
+        def fixed(n: int) -> None:  # an accepted punctuation fix rewrote chapter n: show the new text
+            if self.selected == n:
+                self.show_chapter(n)
+
+        screen = FindingsScreen(
+            self.project.root, self.project.committed_chapters(), self.lang, on_fixed=fixed, busy=lambda: self.running
+        )
         self.app.push_screen(screen, answered)
 
     def _select_finding(self, where: tuple[int, int], length: int) -> None:

@@ -33,7 +33,8 @@ MESSAGES: Catalog = {
 }
 
 
-def _sorted(findings: Iterable[Finding]) -> list[Finding]:
+def sorted_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Most severe first, then by chapter, paragraph and offset (the list's order)."""
     return sorted(
         findings,
         key=lambda f: (-severity_rank(f.severity), f.chapter or 0, f.paragraph or 0, f.offset or 0, f.kind),
@@ -50,7 +51,7 @@ def saved_findings(paths: ProjectPaths, chapters: Iterable[int]) -> list[Finding
             out += ChecksReport.load(path).findings
         except (OSError, FormatError):
             continue
-    return _sorted(out)
+    return sorted_findings(out)
 
 
 def fresh_findings(project: Project, lang: Lang = "zh") -> list[Finding]:
@@ -64,7 +65,7 @@ def fresh_findings(project: Project, lang: Lang = "zh") -> list[Finding]:
         allow = CheckAllowList.load_or_default(project.paths.check_allow)
     except FormatError:
         allow = None  # a broken allow list is reported by the watcher; the findings still show
-    return _sorted(run_checks(ctx, checks=checks, allow=allow, extra=unreadable).findings)
+    return sorted_findings(run_checks(ctx, checks=checks, allow=allow, extra=unreadable).findings)
 
 
 def finding_label(finding: Finding, lang: Lang = "zh") -> str:

@@ -16,7 +16,7 @@ Rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from studio.checks.registry import ChapterText, CheckContext
 from studio.i18n import Catalog, tr
@@ -44,10 +44,21 @@ MESSAGES: Catalog = {
 }
 
 
-def fix_punctuation(text: str) -> str:
-    """The text with half-width marks, straight quotes and dot ellipses replaced (what the findings suggest)."""
-    text = _ELLIPSIS.sub("……", text)
-    text = _HALF.sub(lambda m: FULL_WIDTH[m.group(0)], text)
+ELLIPSIS_MARK = "..."  # the mark key of every ellipsis run (..., 。。。), as in `fix_punctuation(marks=...)`
+
+
+def fix_punctuation(text: str, marks: Collection[str] | None = None) -> str:
+    """The text with half-width marks, straight quotes and dot ellipses replaced (what the findings suggest);
+    with `marks`, only those (`ELLIPSIS_MARK`, '"', or a half-width mark such as ",")."""
+
+    def wanted(mark: str) -> bool:
+        return marks is None or mark in marks
+
+    if wanted(ELLIPSIS_MARK):
+        text = _ELLIPSIS.sub("……", text)
+    text = _HALF.sub(lambda m: FULL_WIDTH[m.group(0)] if wanted(m.group(0)) else m.group(0), text)
+    if not wanted('"'):
+        return text
     lines = []
     for line in text.split("\n"):
         if '"' in line and re.search(_HAN, line):

@@ -3,6 +3,12 @@
 Read-only (no lock: it may run beside a run; nothing in the project is written). Exit 0 when it ran, whatever it
 found; with `--fail-on SEVERITY`, exit 1 when a finding of that severity or higher remains after the allow
 list (`checks-allow.json`). `--json` prints `{"findings": [...], "stats": {...}}` (`studio.models.findings`).
+
+`check --fix-punctuation [--from N] [--to M] [--yes]` is the one form that writes: the punctuation fixes of the
+chapters in range (`studio.checks.punctuation_fix`: waived marks left alone), shown as a diff, applied after a
+"y" (`--yes`: without asking; no terminal and no `--yes`: exit 3 with the question), under the project lock
+(a running pipeline holds it: exit 4). Each fixed chapter's saved report is rewritten. `--json` prints
+`{"fixed": [N, ...], "diff": {N: [lines]}}`.
 """
 
 from __future__ import annotations
@@ -12,7 +18,16 @@ import json
 
 from studio.checks.registry import default_checks, is_expensive
 from studio.checks.run import project_context, run_checks
-from studio.cli.common import ExitCode, add_common_arguments, help_lang, require_project, resolve_lang
+from studio.cli.common import (
+    ExitCode,
+    add_common_arguments,
+    ask_or_pause,
+    emit,
+    help_lang,
+    require_project,
+    resolve_lang,
+    take_project_lock,
+)
 from studio.config import load_settings
 from studio.errors import UsageError
 from studio.i18n import Catalog, Lang, tr
@@ -59,6 +74,16 @@ MESSAGES: Catalog = {
         "A false alarm? Add a 'here' entry (this place) or a 'deliberate' one (with a reason, everywhere) to "
         "checks-allow.json",
     ),
+    "opt_fix": (
+        "修正标点（半角标点、直引号、...），先显示差异再确认；被忽略的不改",
+        "fix the punctuation (half-width marks, straight quotes, ...): shows the diff, then asks; waived marks stay",
+    ),
+    "opt_yes": ("不询问，直接修正", "fix without asking"),
+    "fix_none": ("没有可自动修正的标点", "no punctuation to fix"),
+    "fix_confirm": ("修正以上 {n} 章的标点？", "Fix the punctuation of the {n} chapter(s) above?"),
+    "fix_cancelled": ("已取消，没有改动", "cancelled: nothing changed"),
+    "fix_done": ("已修正 {n} 章的标点：{chapters}", "fixed the punctuation of {n} chapter(s): {chapters}"),
+    "fix_stale": ("项目锁已过期，接管后修正？", "The project lock is stale: take it over and fix?"),
     "sev_info": ("提示", "info"),
     "sev_low": ("低", "low"),
     "sev_medium": ("中", "medium"),
@@ -116,6 +141,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--to", dest="last", metavar="M", type=_chapter_number, help=tr(MESSAGES, "opt_to", lang)
     )
     parser.add_argument("--quick", action="store_true", help=tr(MESSAGES, "opt_quick", lang))
+    parser.add_argument(
+        "--fix-punctuation", dest="fix_punctuation", action="store_true", help=tr(MESSAGES, "opt_fix", lang)
+    )
+    parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
     parser.add_argument(
         "--fail-on", choices=SEVERITIES, metavar="SEVERITY", help=tr(MESSAGES, "opt_fail_on", lang)
     )
@@ -179,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
     if first is not None and last is not None and first > last:
         raise UsageError(tr(MESSAGES, "bad_range", lang, first=first, last=last))
     project = Project.open(root, lang=lang)
+    if getattr(args, "fix_punctuation", False):
+        return fix_punctuation_command(args, project, first, last, lang)
     settings = load_settings(root)
     ctx, unreadable = project_context(
         project,
@@ -200,4 +231,40 @@ def run(args: argparse.Namespace) -> int:
     fail_on = getattr(args, "fail_on", None)
     if fail_on and any(severity_rank(f.severity) >= severity_rank(fail_on) for f in report.findings):
         return int(ExitCode.ERROR)
+    return int(ExitCode.OK)
+
+
+def fix_punctuation_command(
+    args: argparse.Namespace, project: Project, first: int | None, last: int | None, lang: Lang
+) -> int:
+    from studio.checks.punctuation_fix import diff_lines, plan_fixes, recheck_chapter, write_fixed
+    from studio.lock import ProjectLock
+
+    chapters = [n for n in project.committed_chapters() if (first or 1) <= n <= (last or n)]
+    lock = ProjectLock(project.paths, heartbeat_interval=0)
+    if not take_project_lock(args, lock, lang, tr(MESSAGES, "fix_stale", lang), tr(MESSAGES, "fix_cancelled", lang)):
+        return int(ExitCode.LOCKED)
+    try:
+        fixes = plan_fixes(project, chapters, lang)
+        diffs = {
+            f.chapter: diff_lines(str(f.path.relative_to(project.paths.root)), f.old, f.new) for f in fixes
+        }
+        if not fixes:
+            emit(args, {"fixed": [], "diff": {}}, tr(MESSAGES, "fix_none", lang))
+            return int(ExitCode.OK)
+        if not getattr(args, "json", False):
+            print("\n".join(line for f in fixes for line in diffs[f.chapter]))
+        if not getattr(args, "yes", False):
+            question = tr(MESSAGES, "fix_confirm", lang, n=len(fixes))
+            if ask_or_pause(args, question, choices=["y", "n"], default="n") != "y":
+                print(tr(MESSAGES, "fix_cancelled", lang))
+                return int(ExitCode.OK)
+        for fix in fixes:
+            write_fixed(fix, lang)
+            recheck_chapter(project, fix.chapter, lang)
+    finally:
+        lock.release()
+    done = [f.chapter for f in fixes]
+    text = tr(MESSAGES, "fix_done", lang, n=len(done), chapters="、".join(str(n) for n in done))
+    emit(args, {"fixed": done, "diff": diffs}, text)
     return int(ExitCode.OK)
