@@ -58,6 +58,7 @@ from pipeline.events import (
 from pipeline.gate import GateAction, GateDecision, gate_evaluation, soft_rule_ids
 from pipeline.providers.base import Usage
 from pipeline.staging import ChapterStaging, refine_record
+from studio.checks.judge_evidence import leak_violations, with_violations
 from studio.coldstart import ensure_can_start
 from studio.errors import PausedForAuthor, StudioError
 from studio.fileio import atomic_write_text, read_text
@@ -73,7 +74,7 @@ from studio.models.checkpoint import (
     now_iso,
     save_checkpoint,
 )
-from studio.models.evaluation import Evaluation
+from studio.models.evaluation import ContractCheck, Evaluation
 from studio.models.findings import ChecksReport, Finding
 from studio.models.pipeline_log import PipelineLog
 from studio.models.schedule import StorylineSchedule
@@ -520,11 +521,23 @@ class Orchestrator:
         evaluation: Evaluation = out.evaluation
         if evaluation.chapter != n:
             evaluation = evaluation.model_copy(update={"chapter": n})
+        evaluation = with_violations(evaluation, self._leak_violations(n, text))  # LS-005 from the leak check
         evaluation.save(st.evaluation)
         st.record_calls(out.calls)
         self._hook("judge")
         self._cp.pipeline_stage = PipelineStage.JUDGED
         self._save()
+
+    def _leak_violations(self, n: int, text: str) -> list[ContractCheck]:
+        """Another storyline's character acting in the judged text: a hard LS-005 violation for the gate
+        (`studio.checks.judge_evidence`); [] when the project cannot be read (the judge's word stands)."""
+        from studio.project import Project
+
+        try:
+            project = Project.open(self.paths.root)
+        except Exception:  # noqa: BLE001 - a broken project file: the checks wait, the run goes on
+            return []
+        return leak_violations(project, n, text)
 
     async def _polish(self, n: int) -> None:
         st = ChapterStaging(self.paths, n)
