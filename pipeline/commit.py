@@ -40,12 +40,14 @@ from pipeline.staging import ChapterStaging, call_from_data, prune_empty_dirs
 from studio.errors import FormatError, StudioError
 from studio.fileio import atomic_write_bytes, atomic_write_json, read_json, sweep_temp_files
 from studio.foreshadow_ledger import apply_foreshadow_ops
+from studio.i18n import DEFAULT_LANG, Lang
 from studio.ids import chapter_id
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
 from studio.models.evaluation import Evaluation
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.pipeline_log import PipelineLog, StageLog
+from studio.op_reasons import warning_line
 from studio.paths import ProjectPaths
 from studio.state_engine import last_changelog_entry, load_state, merge_patch, reconcile
 
@@ -305,7 +307,7 @@ def _reconcile_if_needed(paths: ProjectPaths) -> None:
         reconcile(paths)
 
 
-def _merge_state(paths: ProjectPaths, st: ChapterStaging) -> list[str]:
+def _merge_state(paths: ProjectPaths, st: ChapterStaging, lang: Lang) -> list[str]:
     _reconcile_if_needed(paths)
     if chapter_patch_entry(paths, st.n) is not None:
         return []  # merged before a crash: exactly once
@@ -313,10 +315,10 @@ def _merge_state(paths: ProjectPaths, st: ChapterStaging) -> list[str]:
     if patch is None:
         return [f"chapter {st.n}: state ops skipped"]
     entry = merge_patch(paths, patch)
-    return [f"chapter {st.n}: dropped op ({w.reason})" for w in entry.warnings]
+    return [warning_line("dropped_op", st.n, w, lang) for w in entry.warnings]
 
 
-def _update_foreshadowing(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) -> list[str]:
+def _update_foreshadowing(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None, lang: Lang) -> list[str]:
     entry = chapter_patch_entry(paths, st.n)
     if entry is None or not any(op.op == "foreshadow" for op in entry.ops):
         return []
@@ -324,7 +326,7 @@ def _update_foreshadowing(paths: ProjectPaths, st: ChapterStaging, storyline_id:
     ledger = ForeshadowingLedger.load(before) if before.is_file() else ForeshadowingLedger()
     new_ledger, warnings = apply_foreshadow_ops(ledger, entry.ops, st.n, storyline_id)
     new_ledger.save(paths.global_foreshadowing)
-    return [f"chapter {st.n}: foreshadowing: {w.reason}" for w in warnings]
+    return [warning_line("foreshadowing", st.n, w, lang) for w in warnings]
 
 
 def _advance_checkpoint(paths: ProjectPaths, n: int, patch_skipped: bool) -> None:
@@ -364,7 +366,9 @@ def _cleanup(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) 
     prune_empty_dirs(paths.staging)
 
 
-def run_commit(paths: ProjectPaths, n: int, *, hook: StepHook | None = None) -> CommitOutcome:
+def run_commit(
+    paths: ProjectPaths, n: int, *, hook: StepHook | None = None, lang: Lang = DEFAULT_LANG
+) -> CommitOutcome:
     """Run (or finish) the commit of chapter `n`; its journal must exist (`prepare_commit`)."""
     st = ChapterStaging(paths, n)
     journal: dict[str, Any] = read_json(st.journal)
@@ -391,9 +395,9 @@ def run_commit(paths: ProjectPaths, n: int, *, hook: StepHook | None = None) -> 
             if storyline_id:
                 _copy(st.memory(storyline_id), paths.storyline_memory(storyline_id))
         elif step == "state":
-            outcome.warnings.extend(_merge_state(paths, st))
+            outcome.warnings.extend(_merge_state(paths, st, lang))
         elif step == "foreshadowing":
-            outcome.warnings.extend(_update_foreshadowing(paths, st, storyline_id))
+            outcome.warnings.extend(_update_foreshadowing(paths, st, storyline_id, lang))
         elif step == "log":
             _copy(st.staged_log, paths.log(n))
         elif step == "checkpoint":

@@ -863,7 +863,7 @@ class Orchestrator:
         self._run_commit(n)
 
     def _run_commit(self, n: int) -> None:
-        outcome = run_commit(self.paths, n, hook=self.step_hook)
+        outcome = run_commit(self.paths, n, hook=self.step_hook, lang=self.lang)
         for warning in outcome.warnings:
             self._notice(n, warning)
         self._load()

@@ -70,6 +70,7 @@ from studio.models.foreshadowing import ForeshadowingItem, ForeshadowingLedger, 
 from studio.models.patch import StateOp, StatePatch
 from studio.models.review_marks import record_review_marks
 from studio.models.state import CurrentState
+from studio.op_reasons import reason_text
 from studio.paths import ProjectPaths
 from studio.state_engine import (
     apply_patch,
@@ -476,8 +477,8 @@ async def _rebuild(
         raw_ops = list(out.patch.ops)
     state, new_ops, new_warnings = _reapply(before, n, out.storyline_id, raw_ops)
     for w in new_warnings:
-        dropped.append(DroppedOp(n, w.entry, w.reason))
-        warnings.append(tr(MESSAGES, "dropped_new", lang, chapter=n, reason=w.reason))
+        dropped.append(DroppedOp(n, w.entry, reason_text(w, lang)))
+        warnings.append(tr(MESSAGES, "dropped_new", lang, chapter=n, reason=reason_text(w, lang)))
     version = current.state_version
     stamp = _now()
     group: list[ChangelogEntry] = [
@@ -503,8 +504,8 @@ async def _rebuild(
         state, applied, conflicts = _reapply(state, link.chapter, link.storyline_id, [op.to_data() for op in link.ops])
         reapplied.append((link, applied))
         for w in conflicts:
-            dropped.append(DroppedOp(link.chapter, w.entry, w.reason))
-            warnings.append(tr(MESSAGES, "dropped_later", lang, chapter=link.chapter, reason=w.reason))
+            dropped.append(DroppedOp(link.chapter, w.entry, reason_text(w, lang)))
+            warnings.append(tr(MESSAGES, "dropped_later", lang, chapter=link.chapter, reason=reason_text(w, lang)))
         group.append(
             ChangelogEntry(
                 state_version=group[-1].state_version + 1,
@@ -532,7 +533,7 @@ async def _rebuild(
     memory_written = _rebuild_memory(paths, n, cp.last_completed_chapter, out.storyline_id, out.storyline_memory, links)
     old_ledger = ForeshadowingLedger.load_or_default(paths.global_foreshadowing)
     ledger, ledger_warnings = _rebuild_ledger(paths, n, old_ledger, out.storyline_id, new_ops, reapplied)
-    warnings += [tr(MESSAGES, "ledger", lang, reason=w.reason) for w in ledger_warnings]
+    warnings += [tr(MESSAGES, "ledger", lang, reason=reason_text(w, lang)) for w in ledger_warnings]
     skipped = [c for c in cp.skipped_ops_chapters if c != n] + ([n] if out.patch is None else [])
     if sorted(skipped) != sorted(cp.skipped_ops_chapters):
         cp.skipped_ops_chapters = sorted(skipped)

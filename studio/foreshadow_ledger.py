@@ -25,6 +25,7 @@ from studio.models.foreshadowing import (
     ForeshadowScope,
 )
 from studio.models.patch import StateOp
+from studio.op_reasons import op_warning, reason
 
 DEFAULT_SHORT_RANGE = (3, 10)  # a thread planted while writing, with no range given: due in chapters n+3..n+10
 _SCOPES = ("short", "medium", "long")
@@ -69,9 +70,7 @@ def apply_foreshadow_ops(
         item = by_id.get(op.path)
         if item is None:
             if action != "planted":
-                warnings.append(
-                    OpWarning(entry=op.to_data(), reason=f"{op.path!r} was never planted; created as {action}")
-                )
+                warnings.append(op_warning(op.to_data(), reason("never_planted", id=op.path, action=action)))
             scope, target = planted_scope(op, chapter) if action == "planted" else (None, None)
             item = ForeshadowingItem(
                 id=op.path,
@@ -88,16 +87,12 @@ def apply_foreshadow_ops(
             by_id[item.id] = item
             continue
         if action == "planted" and item.planted_chapter != chapter:  # a plan's thread planted where planned: fine
-            warnings.append(
-                OpWarning(
-                    entry=op.to_data(),
-                    reason=f"{op.path!r} is already planted (chapter {item.planted_chapter}); kept as history",
-                )
-            )
+            why = reason("already_planted", id=op.path, chapter=item.planted_chapter)
+            warnings.append(op_warning(op.to_data(), why))
         elif action == "advanced" and item.status == "resolved":
-            warnings.append(OpWarning(entry=op.to_data(), reason=f"{op.path!r} was resolved; reopened as advanced"))
+            warnings.append(op_warning(op.to_data(), reason("reopened", id=op.path)))
         elif action == "resolved" and item.status == "resolved":
-            warnings.append(OpWarning(entry=op.to_data(), reason=f"{op.path!r} was already resolved"))
+            warnings.append(op_warning(op.to_data(), reason("already_resolved", id=op.path)))
         if action != "planted":
             item.status = action
         item.last_updated_chapter = chapter

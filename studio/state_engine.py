@@ -31,6 +31,7 @@ from studio.models.base import json_path
 from studio.models.changelog import ChangelogEntry, ChangelogKind, OpWarning
 from studio.models.patch import FORESHADOW_ACTIONS, OP_NAMES, StateOp, StatePatch
 from studio.models.state import CharacterState, CurrentState, is_foreshadow_id
+from studio.op_reasons import Reason, op_warning, reason
 from studio.paths import ProjectPaths
 
 TOP_LEVEL = ("characters", "items", "locations", "factions", "world_state", "active_foreshadowing")
@@ -71,60 +72,60 @@ def _loggable(entry: Any) -> Any:
     return entry if _is_json(entry) else repr(entry)
 
 
-def _check_generic_path(path: str) -> str | None:
+def _check_generic_path(path: str) -> Reason | None:
     """Why `path` is not acceptable for a set/inc/add/remove op, or None if it is."""
     segments = path.split(".")
     if not 2 <= len(segments) <= 4:
-        return f"path {path!r} must have 2-4 dot-separated parts (e.g. characters.lin-feng.location)"
+        return reason("path_parts", path=path)
     if any(not s or s != s.strip() for s in segments):
-        return f"path {path!r} has an empty or space-padded part"
+        return reason("path_blank_part", path=path)
     top = segments[0]
     if top not in TOP_LEVEL:
-        return f"path {path!r} starts with {top!r}; allowed: {', '.join(TOP_LEVEL)}"
+        return reason("path_top", path=path, top=top, allowed=", ".join(TOP_LEVEL))
     if top == "active_foreshadowing":
-        return "active_foreshadowing is maintained by foreshadow ops ({op: foreshadow, path: <id>, value: planted})"
+        return reason("active_foreshadowing")
     if top in ENTITY_CATEGORIES and not is_slug(segments[1]):
-        return f"path {path!r}: entity id {segments[1]!r} must be a slug (e.g. lin-feng), not a display name"
+        return reason("entity_slug", path=path, id=segments[1])
     if top == "characters" and len(segments) == 4 and segments[2] == "relationships" and not is_slug(segments[3]):
-        return f"path {path!r}: relationship target {segments[3]!r} must be a character slug"
+        return reason("relationship_slug", path=path, target=segments[3])
     return None
 
 
-def _check_entry(entry: Any) -> str | None:
+def _check_entry(entry: Any) -> Reason | None:
     """Why `entry` is dropped, or None if it is a valid op (shape and path rules of seed 003 10.6)."""
     if not isinstance(entry, dict):
-        return "ops entry is not a JSON object"
+        return reason("not_object")
     op = entry.get("op")
     if not isinstance(op, str):
-        return "ops entry has no string 'op'"
+        return reason("no_op")
     if op not in OP_NAMES:
-        return f"unknown op {op!r}; allowed: {', '.join(OP_NAMES)}"
+        return reason("unknown_op", op=op, allowed=", ".join(OP_NAMES))
     path = entry.get("path")
     if not isinstance(path, str):
-        return "ops entry has no string 'path'"
+        return reason("no_path")
     if not _utf8(path):
-        return "path is not valid text"
+        return reason("path_text")
     detail = entry.get("detail")
     if detail is not None and not (isinstance(detail, str) and _utf8(detail)):
-        return "detail must be a string"
+        return reason("detail_text")
     if not _is_json(entry):
-        return "ops entry holds a value that is not plain JSON (NaN, infinity or invalid text)"
+        return reason("not_json")
     if op == "foreshadow":
         if not is_foreshadow_id(path):
-            return f"foreshadow path {path!r} must be one foreshadowing id (e.g. F-001 or a slug, no dots)"
+            return reason("foreshadow_path", path=path)
         if entry.get("value") not in FORESHADOW_ACTIONS:
-            return f"foreshadow value {entry.get('value')!r} must be one of {', '.join(FORESHADOW_ACTIONS)}"
+            return reason("foreshadow_value", value=entry.get("value"), allowed=", ".join(FORESHADOW_ACTIONS))
         return None
-    reason = _check_generic_path(path)
-    if reason:
-        return reason
+    why = _check_generic_path(path)
+    if why:
+        return why
     if "value" not in entry:
-        return f"{op} op has no 'value'"
+        return reason("no_value", op=op)
     value = entry["value"]
     if op == "inc" and (isinstance(value, bool) or not isinstance(value, int | float)):
-        return f"inc value must be a number, got {value!r}"
+        return reason("inc_number", value=value)
     if op in ("add", "remove") and value is None:
-        return f"{op} value must not be null"
+        return reason("null_value", op=op)
     return None
 
 
@@ -133,14 +134,15 @@ def validate_ops(ops: Iterable[Any]) -> tuple[list[StateOp], list[OpWarning]]:
     valid: list[StateOp] = []
     warnings: list[OpWarning] = []
     for entry in ops:
-        reason = _check_entry(entry)
-        if reason is None:
+        why = _check_entry(entry)
+        if why is None:
             try:
                 valid.append(StateOp.model_validate(copy.deepcopy(entry)))
                 continue
             except ValidationError as exc:  # defensive: _check_entry should have caught it
-                reason = "; ".join(f"{json_path(tuple(e['loc']))}: {e['msg']}" for e in exc.errors())
-        warnings.append(OpWarning(entry=_loggable(entry), reason=reason))
+                error = "; ".join(f"{json_path(tuple(e['loc']))}: {e['msg']}" for e in exc.errors())
+                why = reason("invalid", error=error)
+        warnings.append(op_warning(_loggable(entry), why))
     return valid, warnings
 
 
@@ -148,7 +150,11 @@ def validate_ops(ops: Iterable[Any]) -> tuple[list[StateOp], list[OpWarning]]:
 
 
 class _Conflict(Exception):
-    """An op that is well formed but does not fit the current state (a type conflict)."""
+    """An op that is well formed but does not fit the current state (a type conflict), and why."""
+
+    def __init__(self, why: Reason) -> None:
+        super().__init__(why.text("en"))
+        self.why = why
 
 
 _MISSING: Any = object()
@@ -161,7 +167,7 @@ def _update(node: Any, segments: Sequence[str], where: str, fn: Callable[[Any], 
     if node is _MISSING or node is None:
         node = {}  # set/inc/add create missing intermediate objects
     if not isinstance(node, dict):
-        raise _Conflict(f"{where} is a {type(node).__name__}, not an object")
+        raise _Conflict(reason("not_an_object", where=where, type=type(node).__name__))
     key = segments[0]
     out = dict(node)
     out[key] = _update(node.get(key, _MISSING), segments[1:], f"{where}.{key}", fn)
@@ -178,27 +184,27 @@ def _op_fn(op: StateOp) -> Callable[[Any], Any]:
         if old is _MISSING or old is None:
             old = 0
         if isinstance(old, bool) or not isinstance(old, int | float):
-            raise _Conflict(f"cannot inc {op.path}: it holds {type(old).__name__} {old!r}, not a number")
+            raise _Conflict(reason("inc_not_number", path=op.path, type=type(old).__name__, value=old))
         result = old + value
         if isinstance(result, float) and not math.isfinite(result):
-            raise _Conflict(f"inc of {op.path} overflows")
+            raise _Conflict(reason("inc_overflow", path=op.path))
         return result
 
     def do_add(old: Any) -> Any:
         if old is _MISSING or old is None:
             old = []
         if not isinstance(old, list):
-            raise _Conflict(f"cannot add to {op.path}: it holds {type(old).__name__}, not a list")
+            raise _Conflict(reason("add_not_list", path=op.path, type=type(old).__name__))
         return [*old, copy.deepcopy(value)]
 
     def do_remove(old: Any) -> Any:
         if not isinstance(old, list):
             what = "nothing" if old is _MISSING or old is None else type(old).__name__
-            raise _Conflict(f"cannot remove from {op.path}: it holds {what}, not a list")
+            raise _Conflict(reason("remove_not_list", path=op.path, what=what))
         for index, item in enumerate(old):
             if _same_json(item, value):
                 return old[:index] + old[index + 1 :]  # first occurrence only: one item leaves
-        raise _Conflict(f"cannot remove {value!r} from {op.path}: not in the list")
+        raise _Conflict(reason("remove_missing", path=op.path, value=value))
 
     return {"set": do_set, "inc": do_inc, "add": do_add, "remove": do_remove}[op.op]
 
@@ -224,7 +230,7 @@ def _apply_one(data: dict[str, Any], op: StateOp) -> dict[str, Any]:
         slug = segments[1]
         entity = new_top[slug]
         if not isinstance(entity, dict):
-            raise _Conflict(f"{top}.{slug} must stay an object, got {type(entity).__name__}")
+            raise _Conflict(reason("entity_object", top=top, slug=slug, type=type(entity).__name__))
         if top == "characters":
             try:
                 # Store the model's own dump so the data stays exactly what the file will hold.
@@ -232,7 +238,7 @@ def _apply_one(data: dict[str, Any], op: StateOp) -> dict[str, Any]:
             except ValidationError as exc:
                 err = exc.errors()[0]
                 where = json_path(("characters", slug, *err["loc"]))
-                raise _Conflict(f"{where}: {err['msg']}") from None
+                raise _Conflict(reason("character_field", where=where, error=err["msg"])) from None
     return {**data, top: new_top}
 
 
@@ -244,7 +250,7 @@ def _apply_ops(state: CurrentState, ops: Iterable[StateOp]) -> tuple[CurrentStat
         try:
             data = _apply_one(data, op)
         except _Conflict as exc:
-            warnings.append(OpWarning(entry=op.to_data(), reason=str(exc)))
+            warnings.append(op_warning(op.to_data(), exc.why))
             continue
         applied.append(op)
     return CurrentState.model_validate(data), applied, warnings

@@ -96,7 +96,7 @@ def render_state_diff(diff: StateDiff | None, lang: Lang = "zh") -> Text:
         out.append("\n")
         for dropped in diff.dropped:
             out.append("  x ", style="red")
-            out.append(dropped.reason)
+            out.append(dropped.reason_in(lang))
             out.append("\n")
             out.append("    " + dropped.entry_text, style="dim")
             out.append("\n")

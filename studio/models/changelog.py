@@ -24,10 +24,26 @@ ChangelogKind = Literal["init", "patch", "rebuild", "foreign", "tool"]
 
 class OpWarning(FileModel):
     """An ops entry that was dropped, and why. `entry` is the entry as received (or its repr when it
-    was not plain JSON), so nothing the model produced is silently lost."""
+    was not plain JSON), so nothing the model produced is silently lost.
+
+    `reason` is the English text (what every line has held); `code` and `params` say the same as a key of
+    `studio.op_reasons.REASONS` and its values, so the reason is shown in the author's language
+    (`studio.op_reasons.reason_text`). Both are left out of the line when absent (older lines, other tools)."""
 
     entry: Any = None
     reason: str
+    code: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _without_absent(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("code") is None:
+                data.pop("code", None)
+            if not data.get("params"):
+                data.pop("params", None)
+        return data
 
 
 class ChangelogEntry(FileModel):

@@ -28,6 +28,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.models.changelog import ChangelogEntry, OpWarning
 from studio.models.patch import StateOp, StatePatch
 from studio.models.state import CurrentState
+from studio.op_reasons import reason_text
 from studio.project import Project
 from studio.state_engine import apply_patch, is_review_cleanup, load_changelog, replay, replay_from
 
@@ -140,7 +141,11 @@ class ForeshadowChange:
 @dataclass(frozen=True)
 class DroppedOp:
     entry: Any
-    reason: str
+    reason: str  # as stored (English); `reason_in(lang)` is what the author reads
+    warning: OpWarning | None = None
+
+    def reason_in(self, lang: Lang) -> str:
+        return reason_text(self.warning, lang) if self.warning is not None else self.reason
 
     @property
     def entry_text(self) -> str:
@@ -179,7 +184,7 @@ class StateDiff:
                 lines.append(f"  {fs.id}: {fs.action_label(lang)}" + (f" · {fs.detail}" if fs.detail else ""))
         if self.dropped:
             lines.append(tr(MESSAGES, "dropped", lang))
-            lines.extend(f"  {d.entry_text}: {d.reason}" for d in self.dropped)
+            lines.extend(f"  {d.entry_text}: {d.reason_in(lang)}" for d in self.dropped)
         return "\n".join(lines)
 
 
@@ -346,7 +351,7 @@ def build_state_diff(
         )
         for e in ordered
     ]
-    dropped = [DroppedOp(entry=w.entry, reason=w.reason) for w in warnings]
+    dropped = [DroppedOp(entry=w.entry, reason=w.reason, warning=w) for w in warnings]
     return StateDiff(
         entities=named,
         foreshadowing=fs_changes,
