@@ -225,9 +225,12 @@ class ChapterNameStats:
 
     @classmethod
     def from_data(cls, data: Any) -> ChapterNameStats:
+        names = data["names"]
+        if not all(type(v) is int for v in names.values()):  # noqa: E721 - a JSON int, not a bool
+            raise ValueError("name counts must be integers")
         return cls(
-            Counter({str(k): int(v) for k, v in data["names"].items()}),
-            {str(n): set(cs) for n, cs in data["contexts"].items()},
+            Counter(names),
+            {n: set(cs) for n, cs in data["contexts"].items()},
             [VariantHit(str(r), int(s), int(e), bool(p), str(a)) for r, s, e, p, a in data["hits"]],
         )
 
