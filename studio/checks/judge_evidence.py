@@ -41,11 +41,15 @@ EVIDENCE_KINDS = frozenset(
 )
 
 
-def judge_findings(project: Project, chapter: int, text: str) -> list[Finding]:
-    """The evidence findings of `text` as chapter `chapter` (the other committed chapters give name counts)."""
+def judge_findings(
+    project: Project, chapter: int, text: str, checks: Sequence[Check] | None = None
+) -> list[Finding]:
+    """The evidence findings of `text` as chapter `chapter` (the other committed chapters give name counts);
+    `checks`: a part of the evidence checks only."""
     ctx, _ = project_context(project, chapter, chapter, lang="zh")
     ctx = dataclasses.replace(ctx, chapters=[ChapterText(chapter, text)])
-    checks: list[Check] = [BlacklistCheck(), NameVariantCheck(), PunctuationCheck(), StorylineLeakCheck()]
+    if checks is None:
+        checks = [BlacklistCheck(), NameVariantCheck(), PunctuationCheck(), StorylineLeakCheck()]
     allow = CheckAllowList.load_or_default(project.paths.check_allow)
     report = run_checks(ctx, checks=checks, allow=allow)
     return [f for f in report.findings if f.kind in EVIDENCE_KINDS]
@@ -89,7 +93,7 @@ def gate_checks(findings: Sequence[Finding]) -> list[ContractCheck]:
 def leak_violations(project: Project, chapter: int, text: str) -> list[ContractCheck]:
     """The LS-005 violations the leak check finds in `text` as chapter `chapter` ([] when it cannot run)."""
     try:
-        return gate_checks(judge_findings(project, chapter, text))
+        return gate_checks(judge_findings(project, chapter, text, [StorylineLeakCheck()]))
     except Exception:  # noqa: BLE001 - like the evidence, the check must not make the judge step fail
         return []
 
