@@ -108,3 +108,30 @@ def test_the_phrase_metrics_match_their_plain_definition() -> None:
         }
         expected = {g for g in every if len(set(g)) > 1 and "林枫" not in g}
         assert phrases(text, exclude) == expected
+
+
+def _plain_normalise(text: str) -> tuple[str, list[int]]:
+    import unicodedata
+
+    def keep(ch: str) -> bool:
+        return unicodedata.category(ch)[0] not in "ZPSC"
+
+    chars: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if keep(ch):
+            for c in unicodedata.normalize("NFKC", ch).lower():
+                if keep(c):
+                    chars.append(c)
+                    where.append(i)
+    return "".join(chars), where
+
+
+def test_quote_normalising_matches_its_plain_definition() -> None:
+    from studio.checks.quotes import normalise
+
+    rng = random.Random(3)
+    alphabet = "他说：“好。” ＡＢｃ１２\u3000…—ﬁ㈠\n"
+    for _ in range(200):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
+        assert normalise(text) == _plain_normalise(text), text

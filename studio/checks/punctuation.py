@@ -29,6 +29,7 @@ _STRAIGHT_QUOTE = re.compile(rf'(?<={_HAN})"|"(?={_HAN})')
 _ELLIPSIS = re.compile(r"\.{3,}|。{3,}")
 PAIRS = {"“": "”", "「": "」"}
 CLOSERS = {v: k for k, v in PAIRS.items()}
+_QUOTE_MARKS = re.compile("[" + "".join(PAIRS) + "".join(CLOSERS) + "]")
 
 MESSAGES: Catalog = {
     "half": (
@@ -112,7 +113,8 @@ class PunctuationCheck:
         items = chapter.paras.items
         for i, para in enumerate(items):
             stack: list[tuple[str, int]] = []
-            for j, ch in enumerate(para.text):
+            for m in _QUOTE_MARKS.finditer(para.text):  # the quote marks only, not every character
+                j, ch = m.start(), m.group(0)
                 if ch in PAIRS:
                     stack.append((ch, para.start + j))
                 elif ch in CLOSERS:

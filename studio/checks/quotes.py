@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from itertools import compress
 
 from rapidfuzz import fuzz
 
@@ -30,19 +31,29 @@ def _keep(ch: str) -> bool:
     return unicodedata.category(ch)[0] not in "ZPSC"
 
 
+_FOLDED: dict[str, str] = {}  # character -> what it normalises to ("" when dropped); a few thousand at most
+
+
+def _fold(ch: str) -> str:
+    if not _keep(ch):
+        return ""
+    return "".join(c for c in unicodedata.normalize("NFKC", ch).lower() if _keep(c))
+
+
 def normalise(text: str) -> tuple[str, list[int]]:
-    """The text without whitespace/punctuation/symbols (NFKC-folded), and each kept character's position."""
-    chars: list[str] = []
-    where: list[int] = []
-    for i, ch in enumerate(text):
-        if not _keep(ch):
-            continue
-        folded = unicodedata.normalize("NFKC", ch).lower()
-        for c in folded:
-            if _keep(c):
-                chars.append(c)
-                where.append(i)
-    return "".join(chars), where
+    """The text without whitespace/punctuation/symbols (NFKC-folded), and each kept character's position.
+    Each distinct character is folded once per process (a chapter has a few thousand characters but only
+    hundreds of distinct ones)."""
+    folded = _FOLDED
+    distinct = set(text)
+    for ch in distinct.difference(folded):
+        folded[ch] = _fold(ch)
+    mapped = list(map(folded.__getitem__, text))
+    if all(len(folded[ch]) <= 1 for ch in distinct):  # the usual case: positions picked in C
+        where = list(compress(range(len(text)), mapped))
+    else:  # a character that folds to several (㈠ -> (一)): one position per output character
+        where = [i for i, f in enumerate(mapped) for _ in f]
+    return "".join(mapped), where
 
 
 @dataclass(frozen=True)
