@@ -29,7 +29,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from studio.checks.findings_list import finding_label, fresh_findings, saved_findings, sorted_findings
-from studio.checks.punctuation_fix import fix_finding, fixable, plan_fixes, recheck_chapter, write_fixed
+from studio.checks.punctuation_fix import apply_fix, fix_finding, fixable, plan_fixes
 from studio.i18n import Catalog, Lang, tr
 from studio.models.findings import Finding
 from studio.paths import ProjectPaths
@@ -199,8 +199,7 @@ class FindingsScreen(ModalScreen[Finding | None]):
             if fix is None or not fix.changed:
                 self.app.call_from_thread(self._fixed, n, None)
                 return
-            write_fixed(fix, self.lang)
-            found = recheck_chapter(project, n, self.lang)
+            found = apply_fix(project, fix, self.lang)
         except Exception as exc:  # noqa: BLE001 - a broken project file or a full disk: say so, keep the studio up
             self.app.call_from_thread(self._fix_failed, f"{type(exc).__name__}: {exc}")
             return

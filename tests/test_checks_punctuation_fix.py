@@ -140,3 +140,24 @@ async def test_a_and_shift_a_accept_the_fixes_in_the_findings_list(sample: Path)
         assert not [f for f in listing.findings if f.chapter == 2 and fixable(f)]
         saved = ChecksReport.load(paths.checks_log(2)).findings
         assert not [f for f in saved if fixable(f)]
+
+
+def test_the_studio_fix_waits_for_no_one_holding_the_project_lock(sample: Path) -> None:
+    from studio.checks.punctuation_fix import apply_fix, plan_fixes
+    from studio.errors import StudioError
+    from studio.lock import ProjectLock
+    from studio.project import Project
+
+    path = _add_chapter(sample, 3, TEXT)
+    project = Project.open(sample)
+    (fix,) = plan_fixes(project, [3])
+    other = ProjectLock(project.paths, heartbeat_interval=0)  # a run in another process
+    other.acquire()
+    try:
+        with pytest.raises(StudioError):
+            apply_fix(project, fix)
+        assert path.read_text(encoding="utf-8") == TEXT
+    finally:
+        other.release()
+    found = apply_fix(project, fix)
+    assert path.read_text(encoding="utf-8") == fix.new and not [f for f in found if fixable(f)]

@@ -11,7 +11,8 @@ Rules:
   waived mark ("ignore here" or "deliberate") is never changed;
 - fixes go paragraph by paragraph, the one paragraph numbering of `studio.checks.paragraphs`: headings, code
   fences and comments are never touched; `fix_punctuation` makes the replacements;
-- `write_fixed` writes the new text through `studio.fileio` (atomic, recorded as an own write, so the studio's
+- `write_fixed` (`apply_fix`: under the project lock, then `recheck_chapter`) writes the new text through
+  `studio.fileio` (atomic, recorded as an own write, so the studio's
   file watcher does not take it for a hand edit) only when the file still holds the text the fix was made
   from; punctuation changes no facts, so the chapter needs no rebuild. `recheck_chapter` then rewrites the
   chapter's `logs/chapter-NNN/checks.json`, so the findings list shows what is left.
@@ -148,6 +149,21 @@ def write_fixed(fix: ChapterFix, lang: Lang = DEFAULT_LANG) -> None:
     if read_text(fix.path) != fix.old:
         raise StudioError(tr(MESSAGES, "changed_meanwhile", lang, n=fix.chapter))
     atomic_write_text(fix.path, fix.new)
+
+
+def apply_fix(project: Project, fix: ChapterFix, lang: Lang = DEFAULT_LANG) -> list[Finding]:
+    """Write `fix` and check its chapter again, under the project lock (as the studio's undo does), so a run in
+    another process never sees a chapter change under it. A `StudioError` (the lock is held, the file changed)
+    writes nothing. Returns the chapter's findings now."""
+    from studio.lock import ProjectLock
+
+    lock = ProjectLock(project.paths, heartbeat_interval=0)
+    lock.acquire()
+    try:
+        write_fixed(fix, lang)
+        return recheck_chapter(project, fix.chapter, lang)
+    finally:
+        lock.release()
 
 
 def recheck_chapter(project: Project, chapter: int, lang: Lang = DEFAULT_LANG) -> list[Finding]:
