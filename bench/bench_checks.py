@@ -336,8 +336,10 @@ wall, cpu = time.perf_counter(), time.process_time()
 import sys
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
+from studio.checks.registry import default_checks
 from studio.checks.run import check_after_commit
 from studio.project import Project
+default_checks()  # imports the check modules (a run's process has them from its judge context already)
 imported, imported_cpu = time.perf_counter(), time.process_time()
 check_after_commit(Project.open(Path(sys.argv[2])), int(sys.argv[3]), min_chars=2500, max_chars=3500)
 done, done_cpu = time.perf_counter(), time.process_time()
