@@ -135,3 +135,28 @@ def test_quote_normalising_matches_its_plain_definition() -> None:
     for _ in range(200):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
         assert normalise(text) == _plain_normalise(text), text
+
+
+def test_acting_hits_find_what_one_combined_pattern_finds() -> None:
+    """The verb alternation is compiled once per process now, not with every name set: same answers."""
+    import re
+
+    from studio.checks import continuity
+    from studio.checks.continuity import _GAP, _GAP_TO, ACTION, SPEECH, USE, acting_hits
+
+    names = ["林枫", "林枫儿", "枫儿", "苏婉"]
+    rng = random.Random(5)
+    pieces = ["林枫", "林枫儿", "枫儿", "苏婉", "道：", "说", "拔出", "握住", "笑道", "，", "。", "想起", "的", "他", "剑"]
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(30))
+        for extra in ("", USE):
+            verbs = f"{ACTION}|{extra}" if extra else ACTION
+            combined = re.compile(rf"(?P<name>{alternatives})(?:{_GAP_TO}{SPEECH}|{_GAP}(?:{verbs}))")
+            expected = [
+                (m.start("name"), m.group("name"))
+                for m in combined.finditer(text)
+                if m.start() - continuity._clause_start(text, m.start()) <= 4
+                and not continuity._is_memory(text, m.start(), m.group("name"))
+            ]
+            assert [(h.pos, h.name) for h in acting_hits(text, names, [], extra_verbs=extra)] == expected

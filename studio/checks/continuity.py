@@ -21,8 +21,9 @@ One finding per character (or item, or attribute) and chapter, at the first occu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from studio.checks.matcher import spans_cover
 from studio.checks.metrics import dialogue_spans
@@ -102,6 +103,13 @@ def _is_memory(text: str, pos: int, name: str) -> bool:
     return bool(_AFTER_MEMORY.match(text[pos + len(name) : pos + len(name) + 4]))
 
 
+@lru_cache(maxsize=8)
+def _acting_tail(extra_verbs: str) -> Callable[[str, int], re.Match[str] | None]:
+    """What must follow a name for it to speak or act (the big verb alternation: compiled once, not per name)."""
+    verbs = f"{ACTION}|{extra_verbs}" if extra_verbs else ACTION
+    return re.compile(rf"(?:{_GAP_TO}{SPEECH}|{_GAP}(?:{verbs}))").match
+
+
 def acting_hits(
     text: str, names: Sequence[str], spans: Sequence[tuple[int, int]], *, extra_verbs: str = ""
 ) -> Iterator[_Hit]:
@@ -109,12 +117,23 @@ def acting_hits(
     `extra_verbs` (a regex alternative) counts as acting too."""
     if not names:
         return
-    alternatives = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
-    verbs = f"{ACTION}|{extra_verbs}" if extra_verbs else ACTION
-    pattern = re.compile(rf"(?P<name>{alternatives})(?:{_GAP_TO}{SPEECH}|{_GAP}(?:{verbs}))")
-    for m in pattern.finditer(text):
-        pos = m.start("name")
-        name = m.group("name")
+    ordered = sorted(set(names), key=len, reverse=True)  # the longest name first, as a regex alternation tries
+    find = re.compile("|".join(re.escape(n) for n in ordered)).search
+    tail = _acting_tail(extra_verbs)
+    # what finditer of (names)(tail) finds, with the tail compiled once per process: at each place where a name
+    # starts, the longest name the tail follows; the search goes on after the tail, or one character on
+    at = 0
+    while (m := find(text, at)) is not None:
+        pos = m.start()
+        found = next(
+            ((n, t) for n in ordered if text.startswith(n, pos) and (t := tail(text, pos + len(n))) is not None),
+            None,
+        )
+        if found is None:
+            at = pos + 1
+            continue
+        name, after = found
+        at = after.end()
         head = _clause_start(text, pos)
         # the name must head its clause (adverbs like 忽然 before it are fine: at most 4 characters)
         if pos - head > 4 or spans_cover(spans, pos) or _is_memory(text, pos, name):
