@@ -280,9 +280,11 @@ class _Book:
     def to_json(self) -> str:
         # statistics no chapter uses are dropped, but for the last few texts that were not files yet
         keys = {str(entry[2]) for entry in self.chapters.values()} | set(self.loose)
-        # what was read is written back as read; only new statistics are converted
+        # what was read is written back as read; new statistics are converted once and kept for the next write
+        for k, v in self.stats.items():
+            if k in keys and k not in self.raw:
+                self.raw[k] = v.to_data()
         stats: dict[str, object] = {k: v for k, v in self.raw.items() if k in keys}
-        stats.update({k: v.to_data() for k, v in self.stats.items() if k in keys and k not in stats})
         data = {
             "version": STATS_VERSION,
             "names_hash": self.names_hash,
