@@ -209,3 +209,15 @@ def test_parse_answers() -> None:
     assert import_cmd.parse_picks("a", 3) == [0, 1, 2]
     assert import_cmd.parse_picks("n", 3) == []
     assert import_cmd.parse_picks("0", 3) is None and import_cmd.parse_picks("x", 3) is None
+
+
+def test_continue_accepts_an_imported_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "book.txt"
+    src.write_text(_book(), "utf-8")
+    root = tmp_path / "proj"
+    assert _run(capsys, "import", str(src), str(root), "--yes", "--skip-checks")[0] == 0
+    code, out, err = _run(capsys, "continue", "--offline", "--yes", "--project", str(root))
+    # every imported volume is written: the run stops at the volume end and points at planning, refusing nothing
+    assert code == 0, err
+    assert "plan" in out and "不一致" not in out + err
+    assert Project.open(root).committed_chapters() == list(range(1, 8))
