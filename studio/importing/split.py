@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import median
 
-from studio.importing.headings import Heading, chapter_unit, is_chapter_heading, parse_heading
+from studio.importing.headings import Heading, chapter_unit, is_chapter_heading, parse_heading, parse_line
 from studio.importing.numerals import parse_number
 from studio.importing.source import SourceFile, SourceText
 from studio.models.manuscript import (
@@ -130,9 +130,7 @@ def _candidates(lines: Sequence[str]) -> list[tuple[int, Heading]]:
     for i, line in enumerate(lines):
         if len(line) > 80 or not line:
             continue
-        heading = parse_heading(line)
-        if heading is not None:
-            out.append((i, heading))
+        out.extend((i, heading) for heading in parse_line(line))
     return out
 
 
