@@ -210,6 +210,7 @@ class ExtractionResult:
     notes: list[str] = field(default_factory=list)
     chapters: list[int] = field(default_factory=list)  # extracted by this run (resumed commits included)
     calls: list[CallRecord] = field(default_factory=list)
+    total: int = 0  # the import's last chapter
 
     @property
     def exit_code(self) -> int:
@@ -677,9 +678,11 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
     record = load_record(paths, lang)
     first, stop = extraction_range(paths, record, last, lang)
     if first > stop:
+        if extraction_progress_path(paths).is_file() and load_progress(paths).status != "done":
+            _save_progress(paths, load_progress(paths), status="done")
         message = tr(MESSAGES, "nothing", lang, done=record.extracted_through)
         return ExtractionResult("done", record.extracted_through, message=message, notes=run.notes,
-                                chapters=run.chapters)
+                                chapters=run.chapters, total=record.last_chapter)
     _check_in_order(paths, first, lang)
     estimate = estimate_extraction(paths.root, settings, last=stop, offline=offline, lang=lang,
                                    registry=run.registry)
@@ -687,7 +690,7 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
         answer = await decide(extraction_question(estimate, max_cost_usd, lang))
         if answer != ANSWER_START:
             return ExtractionResult("stopped", record.extracted_through, message=tr(MESSAGES, "cancelled", lang),
-                                    notes=run.notes, chapters=run.chapters)
+                                    notes=run.notes, chapters=run.chapters, total=record.last_chapter)
     progress = _save_progress(paths, load_progress(paths), status="running", target=stop)
     try:
         if not progress.survey_done:
@@ -702,19 +705,20 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
         _save_progress(paths, load_progress(paths), status="stopped")
         message = tr(MESSAGES, "stopped_cost", lang, spent=run.spent, next=stop_exc.next_usd,
                      limit=max_cost_usd or 0.0, done=done, next_chapter=done + 1)
-        return ExtractionResult("stopped", done, run.spent, message, run.notes, run.chapters, run.calls)
+        return ExtractionResult("stopped", done, run.spent, message, run.notes, run.chapters, run.calls, record.last_chapter)
     except ProviderError as exc:
         done = load_record(paths, lang).extracted_through
         _save_progress(paths, load_progress(paths), status="failed")
         message = tr(MESSAGES, "failed_model", lang, message=str(exc), done=done)
-        return ExtractionResult("failed", done, run.spent, message, run.notes, run.chapters, run.calls)
+        return ExtractionResult("failed", done, run.spent, message, run.notes, run.chapters, run.calls, record.last_chapter)
     except StructuredReplyError as exc:
         done = load_record(paths, lang).extracted_through
         _save_progress(paths, load_progress(paths), status="failed")
         message = tr(MESSAGES, "failed_reply", lang, what=str(exc.calls[-1].stage if exc.calls else "model"),
                      message="; ".join(exc.errors[:3]))
-        return ExtractionResult("failed", done, run.spent, message, run.notes, run.chapters, run.calls)
+        return ExtractionResult("failed", done, run.spent, message, run.notes, run.chapters, run.calls, record.last_chapter)
     record = load_record(paths, lang)
     _save_progress(paths, load_progress(paths), status="done")
     message = tr(MESSAGES, "done", lang, done=record.extracted_through, total=record.last_chapter)
-    return ExtractionResult("done", record.extracted_through, run.spent, message, run.notes, run.chapters, run.calls)
+    return ExtractionResult("done", record.extracted_through, run.spent, message, run.notes, run.chapters, run.calls,
+                            record.last_chapter)
