@@ -189,11 +189,11 @@ def test_a_failed_call_mid_way_then_a_rerun_resumes_without_paying_twice(tmp_pat
     assert chapter_bytes(root, 4) == before
 
 
-@pytest.mark.parametrize("point", ["_journal", "run_commit"])
+@pytest.mark.parametrize("point", ["_stage_summary", "_journal", "run_commit"])
 def test_a_paid_summary_is_committed_without_a_new_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         point: str) -> None:
-    """Stopped after chapter 2's reply was staged (before its commit journal, or with the journal written and
-    no step done): the rerun commits it with no second call for that chapter."""
+    """Stopped after chapter 2's reply was kept (before it was staged, before its commit journal, or with the
+    journal written and no step done): the rerun commits it with no second call for that chapter."""
     root = imported_project(tmp_path / "book", 3)
     settings = load_settings(root)
     paths = ProjectPaths(root)
@@ -206,7 +206,8 @@ def test_a_paid_summary_is_committed_without_a_new_call(tmp_path: Path, monkeypa
         patch.setattr(f"pipeline.importing.extract.{point}", interrupted)
         with pytest.raises(KeyboardInterrupt):
             _run(root, _priced(root, settings), last=2, offline=False)
-    assert (paths.staging / "state" / "chapter-002-delta.json").is_file()
+    assert (paths.staging / "import" / "chapter-002-reply.json").is_file()
+    assert (paths.staging / "state" / "chapter-002-delta.json").is_file() == (point != "_stage_summary")
     assert (paths.staging / "commit-chapter-002.json").is_file() == (point == "run_commit")
     assert not chapter_extracted(paths, 2) and _summaries_paid(root)[2] == 1
     assert [f.key for f in check_cold_start(paths) if f.severity == "refuse"] == ["extraction_unfinished"]
@@ -214,6 +215,7 @@ def test_a_paid_summary_is_committed_without_a_new_call(tmp_path: Path, monkeypa
     assert done.status == "done" and done.extracted_through == 3
     assert _summaries_paid(root) == Counter({1: 1, 2: 1, 3: 1})
     assert [e.chapter for e in load_changelog(paths.changelog) if e.kind == "patch"] == [1, 2, 3]
+    assert not paths.staging.exists() or not any(p.is_file() for p in paths.staging.rglob("*"))
 
 
 # --------------------------------------------------------------------------------------------- refusals
