@@ -38,6 +38,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.character_cmd",
     "studio.cli.world_cmd",
     "studio.cli.import_cmd",
+    "studio.cli.extract_cmd",
 ]
 
 MESSAGES: Catalog = {
