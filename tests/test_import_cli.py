@@ -221,3 +221,22 @@ def test_continue_accepts_an_imported_book(tmp_path: Path, capsys: pytest.Captur
     assert code == 0, err
     assert "plan" in out and "不一致" not in out + err
     assert Project.open(root).committed_chapters() == list(range(1, 8))
+
+
+def test_estimate_then_full_depth_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "book.txt"
+    src.write_text(_book(), "utf-8")
+    root = tmp_path / "proj"
+    code, out, err = _run(capsys, "import", str(src), str(root), "--yes", "--skip-checks", "--offline")
+    assert code == 0, err
+    assert "完整提取（novel-studio extract）预计：7 章" in out
+    assert ImportRecord.load(ProjectPaths(root).import_record).extracted_through == 0
+    code, out, err = _run(capsys, "import", str(src), str(tmp_path / "full"), "--yes", "--skip-checks", "--offline",
+                          "--full", "--json")
+    data = json.loads(out)
+    assert code == 0, err
+    assert data["extract_estimate"]["chapters"] == 7
+    assert data["extract"]["status"] == "done" and data["extract"]["extracted_through"] == 7
+    paths = ProjectPaths(tmp_path / "full")
+    assert ImportRecord.load(paths.import_record).extracted_through == 7
+    assert [f.key for f in check_cold_start(paths)] == []

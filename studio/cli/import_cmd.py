@@ -1,5 +1,5 @@
 """`novel-studio import SOURCE [DIR] [--append] [--split headings|size|blank] [--target-chars N] [--yes]
-[--skip-checks] [--json]`: bring an existing manuscript in (issue 10), and `novel-studio import --names [DIR]`:
+[--skip-checks] [--full [--to M] [--max-cost USD]] [--json]`: bring an existing manuscript in (issue 10), and `novel-studio import --names [DIR]`:
 the name question again, later.
 
 Steps (nothing is written before the author confirms the preview):
@@ -14,7 +14,9 @@ Steps (nothing is written before the author confirms the preview):
    do it later (`import --names`);
 5. the prose metrics and the checks over the imported chapters (`check_book`), after the 5-second part: the
    CLI says so, `--skip-checks` leaves them to `novel-studio check`; the new-name check is always left to it;
-6. the report and the next step (`novel-studio extract` for the full depth with the model).
+6. the report, the full depth's estimate (`pipeline.importing.extract.estimate_extraction`, no call) and the
+   next step (`novel-studio extract`); with `--full` the extraction runs right away through `extract`'s own front
+   (`studio.cli.extract_cmd.run_extract`: its estimate and question first, `--to`, `--max-cost`).
 
 DIR: the given folder, else `--project`, else (a new import) a folder named after the book in the current
 folder, (`--append`) the current folder. Errors (`ImportSourceError`, `ImportRefused`, a held lock) are the
@@ -24,11 +26,16 @@ author's messages through `studio.cli.main` (exit 1, 4), never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import re
 import time
 from pathlib import Path
 from typing import Any
 
+from pipeline.importing.extract import estimate_extraction
+from pipeline.providers.factory import is_offline
 from studio.cli.common import (
     ExitCode,
     JsonOut,
@@ -38,7 +45,9 @@ from studio.cli.common import (
     resolve_lang,
     take_project_lock,
 )
-from studio.errors import ProjectNotFoundError, UsageError
+from studio.cli.extract_cmd import add_extract_arguments, run_extract
+from studio.config import load_settings
+from studio.errors import ProjectNotFoundError, StudioError, UsageError
 from studio.i18n import Catalog, Lang, tr
 from studio.importing.build import book_title, check_target, write_project
 from studio.importing.deterministic import check_book, load_report, overview, report_path
@@ -71,6 +80,18 @@ MESSAGES: Catalog = {
     "opt_skip_checks": ("导入后不跑全书检查（之后用 novel-studio check）",
                         "do not run the whole-book checks after the import (later: novel-studio check)"),
     "opt_names": ("重新回答导入时的人名登记问题", "answer the import's name question again"),
+    "opt_full": (
+        "导入后接着做完整提取（调用模型，先给出费用估算；等于之后运行 novel-studio extract）",
+        "go on with the full extraction after the import (the model; an estimate first; the same as "
+        "novel-studio extract later)",
+    ),
+    "estimate": (
+        "完整提取（novel-studio extract）预计：{chapters} 章，输入约 {tokens_in} tokens（其中缓存 {cached}），"
+        "输出约 {tokens_out} tokens，约 ${cost:.2f}",
+        "The full extraction (novel-studio extract) is estimated at {chapters} chapters, about {tokens_in} input "
+        "tokens ({cached} from the cache), {tokens_out} output tokens, about ${cost:.2f}",
+    ),
+    "estimate_offline": ("（离线模式不计费）", " (offline: no cost)"),
     "bad_target": ("--target-chars 必须是 500 到 100000 之间的整数：{value}",
                    "--target-chars must be a whole number from 500 to 100000: {value}"),
     "no_source": ("请给出要导入的书稿（TXT 文件或文件夹）", "give the manuscript to import (a TXT file or a folder)"),
@@ -172,6 +193,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
     parser.add_argument("--skip-checks", action="store_true", help=tr(MESSAGES, "opt_skip_checks", lang))
     parser.add_argument("--names", action="store_true", help=tr(MESSAGES, "opt_names", lang))
+    parser.add_argument("--full", action="store_true", help=tr(MESSAGES, "opt_full", lang))
+    add_extract_arguments(parser)  # --to, --max-cost of the full depth
     add_common_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -355,8 +378,44 @@ def run(args: argparse.Namespace) -> int:
         lock.release()
     out.data["report"] = _report_data(report)
     out.say("")
+    _estimate(args, out, root, imported.last_chapter, lang)
+    if args.full:
+        return _full(args, out, root)
     out.say(tr(MESSAGES, "next", lang, path=root, next=record.last_chapter + 1))
     return out.finish(int(ExitCode.OK))
+
+
+def _estimate(args: argparse.Namespace, out: JsonOut, root: Path, last: int, lang: Lang) -> None:
+    """The full depth's estimate (no model call); nothing when it cannot be made (a broken settings file ...)."""
+    try:
+        settings = load_settings(root)
+        offline = is_offline(settings, bool(getattr(args, "offline", False)))
+        est = estimate_extraction(root, settings, last=last, offline=offline, lang=lang)
+    except (StudioError, OSError):
+        return
+    out.data["extract_estimate"] = {
+        "chapters": est.chapters, "input_tokens": est.input_tokens, "cached_input_tokens": est.cached_input_tokens,
+        "output_tokens": est.output_tokens, "cost_usd": round(est.cost_usd, 4), "offline": est.offline,
+    }
+    text = tr(MESSAGES, "estimate", lang, chapters=est.chapters, tokens_in=f"{est.input_tokens:,}",
+              cached=f"{est.cached_input_tokens:,}", tokens_out=f"{est.output_tokens:,}", cost=est.cost_usd)
+    out.say(text + (tr(MESSAGES, "estimate_offline", lang) if est.offline else ""))
+
+
+def _full(args: argparse.Namespace, out: JsonOut, root: Path) -> int:
+    """`--full`: the extraction right after the import, through `extract`'s own front (it takes the lock again,
+    asks before spending unless `--yes`). With `--json` its object is nested under "extract"."""
+    if not out.json_mode:
+        out.say("")
+        return run_extract(root, args)
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = run_extract(root, args)
+    try:
+        out.data["extract"] = json.loads(buffer.getvalue())
+    except ValueError:
+        out.data["extract"] = {"output": buffer.getvalue()}
+    return out.finish(code)
 
 
 def _run_names(args: argparse.Namespace, out: JsonOut, lang: Lang) -> int:
