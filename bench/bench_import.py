@@ -34,6 +34,7 @@ from synth import chapter_text  # noqa: E402
 
 from studio.importing.build import write_project  # noqa: E402
 from studio.importing.deterministic import check_book, overview  # noqa: E402
+from studio.importing.names import preload  # noqa: E402
 from studio.importing.source import read_source  # noqa: E402
 from studio.importing.split import split_manuscript  # noqa: E402
 
@@ -76,6 +77,7 @@ def bench(work: Path, chars: int, chapter_chars: int, encoding: str) -> None:
     rows: list[tuple[str, float, float]] = []
     source = timed("1. read_source", lambda: read_source(src), rows)
     manuscript = timed("2. split_manuscript", lambda: split_manuscript(source), rows)
+    preload()  # as the import command does: jieba's dictionary loads while the files are written
     record = timed("3. write_project", lambda: write_project(manuscript, src, root), rows)
     report, names = timed("4. overview (字数 + names)", lambda: overview(root, 1, record.last_chapter), rows)
     wall = sum(r[1] for r in rows)

@@ -51,7 +51,7 @@ from studio.errors import ProjectNotFoundError, StudioError, UsageError
 from studio.i18n import Catalog, Lang, tr
 from studio.importing.build import book_title, check_target, write_project
 from studio.importing.deterministic import check_book, load_report, overview, report_path
-from studio.importing.names import NameCandidate, register_names
+from studio.importing.names import NameCandidate, preload, register_names
 from studio.importing.preview import preview_data, preview_lines
 from studio.importing.source import SourceText, read_source
 from studio.importing.split import DEFAULT_TARGET_CHARS, split_manuscript
@@ -361,6 +361,7 @@ def run(args: argparse.Namespace) -> int:
                              tr(MESSAGES, "lock_cancelled", lang)):
         return out.finish(int(ExitCode.LOCKED))
     try:
+        preload()
         record = write_project(manuscript, source_path, root, append=args.append, lang=lang, locked=True)
         imported = record.sources[-1]
         report, candidates = overview(root, imported.first_chapter, imported.last_chapter, lang=lang)
