@@ -184,6 +184,7 @@ def test_a_held_lock_refuses(tmp_path: Path) -> None:
         write_project(one, write_source(tmp_path, one, "more.txt"), root, append=True)
 
 
+@pytest.mark.serial
 def test_pending_import_refuses_another_and_the_same_one_finishes(tmp_path: Path) -> None:
     ms = manuscript(4)
     src = write_source(tmp_path, ms)

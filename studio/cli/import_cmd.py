@@ -134,8 +134,8 @@ MESSAGES: Catalog = {
         "No names registered now; run `novel-studio import --names --project {path}` to pick them later",
     ),
     "checks_running": (
-        "正在计算文风指标并检查全书（{chars} 字，不花 token；约每百万字 3-5 秒，可按 Ctrl-C 跳过，之后运行 novel-studio check）…",
-        "Measuring the prose and checking the book ({chars} 字, no tokens; about 3-5 s per million 字; Ctrl-C "
+        "正在计算文风指标并检查全书（{chars} 字，不花 token；每百万字几秒，可按 Ctrl-C 跳过，之后运行 novel-studio check）…",
+        "Measuring the prose and checking the book ({chars} 字, no tokens; seconds per million 字; Ctrl-C "
         "skips it, run novel-studio check later)…",
     ),
     "checks_skipped": ("全书检查留待之后：novel-studio check --project {path}",
