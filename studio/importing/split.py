@@ -252,8 +252,8 @@ def _by_blank(lines: list[tuple[str, int, str]]) -> _Found:
     seen_text = False
     for _file, _n, line in lines:
         if line.strip():
-            if seen_text and gap:
-                runs.append(gap)
+            if seen_text:
+                runs.append(gap)  # 0 too: paragraphs without blank lines between them
             gap, seen_text = 0, True
         else:
             gap += 1
@@ -313,6 +313,10 @@ def _assemble(source: SourceText, found: _Found, mode: SplitMode) -> Manuscript:
             open_volume = piece
             continue
         if open_volume is not None:
+            if not volumes and any(c.kind == "chapter" for c in chapters):
+                # chapters before the first volume heading: a volume of their own (a prologue alone opens the
+                # first volume instead, below)
+                volumes.append(ManuscriptVolume(number=1, first=1, last=max(1, len(chapters))))
             volumes.append(_volume(open_volume, len(volumes) + 1, len(chapters) + 1, pending))
             pending = []
             open_volume = None
@@ -320,7 +324,9 @@ def _assemble(source: SourceText, found: _Found, mode: SplitMode) -> Manuscript:
     if open_volume is not None:  # a volume heading after the last chapter: kept at the end of that chapter
         pending.extend(x for x in (_head_text(open_volume), _text(open_volume.body)) if x)
     if pending and chapters:
-        chapters[-1].text = "\n\n".join([chapters[-1].text, *pending]).strip("\n")
+        last = chapters[-1]
+        last.text = "\n\n".join([last.text, *pending]).strip("\n")
+        last.words = word_count(last.text)
     for k, volume in enumerate(volumes):
         volume.last = volumes[k + 1].first - 1 if k + 1 < len(volumes) else len(chapters)
     if not volumes and chapters:
