@@ -184,3 +184,17 @@ def test_a_file_with_several_chapters_in_a_folder_is_cut(tmp_path: Path) -> None
     m = split_manuscript(read_source(tmp_path))
     assert [c.source_number for c in m.chapters] == [1, 2, 3, 4]
     assert [c.source_file for c in m.chapters] == ["001.txt", "001.txt", "002.txt", "002.txt"]
+
+
+def test_a_utf8_file_with_a_bom_and_gbk_lines_is_read_line_by_line(tmp_path: Path) -> None:
+    lines = SIMPLIFIED.rstrip("\n").split("\n")
+    data = codecs.BOM_UTF8 + b"\n".join(line.encode("gbk" if k == 1 else "utf-8") for k, line in enumerate(lines))
+    f = read_source(write_bytes(tmp_path, data)).files[0]
+    assert f.text == SIMPLIFIED.rstrip("\n") and f.had_bom
+    assert f.mixed is not None and f.mixed.lines == [2]
+
+
+def test_a_broken_utf16_file_is_refused(tmp_path: Path) -> None:
+    data = codecs.BOM_UTF16_LE + SIMPLIFIED.encode("utf-16-le")[:-1]  # half a character at the end
+    with pytest.raises(ImportSourceError, match="UTF-16 标记开头"):
+        read_source(write_bytes(tmp_path, data))

@@ -38,6 +38,9 @@ MESSAGES: Catalog = {
                     "请用编辑器把文件另存为 UTF-8 后再导入。",
                     "{name}: cannot tell the encoding: line {lines} is neither UTF-8 nor GB18030/GBK nor Big5. "
                     "Save the file as UTF-8 in an editor and import it again."),
+    "undecodable_file": ("{name} 以 {encoding} 标记开头，但内容不是有效的 {encoding}。请用编辑器把文件另存为 UTF-8 后再导入。",
+                         "{name} starts with a {encoding} mark but is not valid {encoding}. Save the file as UTF-8 "
+                         "in an editor and import it again."),
 }
 
 # Names used in the manuscript, the record and the preview.
@@ -119,11 +122,15 @@ def decode_bytes(data: bytes, name: str, lang: Lang = "zh") -> Decoded:
     """Decode one manuscript file (see the module rules). Raises DecodeError with the author's message."""
     for bom, codec, label in _BOMS:
         if data.startswith(bom):
-            try:
-                return Decoded(data[len(bom):].decode(codec), label, had_bom=True)
-            except UnicodeDecodeError as exc:
-                line = data[: len(bom) + exc.start].count(b"\n") + 1 if label == UTF8 else 0
-                raise DecodeError(tr(MESSAGES, "undecodable", lang, name=name, lines=line or "?")) from exc
+            body = data[len(bom):]
+            text = _strict(body, codec)
+            if text is not None:
+                return Decoded(text, label, had_bom=True)
+            if label == UTF8:  # a UTF-8 file with lines pasted in from elsewhere: the mixed rule below
+                decoded = _decode_legacy(body, name, lang)
+                decoded.had_bom = True
+                return decoded
+            raise DecodeError(tr(MESSAGES, "undecodable_file", lang, name=name, encoding=label.upper()))
     if b"\x00" in data:
         raise DecodeError(tr(MESSAGES, "binary", lang, name=name))
     text = _strict(data, "utf-8")
