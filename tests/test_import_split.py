@@ -262,3 +262,12 @@ def test_a_volume_heading_after_the_last_chapter_is_kept_and_counted(tmp_path: P
     m = split_text(tmp_path, text)
     assert m.chapters[-1].text.endswith("第三卷 待续")
     assert m.chapters[-1].words == word_count(m.chapters[-1].text)
+
+
+def test_a_chapter_in_parts_is_no_repeat_and_an_end_mark_is_no_heading(tmp_path: Path) -> None:
+    text = (f"第1章 开端\n{BODY}第一章完\n第2章 风起（上）\n{BODY}第2章 风起（下）\n{BODY}"
+            f"第3章 雨\n{BODY}第3章 雨\n{BODY}")
+    m = split_text(tmp_path, text)
+    assert [c.title for c in m.chapters] == ["开端", "风起（上）", "风起（下）", "雨", "雨"]
+    assert m.chapters[0].text.endswith("第一章完")
+    assert [(i.kind, i.position) for i in m.issues] == [("repeat", 5)]

@@ -48,6 +48,8 @@ _PROLOGUE = re.compile(r"(?P<word>序章|序幕|序曲|楔子|引子|序)(?P<res
 _EXTRA = re.compile(rf"(?P<word>番外篇?|外传|外傳|后记|後記|完本感言|尾声|尾聲)[\s\u3000]*(?P<num>{_NUM})?(?P<rest>.*)")
 _SEPARATED = re.compile(rf"^{_SEP}")
 _CLAUSE = re.compile(r"[，,；;。…“”「」『』\"]")
+# `第一章完` closes a chapter, it does not open one.
+_END_MARKS = {"完", "完结", "结束", "終", "终", "完毕", "待续", "未完待续", "（完）", "(完)"}
 # Words that must stand alone or before a separator: as the start of a prose line they are common.
 _STRICT_WORDS = {"序", "后记", "後記", "尾声", "尾聲"}
 
@@ -153,6 +155,8 @@ def _finish(kind: HeadingKind, number: int | None, unit: str, rest: str, label: 
             return None
     if "。" in title.rstrip("。") or (title.endswith("。") and _CLAUSE.search(title.rstrip("。"))):
         return None  # sentences, not a title
+    if kind == "chapter" and title in _END_MARKS:
+        return None
     return Heading(kind=kind, number=number, unit=unit, title=title, label=label, text=stripped)
 
 

@@ -52,6 +52,7 @@ LONG_TIMES = 3.0
 LONG_MIN = 6000
 TOC_RUN = 3
 _DIGITS = re.compile(r"\d+")
+_PART = re.compile(r"(?:[（(][上中下一二三四五六七八九十\d]+[)）]|[\s\u3000·][上中下]篇?|[上中下]篇)$")
 _NUMBER_ONLY = re.compile(r"^(?:chapter|ch)?[\s\-_.]*\d+[\s\-_.]*$", re.IGNORECASE)
 
 
@@ -408,7 +409,7 @@ def _numbering_issues(chapters: Sequence[ManuscriptChapter], volume_starts: set[
         for c in sequence:
             n = c.source_number
             assert n is not None
-            if n in seen:
+            if n in seen and not _part_of(c, sequence):
                 issues.append(_at(c, "repeat"))
             elif seen and n < high:
                 issues.append(_at(c, "out_of_order"))
@@ -421,6 +422,14 @@ def _numbering_issues(chapters: Sequence[ManuscriptChapter], volume_starts: set[
             seen.add(n)
             high = max(high, n)
     return issues
+
+
+def _part_of(c: ManuscriptChapter, sequence: Sequence[ManuscriptChapter]) -> bool:
+    """`第十章 风起（下）` after `第十章 风起（上）`: one chapter in parts, not a repeated number."""
+    if not _PART.search(c.title):
+        return False
+    same = [o for o in sequence if o.source_number == c.source_number and o.position < c.position]
+    return all(o.title != c.title and _PART.search(o.title) for o in same)
 
 
 def _starts_volume(numbered: Sequence[ManuscriptChapter], k: int) -> bool:
