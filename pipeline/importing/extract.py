@@ -70,7 +70,14 @@ from pipeline.staging import ChapterStaging, call_from_data, call_to_data
 from pipeline.structured import StructuredReplyError, run_structured
 from pipeline.tokens import estimate_tokens
 from studio.errors import StudioError
-from studio.fileio import atomic_write_json, atomic_write_text, dumps_json, read_json, read_text
+from studio.fileio import (
+    atomic_write_json,
+    atomic_write_text,
+    dumps_json,
+    read_json,
+    read_text,
+    sweep_temp_files,
+)
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
 from studio.models.checkpoint import now_iso
@@ -718,6 +725,7 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
     run = _Run(paths, settings, provider, registry or default_registry(), emit or (lambda event: None), lang,
                max_cost_usd, offline)
     record = load_record(paths, lang)
+    sweep_temp_files(paths.root)  # what a killed write left (the caller holds the lock: no write of ours runs)
     _resume_pending(run)
     for n in range(record.extracted_through + 1, record.last_chapter + 1):
         if not chapter_extracted(paths, n):

@@ -6,7 +6,8 @@ Rules:
 - The chapters read: from the extraction's first chapter on, whole chapters (each cut at
   `SURVEY_CHAPTER_CHARS`) until `SURVEY_CHAPTERS` chapters or `SURVEY_MAX_CHARS` characters; the model also
   gets the names already registered (character files, `world/names.json`: their ids are kept) and the
-  candidate names jieba finds in those chapters (`studio.checks.newnames`), most frequent first.
+  candidate names, most frequent first: the deterministic depth's (counted over the whole book,
+  `logs/import-report.json`), else those jieba finds in the chapters read (`studio.checks.newnames`, cached).
 - The files are the quick start's (`studio.planning.quick_start_files`: `cast_files`, `world_files`,
   `main_arc_files`), so their formats are one definition: a character whose id or display name the project
   already has is skipped (the author's file wins), a clashing rule id is renumbered, registered names are kept;
@@ -30,9 +31,10 @@ from pipeline.importing.replies import ImportSurveyReply
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import ModelRequest
 from studio.checks.names import NameRegistry
-from studio.checks.newnames import chapter_candidates
+from studio.checks.newnames import cache_dir, chapter_candidates
 from studio.checks.registry import ChapterText
 from studio.fileio import dumps_json, read_text
+from studio.importing.deterministic import load_report
 from studio.models.settings import Settings
 from studio.models.storylines import Storylines
 from studio.paths import ProjectPaths
@@ -79,12 +81,21 @@ def survey_chapters(paths: ProjectPaths, first: int, last: int) -> list[tuple[in
     return out
 
 
-def _candidates(chapters: list[tuple[int, str]], registry: NameRegistry) -> list[tuple[str, str, int]]:
+def _candidates(paths: ProjectPaths, chapters: list[tuple[int, str]],
+                registry: NameRegistry) -> list[tuple[str, str, int]]:
+    """(name, kind, count), most frequent first: the deterministic depth's candidates (counted over the whole
+    book, `logs/import-report.json`) when it ran, else jieba over the chapters read (cached per chapter text in
+    the user cache, as the new-name check caches them)."""
+    report = load_report(paths.root)
+    if report is not None and report.names:
+        found = [(str(n.get("name")), str(n.get("kind") or "person"), int(n.get("count") or 0))
+                 for n in report.names if n.get("name")]
+        return sorted(found, key=lambda item: -item[2])[:CANDIDATES_SHOWN]
     counts: Counter[tuple[str, str]] = Counter()
     segmenter = None
     for n, text in chapters:
-        found, segmenter = chapter_candidates(ChapterText(n, text), registry, segmenter, None)
-        counts.update((word, kind) for word, kind, _ in found)
+        found_here, segmenter = chapter_candidates(ChapterText(n, text), registry, segmenter, cache_dir())
+        counts.update((word, kind) for word, kind, _ in found_here)
     return [(word, kind, count) for (word, kind), count in counts.most_common(CANDIDATES_SHOWN)]
 
 
@@ -104,7 +115,7 @@ def survey_request(
         for slug, c in sorted(project.characters.items())
     ]
     known += [f"- {name}" for name in names.names() if not any(name in line for line in known)]
-    found = _candidates(chapters, names) if candidates else []
+    found = _candidates(project.paths, chapters, names) if candidates else []
     first, last = chapters[0][0], chapters[-1][0]
     variables = {
         "project_brief": project_brief(project),
