@@ -52,7 +52,7 @@ def build_txt(path: Path, chars: int, chapter_chars: int, encoding: str, seed: i
     while total < chars:
         n += 1
         if n % CHAPTERS_PER_VOLUME == 1:
-            lines.append(f"第{n // CHAPTERS_PER_VOLUME + 1}卷 第{n}章起")
+            lines.append(f"第{n // CHAPTERS_PER_VOLUME + 1}卷 风云再起")
         body = chapter_text(rng, n, chapter_chars).split("\n", 2)[2]  # without synth's own `# 第N章` heading
         lines += [f"第{n}章 风起第{n}回", body]
         total += len(body)
