@@ -82,7 +82,9 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """`durable=False` (caches outside the author's folder, rebuilt when lost): still atomic, no fsync."""
+    """Write `data` to `path` atomically (see the module docstring). `durable=False` skips the fsyncs (still
+    atomic): for caches outside the author's folder (rebuilt when lost), or for a batch of files a journal can
+    redo, made durable together by `sync_disk()` before the journal goes."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -113,6 +115,12 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         _in_flight.discard(tmp_name)
     if durable:
         _fsync_dir(path.parent)
+
+
+def sync_disk() -> None:
+    """Flush every file written so far to disk (after a batch written with `durable=False`)."""
+    if os.environ.get(NO_FSYNC_ENV) != "1" and hasattr(os, "sync"):
+        os.sync()
 
 
 def replace_file(src: Path, dest: Path) -> None:

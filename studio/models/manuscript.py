@@ -14,6 +14,9 @@ Rules:
 - `text` is the chapter body without its heading line, as it stands in the source (line breaks normalised to
   `\n`, nothing else changed).
 - Volumes come from volume headings (`第N卷 …`); a manuscript without them is one volume of all chapters.
+  Text between a volume heading and its first chapter is the volume's `intro` (kept, never dropped).
+- `ManuscriptChapter.words` is the chapter's 字 (`studio.wordcount.word_count` of `text`), counted once by the
+  split; `SplitIssue` carries where (`position`, `file`, `line`), the source number, 字 and the numbers involved.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class ManuscriptChapter(BaseModel):
     text: str
     source_file: str = ""
     line: int = Field(default=0, ge=0)
+    words: int = Field(default=0, ge=0)  # 字 of `text` (studio.wordcount)
 
 
 class ManuscriptVolume(BaseModel):
@@ -47,12 +51,19 @@ class ManuscriptVolume(BaseModel):
     heading: str = ""
     first: int = Field(ge=1)
     last: int = Field(ge=1)
+    source_number: int | None = None
+    intro: str = ""  # text between the volume heading and its first chapter, kept
 
 
 class SplitIssue(BaseModel):
     kind: IssueKind
     position: int | None = None
     detail: str = ""
+    source_number: int | None = None
+    file: str = ""
+    line: int = Field(default=0, ge=0)  # 1-based line in `file` (0: not known)
+    words: int = Field(default=0, ge=0)
+    numbers: list[int] = Field(default_factory=list)  # a gap's missing numbers; an encoding issue's lines
 
 
 class Manuscript(BaseModel):
