@@ -223,6 +223,7 @@ class ExtractionEstimate:
     offline: bool = False
     survey_usd: float = 0.0
     style_usd: float = 0.0
+    chapter_usd: dict[int, float] = field(default_factory=dict)  # each chapter's Summarizer, by its size
 
 
 @dataclass
@@ -390,6 +391,7 @@ def estimate_extraction(root: Path, settings: Settings, *, last: int | None = No
     price = _price(settings, "summarizer")
     tokens_in = tokens_out = cached = 0
     cost = 0.0
+    each: dict[int, float] = {}
     chapters = list(range(first, stop + 1))
     if chapters:
         shape = _summarizer_shape(project, settings, registry, first)
@@ -400,7 +402,8 @@ def estimate_extraction(root: Path, settings: Settings, *, last: int | None = No
             tokens_in += fresh + shape.prefix
             cached += read
             tokens_out += SUMMARY_OUTPUT_TOKENS
-            cost += _cost(price, fresh, write, read, SUMMARY_OUTPUT_TOKENS)
+            each[n] = _cost(price, fresh, write, read, SUMMARY_OUTPUT_TOKENS)
+            cost += each[n]
     survey_usd = style_usd = 0.0
     todo_survey = not progress.survey_done and bool(chapters)
     todo_style = not progress.style_done and bool(chapters)
@@ -432,6 +435,7 @@ def estimate_extraction(root: Path, settings: Settings, *, last: int | None = No
         offline=offline,
         survey_usd=0.0 if offline else round(survey_usd, 6),
         style_usd=0.0 if offline else round(style_usd, 6),
+        chapter_usd={} if offline else {n: round(c, 6) for n, c in each.items()},
     )
 
 
@@ -462,7 +466,8 @@ def extraction_question(estimate: ExtractionEstimate, max_cost_usd: float | None
             Option(ANSWER_CANCEL, tr(MESSAGES, "opt_cancel", "zh"), tr(MESSAGES, "opt_cancel", "en")),
         ],
         recommended=ANSWER_START,
-        data={"estimate": estimate.__dict__.copy(), "facts_en": facts("en")},
+        data={"estimate": {k: v for k, v in estimate.__dict__.items() if k != "chapter_usd"},
+              "facts_en": facts("en")},
     )
 
 
@@ -851,8 +856,7 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
         if not load_progress(paths).style_done:
             await _style(run, record, estimate.style_usd)
         for n in range(first, stop + 1):
-            next_usd = estimate.per_chapter_usd
-            await _chapter(run, n, next_usd)
+            await _chapter(run, n, estimate.chapter_usd.get(n, estimate.per_chapter_usd))
         through = load_record(paths, lang).extracted_through
         if load_progress(paths).late_cast_through < through or staged_pass(paths, "late-cast").is_file():
             await _late_cast(run, through)
