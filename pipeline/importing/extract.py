@@ -565,7 +565,7 @@ async def _style(run: _Run, record: ImportRecord, estimate_usd: float) -> None:
         rel = paths.style_profile.relative_to(paths.root).as_posix()
         _write_staged(paths, "style", {rel: dumps_json(profile.to_data())})
         _apply_staged(paths, "style")
-        run.note(None, "style_done", chapters="、".join(map(str, numbers)),
+        run.note(None, "style_done", chapters=("、" if run.lang == "zh" else ", ").join(map(str, numbers)),
                  anchors=len(getattr(profile, "style_exemplars", None) or []))
     else:
         numbers = []
@@ -644,7 +644,8 @@ async def _late_cast(run: _Run, through: int) -> None:
             run.emit(StageFinished(through, LATE_CAST_STAGE, request.model, sum(c.duration_ms for c in calls)))
             _write_staged(paths, name, late_cast_files(paths, staged))
             _apply_staged(paths, name)
-            run.note(None, "late_cast_done", names="、".join(c.display_name for c in wanted))
+            run.note(None, "late_cast_done",
+                     names=("、" if run.lang == "zh" else ", ").join(c.display_name for c in wanted))
     _save_progress(paths, load_progress(paths), late_cast_through=through)
     _drop_staged(paths, name)
 
