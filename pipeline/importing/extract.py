@@ -99,6 +99,8 @@ from studio.project import Project
 from studio.state_engine import last_changelog_entry, load_changelog, load_state
 
 __all__ = [
+    "ANSWER_CANCEL",
+    "ANSWER_START",
     "IMPORT_HINTS",
     "SUMMARY_STAGE",
     "ExtractionEstimate",
