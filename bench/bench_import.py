@@ -34,6 +34,7 @@ from synth import chapter_text  # noqa: E402
 
 from studio.importing.build import write_project  # noqa: E402
 from studio.importing.deterministic import check_book, overview  # noqa: E402
+from studio.importing.names import preload  # noqa: E402
 from studio.importing.source import read_source  # noqa: E402
 from studio.importing.split import split_manuscript  # noqa: E402
 
@@ -51,7 +52,7 @@ def build_txt(path: Path, chars: int, chapter_chars: int, encoding: str, seed: i
     while total < chars:
         n += 1
         if n % CHAPTERS_PER_VOLUME == 1:
-            lines.append(f"第{n // CHAPTERS_PER_VOLUME + 1}卷 第{n}章起")
+            lines.append(f"第{n // CHAPTERS_PER_VOLUME + 1}卷 风云再起")
         body = chapter_text(rng, n, chapter_chars).split("\n", 2)[2]  # without synth's own `# 第N章` heading
         lines += [f"第{n}章 风起第{n}回", body]
         total += len(body)
@@ -76,6 +77,7 @@ def bench(work: Path, chars: int, chapter_chars: int, encoding: str) -> None:
     rows: list[tuple[str, float, float]] = []
     source = timed("1. read_source", lambda: read_source(src), rows)
     manuscript = timed("2. split_manuscript", lambda: split_manuscript(source), rows)
+    preload()  # as the import command does: jieba's dictionary loads while the files are written
     record = timed("3. write_project", lambda: write_project(manuscript, src, root), rows)
     report, names = timed("4. overview (字数 + names)", lambda: overview(root, 1, record.last_chapter), rows)
     wall = sum(r[1] for r in rows)

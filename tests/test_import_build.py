@@ -184,6 +184,7 @@ def test_a_held_lock_refuses(tmp_path: Path) -> None:
         write_project(one, write_source(tmp_path, one, "more.txt"), root, append=True)
 
 
+@pytest.mark.serial
 def test_pending_import_refuses_another_and_the_same_one_finishes(tmp_path: Path) -> None:
     ms = manuscript(4)
     src = write_source(tmp_path, ms)
@@ -294,3 +295,14 @@ def test_render_keeps_the_text(tmp_path: Path) -> None:
     ms = manuscript(1)
     text = render_chapter(ms.chapters[0], 7)
     assert text == f"# 第7章 标题1\n\n{ms.chapters[0].text}\n"
+
+
+def test_appending_the_same_source_twice_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "book"
+    ms = manuscript(3)
+    src = write_source(tmp_path, ms)
+    write_project(ms, src, root)
+    before = tree_bytes(root, (".",))
+    with pytest.raises(ImportRefused, match="1-3"):
+        write_project(ms, src, root, append=True)
+    assert tree_bytes(root, (".",)) == before

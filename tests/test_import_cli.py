@@ -4,6 +4,10 @@ question and its answers, the names question, --json, pausing without a terminal
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -240,3 +244,27 @@ def test_estimate_then_full_depth_offline(tmp_path: Path, capsys: pytest.Capture
     paths = ProjectPaths(tmp_path / "full")
     assert ImportRecord.load(paths.import_record).extracted_through == 7
     assert [f.key for f in check_cold_start(paths)] == []
+
+
+@pytest.mark.serial
+def test_killed_import_is_finished_by_running_it_again(tmp_path: Path) -> None:
+    src = tmp_path / "book.txt"
+    src.write_text(_book(), "utf-8")
+    root = tmp_path / "proj"
+    argv = ["import", str(src), str(root), "--yes", "--skip-checks"]
+    script = "import sys; from studio.cli.main import main; raise SystemExit(main(sys.argv[1:]))"
+    env = {**os.environ, "NOVEL_STUDIO_FAULT_WRITE": "16", "NOVEL_STUDIO_TEST_NO_FSYNC": "1"}
+    repo = Path(__file__).resolve().parents[1]
+    killed = subprocess.run([sys.executable, "-c", script, *argv], env=env, cwd=repo, capture_output=True, check=False)
+    assert killed.returncode == -signal.SIGKILL
+    status = subprocess.run([sys.executable, "-c", script, "status", "--project", str(root)], cwd=repo,
+                            capture_output=True, text=True, check=False)
+    assert "被中断" in status.stdout  # the unfinished import is named, with the way out
+    env.pop("NOVEL_STUDIO_FAULT_WRITE")
+    again = subprocess.run([sys.executable, "-c", script, *argv], env=env, cwd=repo, capture_output=True, text=True,
+                           check=False)
+    assert again.returncode == 0, again.stderr
+    project = Project.open(root)
+    assert project.committed_chapters() == list(range(1, 8))
+    assert refusals(check_cold_start(project.paths)) == []
+    assert (root / "import" / "book.txt").read_bytes() == src.read_bytes()

@@ -13,6 +13,7 @@ from studio.importing.numerals import parse_number
 from studio.importing.source import read_source
 from studio.importing.split import split_manuscript
 from studio.models.manuscript import Manuscript
+from studio.wordcount import word_count
 
 PARA = "　　他站在雾港的码头上，望着远处的灯塔。海风吹过来，带着咸湿的味道。\n\n　　“你真的要走吗？”她问。沈照没有回答。\n"
 BODY = PARA * 12  # about 600 字
@@ -240,3 +241,33 @@ def test_one_chapter_heading_among_sections_does_not_swallow_the_book(tmp_path: 
     m = split_text(tmp_path, text)
     assert [c.source_number for c in m.chapters] == [1, 2, 3, 4]
     assert "第三章" in m.chapters[-1].text
+
+
+def test_chapters_before_the_first_volume_heading_are_a_volume_of_their_own(tmp_path: Path) -> None:
+    text = f"第1章 一\n{BODY}第2章 二\n{BODY}第二卷 后来\n第3章 三\n{BODY}"
+    m = split_text(tmp_path, text)
+    assert [(v.number, v.heading, v.first, v.last) for v in m.volumes] == [(1, "", 1, 2), (2, "第二卷 后来", 3, 3)]
+    assert [c.volume for c in m.chapters] == [1, 1, 2]
+
+
+def test_blank_line_split_when_paragraphs_have_no_blank_lines_between(tmp_path: Path) -> None:
+    chunk = "".join(f"　　第{k}段。他站在雾港的码头上，望着远处的灯塔。海风吹过来，带着咸湿的味道。\n" for k in range(12))
+    text = "\n".join(chunk for _ in range(3))  # one blank line between chapters, none between paragraphs
+    m = split_text(tmp_path, text, mode="blank")
+    assert m.mode == "blank" and len(m.chapters) == 3 and m.issues == []
+
+
+def test_a_volume_heading_after_the_last_chapter_is_kept_and_counted(tmp_path: Path) -> None:
+    text = f"第1章 一\n{BODY}第2章 二\n{BODY}第三卷 待续\n"
+    m = split_text(tmp_path, text)
+    assert m.chapters[-1].text.endswith("第三卷 待续")
+    assert m.chapters[-1].words == word_count(m.chapters[-1].text)
+
+
+def test_a_chapter_in_parts_is_no_repeat_and_an_end_mark_is_no_heading(tmp_path: Path) -> None:
+    text = (f"第1章 开端\n{BODY}第一章完\n第2章 风起（上）\n{BODY}第2章 风起（下）\n{BODY}"
+            f"第3章 雨\n{BODY}第3章 雨\n{BODY}")
+    m = split_text(tmp_path, text)
+    assert [c.title for c in m.chapters] == ["开端", "风起（上）", "风起（下）", "雨", "雨"]
+    assert m.chapters[0].text.endswith("第一章完")
+    assert [(i.kind, i.position) for i in m.issues] == [("repeat", 5)]

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.importing.encoding import decode_bytes, plausibility
+from studio.importing import encoding
+from studio.importing.encoding import choose_legacy, decode_bytes, oddness, plausibility
 from studio.importing.preview import preview_lines
 from studio.importing.source import ImportSourceError, natural_key, read_source
 from studio.importing.split import split_manuscript
@@ -184,3 +185,32 @@ def test_a_file_with_several_chapters_in_a_folder_is_cut(tmp_path: Path) -> None
     m = split_manuscript(read_source(tmp_path))
     assert [c.source_number for c in m.chapters] == [1, 2, 3, 4]
     assert [c.source_file for c in m.chapters] == ["001.txt", "001.txt", "002.txt", "002.txt"]
+
+
+def test_a_utf8_file_with_a_bom_and_gbk_lines_is_read_line_by_line(tmp_path: Path) -> None:
+    lines = SIMPLIFIED.rstrip("\n").split("\n")
+    data = codecs.BOM_UTF8 + b"\n".join(line.encode("gbk" if k == 1 else "utf-8") for k, line in enumerate(lines))
+    f = read_source(write_bytes(tmp_path, data)).files[0]
+    assert f.text == SIMPLIFIED.rstrip("\n") and f.had_bom
+    assert f.mixed is not None and f.mixed.lines == [2]
+
+
+def test_a_broken_utf16_file_is_refused(tmp_path: Path) -> None:
+    data = codecs.BOM_UTF16_LE + SIMPLIFIED.encode("utf-16-le")[:-1]  # half a character at the end
+    with pytest.raises(ImportSourceError, match="UTF-16 标记开头"):
+        read_source(write_bytes(tmp_path, data))
+
+
+def test_prose_with_punctuation_is_told_apart_without_the_dictionary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wrong reading is full of kana/bopomofo/private-use characters: no dictionary is loaded to decide."""
+    def no_dictionary(text: str) -> float:
+        raise AssertionError("the dictionary was consulted")
+
+    monkeypatch.setattr(encoding, "plausibility", no_dictionary)
+    as_big5 = TRADITIONAL.encode("cp950")
+    assert choose_legacy(as_big5) == ("big5", "cp950")
+    assert oddness(as_big5.decode("gb18030")) > 0.05
+    short_gbk = "他站在雾港的码头上，望着".encode("gbk")  # short enough to decode as Big5 too
+    short_gbk.decode("cp950")
+    assert choose_legacy(short_gbk) == ("gb18030", "gb18030")
+    assert oddness(short_gbk.decode("cp950")) > 0.05  # ，read as Big5 is bopomofo

@@ -51,7 +51,7 @@ from studio.errors import ProjectNotFoundError, StudioError, UsageError
 from studio.i18n import Catalog, Lang, tr
 from studio.importing.build import book_title, check_target, write_project
 from studio.importing.deterministic import check_book, load_report, overview, report_path
-from studio.importing.names import NameCandidate, register_names
+from studio.importing.names import NameCandidate, preload, register_names
 from studio.importing.preview import preview_data, preview_lines
 from studio.importing.source import SourceText, read_source
 from studio.importing.split import DEFAULT_TARGET_CHARS, split_manuscript
@@ -134,8 +134,8 @@ MESSAGES: Catalog = {
         "No names registered now; run `novel-studio import --names --project {path}` to pick them later",
     ),
     "checks_running": (
-        "正在计算文风指标并检查全书（{chars} 字，不花 token；约每百万字 3-5 秒，可按 Ctrl-C 跳过，之后运行 novel-studio check）…",
-        "Measuring the prose and checking the book ({chars} 字, no tokens; about 3-5 s per million 字; Ctrl-C "
+        "正在计算文风指标并检查全书（{chars} 字，不花 token；每百万字几秒，可按 Ctrl-C 跳过，之后运行 novel-studio check）…",
+        "Measuring the prose and checking the book ({chars} 字, no tokens; seconds per million 字; Ctrl-C "
         "skips it, run novel-studio check later)…",
     ),
     "checks_skipped": ("全书检查留待之后：novel-studio check --project {path}",
@@ -361,6 +361,7 @@ def run(args: argparse.Namespace) -> int:
                              tr(MESSAGES, "lock_cancelled", lang)):
         return out.finish(int(ExitCode.LOCKED))
     try:
+        preload()
         record = write_project(manuscript, source_path, root, append=args.append, lang=lang, locked=True)
         imported = record.sources[-1]
         report, candidates = overview(root, imported.first_chapter, imported.last_chapter, lang=lang)

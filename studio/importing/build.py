@@ -22,7 +22,7 @@ finishes it from the journal: no chapter is lost or duplicated, and an `--append
 chapter as the killed one. Another import while a journal is pending is refused.
 
 Refused (`ImportRefused`, nothing written): a folder that is not empty and not a project; a project without
-`append`; with `append`, a folder that is not a project, a run in flight (checkpoint stage, commit journal,
+`append`; with `append`, a folder that is not a project, a source imported already (same bytes), a run in flight (checkpoint stage, commit journal,
 chapters beyond the checkpoint) or a cold-start refusal. A held lock raises `LockHeldError` (exit 4).
 """
 
@@ -83,6 +83,11 @@ MESSAGES: Catalog = {
     ),
     "no_chapters": ("书稿里没有章节，没有可写入的内容", "the manuscript has no chapters: nothing to write"),
     "source_missing": ("找不到来源 {path}", "source {path} not found"),
+    "already_imported": (
+        "{name} 已经导入过（第 {first}-{last} 章，原稿在 import/{stored}）：再追加一次会让这些章节重复出现",
+        "{name} was imported already (chapters {first}-{last}, kept as import/{stored}): appending it again would "
+        "repeat those chapters",
+    ),
     "changed_since": (
         "第 {chapter} 章的文件已存在且内容不同（{path}）：不会覆盖",
         "chapter {chapter}'s file already exists with other content ({path}): not overwriting it",
@@ -343,7 +348,8 @@ def _finish(paths: ProjectPaths, journal: ImportJournal, manuscript: Manuscript,
     save_checkpoint(paths, cp)
     record = ImportRecord.load_or_default(paths.import_record)
     span = range(journal.first_chapter, journal.last_chapter + 1)
-    record.sources = [s for s in record.sources if s.stored_as != journal.source.stored_as] + [journal.source]
+    this = (journal.source.stored_as, journal.source.first_chapter)
+    record.sources = [s for s in record.sources if (s.stored_as, s.first_chapter) != this] + [journal.source]
     record.chapters = sorted(
         [c for c in record.chapters if c.chapter not in span] + list(journal.chapters), key=lambda c: c.chapter
     )
@@ -406,6 +412,10 @@ def _write_locked(manuscript: Manuscript, source: Path, paths: ProjectPaths, pen
             )
         journal = pending  # its stored_as and dates stand
     else:
+        same = next((s for s in record.sources if s.sha256 == journal.source.sha256), None)
+        if same is not None:
+            raise ImportRefused(tr(MESSAGES, "already_imported", lang, name=same.name, first=same.first_chapter,
+                                   last=same.last_chapter, stored=same.stored_as))
         for n in texts:  # a file where an imported chapter goes is never overwritten
             path = paths.chapter(n)
             if path.exists():

@@ -5,13 +5,17 @@ Rules:
 - Without one, bytes that are valid UTF-8 are UTF-8. NUL bytes without a UTF-16/32 mark mean the file is not
   text (or UTF-16 without a mark, which no editor an author uses writes): refused.
 - Otherwise the candidates are GB18030 (a superset of GBK and GB2312) and Big5 (read as cp950, the Big5 that
-  Windows and every exporting platform write). Most Big5 bytes also decode as GBK and many GBK bytes as Big5, so
-  a strict decode is not enough: each candidate that decodes is scored by `plausibility`, the share of its Han
-  characters that are common in written Chinese (a character listed in jieba's bundled dictionary with a
-  frequency of at least `COMMON_FREQ`, looked up both as it stands and through a small traditional-to-simplified
-  table, so a real Big5 text in traditional characters scores as high as a simplified one). Bytes read in the
-  wrong encoding give rare characters, kana, Greek and private-use code points, so the right reading wins by a
-  wide margin on any sample of a few sentences (tests/test_import_split_encoding.py checks both directions).
+  Windows and every exporting platform write). Every Big5 text also decodes as GB18030 and short GBK texts as
+  Big5, so a strict decode is not enough. When both decode, the first `SAMPLE_BYTES` are weighed: a wrong
+  reading is full of characters prose hardly uses (`oddness`: Big5 read as GBK gives kana, Greek, Cyrillic and
+  private-use characters, GBK read as Big5 turns full-width punctuation into bopomofo), so when one reading is
+  clean and the other is not, that decides at once. Otherwise (a few words without punctuation) `plausibility`
+  decides: the share of Han characters that jieba's bundled dictionary lists as common (frequency at least
+  `COMMON_FREQ`), less the odd ones. jieba lists few traditional characters, but the most frequent ones (的 是
+  我 不 一 了 在 有 人 他 …) are the same in both scripts, while a wrong reading gives rare characters: the
+  right reading wins by a wide margin (tests/test_import_split_source.py checks both directions, down to four
+  characters). charset-normalizer was not used: it needs no dictionary but guesses from byte statistics that
+  are unreliable on a few sentences, and this rule is one screen of code whose reasons the tests pin.
 - Mixed encodings in one file (a book pasted together from two exports: most lines UTF-8, some GBK) are
   decoded line by line: lines that are valid UTF-8 as UTF-8, the others in the legacy encoding chosen over
   those lines, and the legacy lines are reported (`Decoded.foreign_lines`, 1-based) so the preview can say
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -38,6 +43,9 @@ MESSAGES: Catalog = {
                     "请用编辑器把文件另存为 UTF-8 后再导入。",
                     "{name}: cannot tell the encoding: line {lines} is neither UTF-8 nor GB18030/GBK nor Big5. "
                     "Save the file as UTF-8 in an editor and import it again."),
+    "undecodable_file": ("{name} 以 {encoding} 标记开头，但内容不是有效的 {encoding}。请用编辑器把文件另存为 UTF-8 后再导入。",
+                         "{name} starts with a {encoding} mark but is not valid {encoding}. Save the file as UTF-8 "
+                         "in an editor and import it again."),
 }
 
 # Names used in the manuscript, the record and the preview.
@@ -54,8 +62,11 @@ _BOMS: tuple[tuple[bytes, str, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be", "utf-16"),
 )
 COMMON_FREQ = 100
-SAMPLE_BYTES = 256 * 1024  # scoring a sample is enough: the margin between readings is wide
+CLEAN_ODDNESS = 0.002  # a right reading: hardly any odd character
+WRONG_ODDNESS = 0.01  # a wrong reading of prose with punctuation: several in a hundred
+SAMPLE_BYTES = 64 * 1024  # scoring a sample is enough: the margin between readings is wide
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_ODD = re.compile(r"[\u0370-\u04ff\u2500-\u257f\u3040-\u30ff\u3100-\u312f\ue000-\uf8ff]")
 _WIDE = re.compile(r"[\u0800-\uffff]")  # UTF-8 Chinese is three bytes a character: a reading without is suspect
 
 
@@ -72,18 +83,24 @@ class DecodeError(ValueError):
     """Bytes that are not text in any encoding we read; `str()` is the author's message."""
 
 
+def oddness(text: str) -> float:
+    """Share of the non-ASCII characters of `text` that Chinese prose hardly uses and wrong readings are full of:
+    Big5 read as GBK gives kana, Greek, Cyrillic, box drawing and private-use characters; GBK read as Big5 turns
+    the full-width punctuation (，！？：) into bopomofo."""
+    wide = sum(1 for ch in text if ord(ch) > 127)
+    return len(_ODD.findall(text)) / wide if wide else 0.0
+
+
 def plausibility(text: str) -> float:
-    """Share (0..1) of the Han characters of `text` that are common in written Chinese; 0.0 without any."""
+    """Share (0..1) of the Han characters of `text` that are common in written Chinese (jieba's dictionary),
+    less the odd characters; 0.0 without any Han character."""
     from studio.checks.chinese import word_freq  # jieba's dictionary loads on first use only
 
     han = _HAN.findall(text)
     if not han:
         return 0.0
-    common = sum(1 for ch in han if word_freq(ch) >= COMMON_FREQ)
-    # Kana, Greek, Cyrillic, box drawing and private-use characters are what a wrong reading of Big5 gives.
-    odd = sum(1 for ch in text if "\u3040" <= ch <= "\u30ff" or "\u0370" <= ch <= "\u04ff"
-              or "\u2500" <= ch <= "\u257f" or "\ue000" <= ch <= "\uf8ff")
-    return max(0.0, (common - odd) / len(han))
+    common = sum(n for ch, n in Counter(han).items() if word_freq(ch) >= COMMON_FREQ)
+    return max(0.0, (common - len(_ODD.findall(text))) / len(han))
 
 
 def _strict(data: bytes, codec: str) -> str | None:
@@ -99,12 +116,13 @@ def choose_legacy(data: bytes) -> tuple[str, str] | None:
     if len(valid) <= 1:
         return valid[0] if valid else None  # one reading: nothing to weigh (and no dictionary to load)
     sample = _sample(data)
-    readings: list[tuple[float, int, str, str]] = []
-    for rank, (name, codec) in enumerate(valid):
-        text = sample.decode(codec, errors="ignore")
-        readings.append((plausibility(text), -rank, name, codec))
-    _score, _rank, name, codec = max(readings)
-    return name, codec
+    texts = [sample.decode(codec, errors="ignore") for _name, codec in valid]
+    odd = [oddness(text) for text in texts]
+    best = min(range(len(valid)), key=lambda k: odd[k])
+    if odd[best] <= CLEAN_ODDNESS and all(o >= WRONG_ODDNESS for k, o in enumerate(odd) if k != best):
+        return valid[best]  # the wrong reading shows itself: no dictionary needed
+    scores = [(plausibility(text), -rank) for rank, text in enumerate(texts)]
+    return valid[max(range(len(valid)), key=lambda k: scores[k])]
 
 
 def _sample(data: bytes) -> bytes:
@@ -119,11 +137,15 @@ def decode_bytes(data: bytes, name: str, lang: Lang = "zh") -> Decoded:
     """Decode one manuscript file (see the module rules). Raises DecodeError with the author's message."""
     for bom, codec, label in _BOMS:
         if data.startswith(bom):
-            try:
-                return Decoded(data[len(bom):].decode(codec), label, had_bom=True)
-            except UnicodeDecodeError as exc:
-                line = data[: len(bom) + exc.start].count(b"\n") + 1 if label == UTF8 else 0
-                raise DecodeError(tr(MESSAGES, "undecodable", lang, name=name, lines=line or "?")) from exc
+            body = data[len(bom):]
+            text = _strict(body, codec)
+            if text is not None:
+                return Decoded(text, label, had_bom=True)
+            if label == UTF8:  # a UTF-8 file with lines pasted in from elsewhere: the mixed rule below
+                decoded = _decode_legacy(body, name, lang)
+                decoded.had_bom = True
+                return decoded
+            raise DecodeError(tr(MESSAGES, "undecodable_file", lang, name=name, encoding=label.upper()))
     if b"\x00" in data:
         raise DecodeError(tr(MESSAGES, "binary", lang, name=name))
     text = _strict(data, "utf-8")

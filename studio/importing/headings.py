@@ -1,7 +1,7 @@
 """Which lines of a manuscript are chapter and volume headings, in the forms authors use.
 
 A heading is a short standalone line. Accepted forms (after leading whitespace, full-width spaces, Markdown `#`
-marks and an opening bracket 【 [ 〔 are set aside):
+marks, a `正文` / `正文卷` prefix of platform exports and an opening bracket 【 [ 〔 are set aside):
 
 - chapters: `第123章`, `第一百二十三章`, `第一千零一章`, `第两百章`, `第一〇一章`, `第１２３章`, also with 回 / 节 / 话
   (the unit the manuscript uses most is its chapter unit, see `chapter_unit`, so the 节 inside 章 stay body text),
@@ -14,8 +14,9 @@ marks and an opening bracket 【 [ 〔 are set aside):
 After the number a title may follow a separator (space, full-width space, ：, :, 、, ·, -, —, ., ．) or follow
 directly (`第一章风起`). A line is not a heading when it reads like prose: longer than `MAX_HEADING_CHARS`, or a
 title without a separator that is long or holds clause punctuation (`第三章里，他说……`), or a title that ends a
-sentence with 。 after a comma. Prose that mentions 第三章 inside a sentence never starts with it and is never a
-heading.
+sentence with 。 after a comma, or an end mark (`第一章完`). Prose that mentions 第三章 inside a sentence never
+starts with it and is never a heading. A volume heading may carry its first chapter's heading on the same line
+(`第一卷 少年 第一章 出山`): `parse_line` gives both.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ _PROLOGUE = re.compile(r"(?P<word>序章|序幕|序曲|楔子|引子|序)(?P<res
 _EXTRA = re.compile(rf"(?P<word>番外篇?|外传|外傳|后记|後記|完本感言|尾声|尾聲)[\s\u3000]*(?P<num>{_NUM})?(?P<rest>.*)")
 _SEPARATED = re.compile(rf"^{_SEP}")
 _CLAUSE = re.compile(r"[，,；;。…“”「」『』\"]")
+# `第一章完` closes a chapter, it does not open one.
+_END_MARKS = {"完", "完结", "结束", "終", "终", "完毕", "待续", "未完待续", "（完）", "(完)"}
 # Words that must stand alone or before a separator: as the start of a prose line they are common.
 _STRICT_WORDS = {"序", "后记", "後記", "尾声", "尾聲"}
 
@@ -153,6 +156,8 @@ def _finish(kind: HeadingKind, number: int | None, unit: str, rest: str, label: 
             return None
     if "。" in title.rstrip("。") or (title.endswith("。") and _CLAUSE.search(title.rstrip("。"))):
         return None  # sentences, not a title
+    if kind == "chapter" and title in _END_MARKS:
+        return None
     return Heading(kind=kind, number=number, unit=unit, title=title, label=label, text=stripped)
 
 

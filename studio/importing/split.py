@@ -52,6 +52,7 @@ LONG_TIMES = 3.0
 LONG_MIN = 6000
 TOC_RUN = 3
 _DIGITS = re.compile(r"\d+")
+_PART = re.compile(r"(?:[（(][上中下一二三四五六七八九十\d]+[)）]|[\s\u3000·][上中下]篇?|[上中下]篇)$")
 _NUMBER_ONLY = re.compile(r"^(?:chapter|ch)?[\s\-_.]*\d+[\s\-_.]*$", re.IGNORECASE)
 
 
@@ -252,8 +253,8 @@ def _by_blank(lines: list[tuple[str, int, str]]) -> _Found:
     seen_text = False
     for _file, _n, line in lines:
         if line.strip():
-            if seen_text and gap:
-                runs.append(gap)
+            if seen_text:
+                runs.append(gap)  # 0 too: paragraphs without blank lines between them
             gap, seen_text = 0, True
         else:
             gap += 1
@@ -313,6 +314,10 @@ def _assemble(source: SourceText, found: _Found, mode: SplitMode) -> Manuscript:
             open_volume = piece
             continue
         if open_volume is not None:
+            if not volumes and any(c.kind == "chapter" for c in chapters):
+                # chapters before the first volume heading: a volume of their own (a prologue alone opens the
+                # first volume instead, below)
+                volumes.append(ManuscriptVolume(number=1, first=1, last=max(1, len(chapters))))
             volumes.append(_volume(open_volume, len(volumes) + 1, len(chapters) + 1, pending))
             pending = []
             open_volume = None
@@ -320,7 +325,9 @@ def _assemble(source: SourceText, found: _Found, mode: SplitMode) -> Manuscript:
     if open_volume is not None:  # a volume heading after the last chapter: kept at the end of that chapter
         pending.extend(x for x in (_head_text(open_volume), _text(open_volume.body)) if x)
     if pending and chapters:
-        chapters[-1].text = "\n\n".join([chapters[-1].text, *pending]).strip("\n")
+        last = chapters[-1]
+        last.text = "\n\n".join([last.text, *pending]).strip("\n")
+        last.words = word_count(last.text)
     for k, volume in enumerate(volumes):
         volume.last = volumes[k + 1].first - 1 if k + 1 < len(volumes) else len(chapters)
     if not volumes and chapters:
@@ -402,7 +409,7 @@ def _numbering_issues(chapters: Sequence[ManuscriptChapter], volume_starts: set[
         for c in sequence:
             n = c.source_number
             assert n is not None
-            if n in seen:
+            if n in seen and not _part_of(c, sequence):
                 issues.append(_at(c, "repeat"))
             elif seen and n < high:
                 issues.append(_at(c, "out_of_order"))
@@ -415,6 +422,14 @@ def _numbering_issues(chapters: Sequence[ManuscriptChapter], volume_starts: set[
             seen.add(n)
             high = max(high, n)
     return issues
+
+
+def _part_of(c: ManuscriptChapter, sequence: Sequence[ManuscriptChapter]) -> bool:
+    """`第十章 风起（下）` after `第十章 风起（上）`: one chapter in parts, not a repeated number."""
+    if not _PART.search(c.title):
+        return False
+    same = [o for o in sequence if o.source_number == c.source_number and o.position < c.position]
+    return all(o.title != c.title and _PART.search(o.title) for o in same)
 
 
 def _starts_volume(numbered: Sequence[ManuscriptChapter], k: int) -> bool:

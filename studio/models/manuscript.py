@@ -14,6 +14,9 @@ Rules:
 - `text` is the chapter body without its heading line, as it stands in the source (line breaks normalised to
   `\n`, nothing else changed).
 - Volumes come from volume headings (`第N卷 …`); a manuscript without them is one volume of all chapters.
+  Text between a volume heading and its first chapter is the volume's `intro` (kept, never dropped).
+- `ManuscriptChapter.words` is the chapter's 字 (`studio.wordcount.word_count` of `text`), counted once by the
+  split; `SplitIssue` carries where (`position`, `file`, `line`), the source number, 字 and the numbers involved.
 """
 
 from __future__ import annotations
