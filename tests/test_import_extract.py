@@ -315,3 +315,40 @@ def test_extract_command_refuses_a_project_that_was_not_imported(tmp_path: Path,
     ProjectPaths(root).import_record.unlink()
     assert main(["extract", str(root), "--offline", "--yes"]) == 1
     assert "novel-studio import" in capsys.readouterr().err
+
+
+class Newcomer(PricedOffline):
+    """The Summarizer meets 赵四 in chapters 2 and 3 (a character the opening chapters' cast pass did not know)."""
+
+    def reply_text(self, request: ModelRequest) -> str:
+        text = super().reply_text(request)
+        chapter = request.chapter or 0
+        if request.context.get("import_extract") and chapter in (2, 3):
+            data = json.loads(text)
+            data["ops"] += [{"op": "set", "path": "characters.zhao-si.display_name", "value": "赵四"},
+                            {"op": "set", "path": "characters.zhao-si.location", "value": f"第{chapter}章的码头"}]
+            text = json.dumps(data, ensure_ascii=False)
+        return text
+
+
+def test_characters_met_chapter_by_chapter_get_files_from_character_weaver(tmp_path: Path) -> None:
+    root = imported_project(tmp_path / "book", 4)
+    settings = load_settings(root)
+    paths = ProjectPaths(root)
+    provider = LedgerProvider(Newcomer(), paths.spend_ledger, settings_prices(settings))
+    result = _run(root, provider, last=2, offline=False)
+    assert result.status == "done" and not paths.character("zhao-si").exists()  # one chapter only: not yet
+    result = _run(root, LedgerProvider(Newcomer(), paths.spend_ledger, settings_prices(settings)), offline=False)
+    assert result.status == "done", result.message
+    project = Project.open(root)
+    woven = project.characters["zhao-si"]
+    assert woven.display_name == "赵四" and woven.contracts  # CharacterWeaver's file: contracts, profile
+    assert paths.character_profile("zhao-si").is_file()
+    assert "赵四（zhao-si）" in (root / "characters" / "changelog.md").read_text("utf-8")
+    assert any("赵四" in note for note in result.notes)
+    stages = [stage for stage, _, _ in _booked(root)]
+    assert stages.count("plan-characters") == 1
+    again = _run(root, LedgerProvider(Newcomer(), paths.spend_ledger, settings_prices(settings)), offline=False)
+    assert again.calls == [] and [stage for stage, _, _ in _booked(root)].count("plan-characters") == 1
+    progress = ExtractionProgress.load(extraction_progress_path(paths))
+    assert progress.late_cast_through == 4 and progress.status == "done"

@@ -17,9 +17,12 @@ chapters `extracted_through + 1 .. last` of the import record (`.novel-studio/im
    (`pipeline.commit.run_commit`): summary, storyline memory, state merge + changelog line, foreshadowing
    ledger, the undo/rebuild "before" copies, checkpoint. The chapter file is never staged, so the commit never
    touches the author's text. Then `extracted_through` advances.
+4. the late cast pass, after the chapters of a run: the characters the Summarizer brought into the state that
+   have no character file and are named in at least `LATE_CAST_MIN_CHAPTERS` chapters get one from
+   CharacterWeaver (`pipeline.planning.plan_characters.weave_characters`: aliases, L2 contracts, profile).
 
 Crash safety (nothing paid twice, nothing half-applied):
-- cast and style: the reply is turned into files, the files are staged in one atomic write
+- cast, style and late cast: the reply is turned into files, the files are staged in one atomic write
   (`staging/import/<pass>.json`), then written, then the pass is marked done in `.novel-studio/extraction.json`
   (`studio.models.extraction_progress`), then the staged file goes. A rerun finds the staged files and writes
   them again without a call.
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +63,11 @@ from pipeline.commit import (
 )
 from pipeline.decisions import Decider, Option, Question, QuestionKind
 from pipeline.events import Event, Notice, StageFinished, StageStarted
-from pipeline.importing.replies import ImportSurveyReply
+from pipeline.importing.replies import MAX_SURVEY_CAST, ImportSurveyReply
 from pipeline.importing.survey import SURVEY_STAGE, survey_chapters, survey_files, survey_request
 from pipeline.planning.invoke import priced_invoke
+from pipeline.planning.plan_characters import StagedCharacter, weave_characters, weaver_request
+from pipeline.planning.plan_volume import NewCharacter, PlanRejected
 from pipeline.planning.style_analysis import SAMPLE_MAX_CHARS, analyze_style
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import Provider, ProviderError
@@ -79,7 +85,8 @@ from studio.fileio import (
     sweep_temp_files,
 )
 from studio.i18n import Catalog, Lang, tr
-from studio.ids import chapter_id
+from studio.ids import chapter_id, is_slug
+from studio.models.character import CharacterFile
 from studio.models.checkpoint import now_iso
 from studio.models.extraction_progress import ExtractionProgress, extraction_progress_path
 from studio.models.foreshadowing import ForeshadowingLedger
@@ -92,6 +99,8 @@ from studio.project import Project
 from studio.state_engine import last_changelog_entry, load_changelog, load_state
 
 __all__ = [
+    "ANSWER_CANCEL",
+    "ANSWER_START",
     "IMPORT_HINTS",
     "SUMMARY_STAGE",
     "ExtractionEstimate",
@@ -104,6 +113,8 @@ __all__ = [
 ]
 
 SUMMARY_STAGE = "import-summarize"
+LATE_CAST_STAGE = "plan-characters"  # weave_characters' own stage name (the spend ledger books it so)
+LATE_CAST_MIN_CHAPTERS = 2
 STYLE_STAGE = "style"
 STYLE_SAMPLES = 3
 SUMMARY_OUTPUT_TOKENS = 1_000  # a summary, its ops and the storyline memory (pipeline.estimate.TYPICAL_CALLS)
@@ -166,6 +177,10 @@ MESSAGES: Catalog = {
         "第 {chapter} 章：{ops} 项状态变更，伏笔 {threads} 项",
         "chapter {chapter}: {ops} state changes, {threads} foreshadowing ops",
     ),
+    "late_cast_done": (
+        "逐章提取中出场的角色已建档（别称、契约）：{names}",
+        "files (aliases, contracts) for the characters the chapters brought in: {names}",
+    ),
     "chapter_resumed": ("第 {chapter} 章：完成上次中断的提交（未再调用模型）", "chapter {chapter}: finished the interrupted commit (no new call)"),
     "ops_skipped": (
         "第 {chapter} 章：状态操作两次格式错误，本章不记状态变更",
@@ -210,6 +225,7 @@ class ExtractionEstimate:
     offline: bool = False
     survey_usd: float = 0.0
     style_usd: float = 0.0
+    chapter_usd: dict[int, float] = field(default_factory=dict)  # each chapter's Summarizer, by its size
 
 
 @dataclass
@@ -377,6 +393,7 @@ def estimate_extraction(root: Path, settings: Settings, *, last: int | None = No
     price = _price(settings, "summarizer")
     tokens_in = tokens_out = cached = 0
     cost = 0.0
+    each: dict[int, float] = {}
     chapters = list(range(first, stop + 1))
     if chapters:
         shape = _summarizer_shape(project, settings, registry, first)
@@ -387,7 +404,8 @@ def estimate_extraction(root: Path, settings: Settings, *, last: int | None = No
             tokens_in += fresh + shape.prefix
             cached += read
             tokens_out += SUMMARY_OUTPUT_TOKENS
-            cost += _cost(price, fresh, write, read, SUMMARY_OUTPUT_TOKENS)
+            each[n] = _cost(price, fresh, write, read, SUMMARY_OUTPUT_TOKENS)
+            cost += each[n]
     survey_usd = style_usd = 0.0
     todo_survey = not progress.survey_done and bool(chapters)
     todo_style = not progress.style_done and bool(chapters)
@@ -419,6 +437,7 @@ def estimate_extraction(root: Path, settings: Settings, *, last: int | None = No
         offline=offline,
         survey_usd=0.0 if offline else round(survey_usd, 6),
         style_usd=0.0 if offline else round(style_usd, 6),
+        chapter_usd={} if offline else {n: round(c, 6) for n, c in each.items()},
     )
 
 
@@ -449,7 +468,8 @@ def extraction_question(estimate: ExtractionEstimate, max_cost_usd: float | None
             Option(ANSWER_CANCEL, tr(MESSAGES, "opt_cancel", "zh"), tr(MESSAGES, "opt_cancel", "en")),
         ],
         recommended=ANSWER_START,
-        data={"estimate": estimate.__dict__.copy(), "facts_en": facts("en")},
+        data={"estimate": {k: v for k, v in estimate.__dict__.items() if k != "chapter_usd"},
+              "facts_en": facts("en")},
     )
 
 
@@ -547,7 +567,7 @@ async def _style(run: _Run, record: ImportRecord, estimate_usd: float) -> None:
         rel = paths.style_profile.relative_to(paths.root).as_posix()
         _write_staged(paths, "style", {rel: dumps_json(profile.to_data())})
         _apply_staged(paths, "style")
-        run.note(None, "style_done", chapters="、".join(map(str, numbers)),
+        run.note(None, "style_done", chapters=("、" if run.lang == "zh" else ", ").join(map(str, numbers)),
                  anchors=len(getattr(profile, "style_exemplars", None) or []))
     else:
         numbers = []
@@ -555,6 +575,81 @@ async def _style(run: _Run, record: ImportRecord, estimate_usd: float) -> None:
     progress = load_progress(paths)
     _save_progress(paths, progress, style_done=True, style_chapters=numbers or progress.style_chapters)
     _drop_staged(paths, "style")
+
+
+def late_cast_wanted(paths: ProjectPaths, project: Project, through: int) -> list[NewCharacter]:
+    """Characters the Summarizer brought into the state (a display name set by its ops) that have no character
+    file, named in the ops of at least `LATE_CAST_MIN_CHAPTERS` chapters, most often named first, at most
+    `MAX_SURVEY_CAST`: what the late cast pass gives files (aliases, contracts) to."""
+    state = load_state(paths)
+    chapters: dict[str, set[int]] = {}
+    first: dict[str, int] = {}
+    for entry in load_changelog(paths.changelog):
+        if entry.chapter > through:
+            continue
+        for op in entry.ops:
+            parts = op.path.split(".")
+            if op.op != "foreshadow" and len(parts) >= 2 and parts[0] == "characters":
+                chapters.setdefault(parts[1], set()).add(entry.chapter)
+                first.setdefault(parts[1], entry.chapter)
+    wanted: list[NewCharacter] = []
+    for slug, seen in sorted(chapters.items(), key=lambda item: (-len(item[1]), item[0])):
+        data = state.characters[slug].to_data() if slug in state.characters else {}
+        name = data.get("display_name")
+        if slug in project.characters or not isinstance(name, str) or not name.strip():
+            continue
+        if len(seen) < LATE_CAST_MIN_CHAPTERS or not is_slug(slug):
+            continue
+        wanted.append(NewCharacter(id=slug, display_name=name.strip(), role="supporting",
+                                   reason=f"导入的书稿中第 {first[slug]} 章首次出场，共在 {len(seen)} 章出现"))
+        if len(wanted) >= MAX_SURVEY_CAST:
+            break
+    return wanted
+
+
+def late_cast_files(paths: ProjectPaths, staged: list[StagedCharacter]) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for character in staged:
+        rel = paths.character(character.id).relative_to(paths.root).as_posix()
+        files[rel] = dumps_json(CharacterFile.parse_data(character.data).to_data())
+        profile = character.profile_md.strip() or f"# {character.data.get('display_name', character.id)}"
+        if not profile.startswith("#"):
+            profile = f"# {character.data.get('display_name', character.id)}\n\n{profile}"
+        files[paths.character_profile(character.id).relative_to(paths.root).as_posix()] = profile.rstrip() + "\n"
+    log = paths.characters_active.parent / "changelog.md"
+    before = read_text(log).rstrip() + "\n\n" if log.is_file() else "# 角色变更记录\n\n"
+    names = "、".join(f"{c.data.get('display_name')}（{c.id}）" for c in staged)
+    files["characters/changelog.md"] = before + f"## {date.today().isoformat()} 导入\n\n逐章提取中出场的角色：{names}\n"
+    return files
+
+
+async def _late_cast(run: _Run, through: int) -> None:
+    """Character files for the characters the per-chapter pass met (CharacterWeaver, `weave_characters`);
+    staged then written like the other once-per-range passes."""
+    paths = run.paths
+    name = "late-cast"
+    if _apply_staged(paths, name) is None:
+        project = Project.open(paths.root)
+        wanted = late_cast_wanted(paths, project, through)
+        if wanted:
+            request = weaver_request(project, run.settings, wanted, registry=run.registry)
+            run.afford(_cost(_price(run.settings, "character_weaver"), estimate_tokens(request_text(request)), 0, 0,
+                             SURVEY_OUTPUT_TOKENS))
+            run.emit(StageStarted(through, LATE_CAST_STAGE, request.model))
+            try:
+                staged, calls = await weave_characters(project, run.settings, run.provider, wanted,
+                                                       registry=run.registry)
+            except PlanRejected as exc:
+                run.calls += exc.calls
+                raise StructuredReplyError(str(exc), errors=exc.errors, last_text="", calls=exc.calls) from None
+            run.calls += calls
+            run.emit(StageFinished(through, LATE_CAST_STAGE, request.model, sum(c.duration_ms for c in calls)))
+            _write_staged(paths, name, late_cast_files(paths, staged))
+            _apply_staged(paths, name)
+            run.note(None, "late_cast_done",
+                     names=("、" if run.lang == "zh" else ", ").join(c.display_name for c in wanted))
+    _save_progress(paths, load_progress(paths), late_cast_through=through)
+    _drop_staged(paths, name)
 
 
 def _import_context(project: Project, paths: ProjectPaths) -> dict[str, Any]:
@@ -735,11 +830,20 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
     record = load_record(paths, lang)
     first, stop = extraction_range(paths, record, last, lang)
     if first > stop:
-        if extraction_progress_path(paths).is_file() and load_progress(paths).status != "done":
+        started = extraction_progress_path(paths).is_file()
+        if started and (staged_pass(paths, "late-cast").is_file()
+                        or load_progress(paths).late_cast_through < record.extracted_through):
+            try:  # a run killed after its last chapter: its late cast pass (confirmed with that run) finishes
+                await _late_cast(run, record.extracted_through)
+            except (_Stop, ProviderError, StructuredReplyError) as exc:
+                _save_progress(paths, load_progress(paths), status="failed")
+                return ExtractionResult("failed", record.extracted_through, run.spent, str(exc), run.notes,
+                                        run.chapters, run.calls, record.last_chapter)
+        if started and load_progress(paths).status != "done":
             _save_progress(paths, load_progress(paths), status="done")
         message = tr(MESSAGES, "nothing", lang, done=record.extracted_through)
-        return ExtractionResult("done", record.extracted_through, message=message, notes=run.notes,
-                                chapters=run.chapters, total=record.last_chapter)
+        return ExtractionResult("done", record.extracted_through, run.spent, message, run.notes, run.chapters,
+                                run.calls, record.last_chapter)
     _check_in_order(paths, first, lang)
     estimate = estimate_extraction(paths.root, settings, last=stop, offline=offline, lang=lang,
                                    registry=run.registry)
@@ -755,8 +859,10 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
         if not load_progress(paths).style_done:
             await _style(run, record, estimate.style_usd)
         for n in range(first, stop + 1):
-            next_usd = estimate.per_chapter_usd
-            await _chapter(run, n, next_usd)
+            await _chapter(run, n, estimate.chapter_usd.get(n, estimate.per_chapter_usd))
+        through = load_record(paths, lang).extracted_through
+        if load_progress(paths).late_cast_through < through or staged_pass(paths, "late-cast").is_file():
+            await _late_cast(run, through)
     except _Stop as stop_exc:
         done = load_record(paths, lang).extracted_through
         _save_progress(paths, load_progress(paths), status="stopped")

@@ -5,7 +5,8 @@ check and `status`.
 Rules:
 - The chapters themselves are tracked by `ImportRecord.extracted_through` (`.novel-studio/import.json`); this
   file holds only the once-per-book passes: the cast pass (`survey_done`, `survey_chapters`: the chapters the
-  model read for it) and the style pass (`style_done`, `style_chapters`).
+  model read for it) and the style pass (`style_done`, `style_chapters`); `late_cast_through` is the chapter
+  through which the late cast pass (characters the Summarizer met after the opening chapters) last looked.
 - `status` is the last run's end: `running` while a run works (a kill leaves it so: the next run resumes),
   `stopped` (the cost cap or the author stopped it between chapters; the progress is kept), `done` (the run
   reached its `target`), `failed` (a model or file error; the progress is kept, a rerun resumes).
@@ -36,6 +37,7 @@ class ExtractionProgress(FileModel):
     survey_chapters: list[int] = Field(default_factory=list)
     style_done: bool = False
     style_chapters: list[int] = Field(default_factory=list)
+    late_cast_through: int = Field(default=0, ge=0)  # the chapter through which the late cast pass last looked
     updated_at: str = ""
 
 
