@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from pipeline.prompts_registry import (
@@ -122,7 +123,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         add_common_arguments(sub)
 
 
-def _rows(root: Any) -> tuple[list[PinRow], bool]:
+def _rows(root: Path) -> tuple[list[PinRow], bool]:
     """(rows, pinned): the project's pins, or the pins its first run would write (nothing written here)."""
     registry = installed_registry()
     installed = {pid: registry.versions(pid) for pid in registry.ids()}
@@ -241,9 +242,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
         pins = read_pins(paths)
         if pins is None:  # never pinned: the first pins, then the upgrade on top of them
             pins = ensure_pins(root, installed_registry()).pins
-        for row in targets:
-            assert row.latest is not None  # upgrade_targets keeps only rows with an installed version
-            pins[row.prompt_id] = row.latest
+        pins.update({row.prompt_id: row.latest for row in targets if row.latest is not None})
         result = write_pins(paths, pins)
     finally:
         lock.release()
