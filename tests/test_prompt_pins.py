@@ -226,7 +226,7 @@ def test_upgrade_shows_the_changes_pins_the_latest_and_the_next_chapter_log_reco
     draft = next(s for s in log.stages if s.name == "draft")
     assert (draft.prompt_id, str(draft.prompt_version)) == (WRITER, "2")
     assert draft.section_hashes is not None and set(draft.section_hashes) >= {"stable"}
-    assert draft.prefix_hash
+    assert (draft.model_extra or {}).get("prefix_hash")
 
     assert main(["prompts", "upgrade", "--all", "--yes", "--project", str(sample)]) == 0
     assert "没有需要升级的提示词" in capsys.readouterr().out

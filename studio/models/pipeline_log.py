@@ -48,8 +48,7 @@ class StageLog(BaseModel):
         default=None, ge=0
     )  # our own count, when the provider's is null
     ttft_ms: int | None = Field(default=None, ge=0)  # time to first token (streaming)
-    prefix_hash: str | None = None
-    section_hashes: dict[str, str] | None = None
+    section_hashes: dict[str, str] | None = None  # `prefix_hash` stays an extra field (it was one first)
 
     def _token_fields(self) -> list[int | None]:
         return [
