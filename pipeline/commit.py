@@ -130,6 +130,8 @@ def build_log(
         )
         if call.prefix_hash:
             stage = stage.model_copy(update={"prefix_hash": call.prefix_hash})
+        if call.section_hashes:
+            stage = stage.model_copy(update={"section_hashes": dict(call.section_hashes)})
         if call.offline:
             stage = stage.model_copy(update={"offline": True})
             offline = True
@@ -148,6 +150,9 @@ def build_log(
         total_duration_ms=sum(durations) if durations else None,
         total_cost_usd=round(sum(costs), 6) if costs else None,
     )
+    versions = log.prompt_versions_used()  # issue 9 item 8: the prompt versions this chapter was written with
+    if versions:
+        log = log.model_copy(update={"prompt_versions": versions})
     extra: dict[str, Any] = {"gate_history": gates, "force_passed": force_passed}
     share = log.cache_read_share()
     if share is not None:

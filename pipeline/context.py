@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,13 @@ from pipeline.context_pieces import (
     style_anchors,
     with_paragraphs,
 )
-from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sections
+from pipeline.prompts_registry import (
+    PromptRegistry,
+    RenderedSection,
+    installed_registry,
+    join_sections,
+    project_registry,
+)
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
 from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
@@ -105,9 +110,10 @@ def dumps(data: Any) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
 
 
-@lru_cache(maxsize=1)
 def default_registry() -> PromptRegistry:
-    return PromptRegistry.load()
+    """The installed prompts at their latest versions, no project's pins (tests, benches, no project).
+    A project's prompts come from `project_registry(root)`, which applies its pins."""
+    return installed_registry()
 
 
 @dataclass(frozen=True)
@@ -684,10 +690,19 @@ def _recent_text(items: list[tuple[int, str]]) -> str:
 
 
 def render_bundle(
-    agent: str, prompt_id: str, variables: dict[str, str], data: dict[str, Any], registry: PromptRegistry | None
+    agent: str,
+    prompt_id: str,
+    variables: dict[str, str],
+    data: dict[str, Any],
+    registry: PromptRegistry | None,
+    *,
+    root: Path | None = None,
 ) -> ContextBundle:
-    """Render `prompt_id` (latest version) with the variables it declares (others are dropped)."""
-    template = (registry or default_registry()).get(prompt_id)
+    """Render `prompt_id` with the variables it declares (others are dropped), at the version `registry` gives;
+    without a registry, the version the project at `root` pins (`project_registry`), else the latest."""
+    if registry is None:
+        registry = project_registry(root) if root is not None else default_registry()
+    template = registry.get(prompt_id)
     values = {k: v for k, v in variables.items() if k in template.variables}
     sections = template.render(values)
     return ContextBundle(
@@ -790,7 +805,7 @@ def writer_context(
         )
     variables["author_note"] = author_note
     data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": rewrite is not None}
-    return render_bundle("chapter_writer", WRITER_PROMPT, variables, data, registry)
+    return render_bundle("chapter_writer", WRITER_PROMPT, variables, data, registry, root=project.root)
 
 
 def reviser_context(
@@ -815,7 +830,7 @@ def reviser_context(
         author_note=(note or "").strip(),
     )
     data = _base_data(project, settings, info, state, ledger) | {"note": note or "", "rewrite": False}
-    return render_bundle("revision", REVISER_PROMPT, variables, data, registry)
+    return render_bundle("revision", REVISER_PROMPT, variables, data, registry, root=project.root)
 
 
 FIXER_PROMPT = "chapter-fixer"
@@ -843,7 +858,7 @@ def fixer_context(
         chapter_draft=text.strip(),
     )
     data = _base_data(project, settings, info, state, ledger) | {"fixes": list(revision.required_fixes)}
-    return render_bundle("revision", FIXER_PROMPT, variables, data, registry)
+    return render_bundle("revision", FIXER_PROMPT, variables, data, registry, root=project.root)
 
 
 def _entity_map(project: Project, state: CurrentState, ledger: ForeshadowingLedger) -> str:
@@ -899,7 +914,7 @@ def summarizer_context(
         "storyline_memory": memory,
         "summary_source": _outline_text(info.chapter),
     }
-    return render_bundle("summarizer", SUMMARIZER_PROMPT, variables, data, registry)
+    return render_bundle("summarizer", SUMMARIZER_PROMPT, variables, data, registry, root=project.root)
 
 
 def refiner_context(
@@ -929,7 +944,7 @@ def refiner_context(
         "cap_ratio": cap_ratio,
         "polish": polish,
     }
-    return render_bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
+    return render_bundle("style_refiner", REFINER_PROMPT, variables, data, registry, root=project.root)
 
 
 def style_metrics(text: str, blacklist: list[str]) -> dict[str, Any]:
@@ -987,7 +1002,7 @@ def judge_context(
         "ls_rule_ids": [r.id for r in project.storyline_spec.rules],
         "quotes": first_sentences(text),
     }
-    return render_bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
+    return render_bundle("quality_judge", JUDGE_PROMPT, variables, data, registry, root=project.root)
 
 
 def request_from_bundle(

@@ -36,35 +36,83 @@ single pass: a value that itself contains ``{x}`` is inserted verbatim and never
 Load-time checks (each names the file and the variable): a declared variable that the body never uses, a
 placeholder that is not declared, an optional variable that is not declared, an id/version that disagrees with
 the file name, an unknown tier, tiers out of order.
+
+Pinned versions (issue 9 item 8). A registry may carry a project's pins (`with_pins`): `get(id)` then returns
+the pinned version, never a newer one, and a pinned version whose file is gone raises PinnedPromptMissingError
+with the way out. `project_registry(root)` is the one place every prompt-building path gets its registry for a
+project: it pins a project that has no pins yet (`ensure_pins`, see `studio.prompt_pins`) and checks every pin
+before anything is sent. `latest(id)` is the newest installed version whatever the pins say.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from studio.errors import StudioError
+from studio.i18n import Catalog, Lang, env_lang, tr
+from studio.paths import ProjectPaths
+from studio.prompt_pins import PROMPT_FILE_NAME, first_pins, missing_ids, read_pins, write_pins
 
 __all__ = [
     "CACHE_TIERS",
+    "PinOutcome",
+    "PinnedPromptMissingError",
     "PromptNotFoundError",
     "PromptRegistry",
     "PromptRenderError",
     "PromptTemplate",
     "PromptTemplateError",
     "RenderedSection",
+    "SectionChange",
+    "ensure_pins",
+    "installed_registry",
+    "pin_notice",
     "join_sections",
     "parse_template",
+    "project_registry",
+    "section_changes",
 ]
 
 CACHE_TIERS: tuple[str, ...] = ("stable", "volume", "chapter")
 OUTPUT_KINDS: frozenset[str] = frozenset({"markdown", "json", "text"})
 
-_FILE_NAME = re.compile(r"^(?P<id>[a-z0-9][a-z0-9-]*)\.v(?P<version>[1-9][0-9]*)\.md$")
+_FILE_NAME = PROMPT_FILE_NAME
+DIFF_LINES = 40  # lines of unified diff shown per changed section by `prompts upgrade`
+
+MESSAGES: Catalog = {
+    "first_pin": (
+        "本项目首次固定了提示词版本（novel-studio.toml 的 [prompts]）：共 {n} 个，{logs} 个沿用最近章节记录里的"
+        "版本，{latest} 个取已安装的最新版本。以后有新版本不会自动启用：novel-studio prompts list 查看，"
+        "novel-studio prompts upgrade 升级",
+        "This project's prompt versions are now pinned ([prompts] in novel-studio.toml): {n} prompts, {logs} at "
+        "the versions its latest chapter logs record, {latest} at the latest installed version. A newer version "
+        "is never used without you: see novel-studio prompts list, upgrade with novel-studio prompts upgrade",
+    ),
+    "new_pins": (
+        "新增的提示词已固定为最新版本（novel-studio.toml 的 [prompts]）：{names}",
+        "New prompts pinned at their latest version ([prompts] in novel-studio.toml): {names}",
+    ),
+    "comments_lost": (
+        "（[prompts] 不是以表格形式写的，novel-studio.toml 已整体重写，原有注释丢失）",
+        " ([prompts] was not written as a table, so novel-studio.toml was rewritten whole and its comments "
+        "were lost)",
+    ),
+    "pin_missing": (
+        "本项目在 novel-studio.toml 的 [prompts] 里固定使用提示词 {id} 的 v{version}，但找不到文件 "
+        "prompts/{id}.v{version}.md（已安装的版本：{known}）。运行 novel-studio prompts upgrade {id} "
+        "改用已安装的最新版本，或者恢复这个文件",
+        "This project pins prompt {id} at v{version} ([prompts] in novel-studio.toml), but "
+        "prompts/{id}.v{version}.md is not installed (installed: {known}). Run novel-studio prompts upgrade "
+        "{id} to pin the latest installed version, or restore the file",
+    ),
+}
 _IDENT = r"[a-z_][a-z0-9_]*"
 _IDENT_RE = re.compile(rf"^{_IDENT}$")
 # Group 1: an escaped literal ``{{name}}``; group 2: a placeholder ``{name}``.
@@ -83,6 +131,16 @@ class PromptRenderError(PromptTemplateError):
 
 class PromptNotFoundError(PromptTemplateError):
     """No template with that id (and version)."""
+
+
+class PinnedPromptMissingError(PromptNotFoundError):
+    """The project pins a version whose file is not installed; the message says how to get out."""
+
+    def __init__(self, template_id: str, version: int, known: Iterable[int]) -> None:
+        names = ", ".join(f"v{v}" for v in sorted(known)) or "-"
+        super().__init__(tr(MESSAGES, "pin_missing", env_lang() or "zh", id=template_id, version=version, known=names))
+        self.template_id = template_id
+        self.version = version
 
 
 @dataclass(frozen=True)
@@ -296,7 +354,8 @@ def parse_template(
 class PromptRegistry:
     """All templates of one folder, indexed by id and version."""
 
-    def __init__(self, templates: Iterable[PromptTemplate] = ()) -> None:
+    def __init__(self, templates: Iterable[PromptTemplate] = (), *, pins: Mapping[str, int] | None = None) -> None:
+        self._pins: dict[str, int] = dict(pins or {})
         self._by_id: dict[str, dict[int, PromptTemplate]] = {}
         for template in templates:
             versions = self._by_id.setdefault(template.id, {})
@@ -328,6 +387,32 @@ class PromptRegistry:
             )
         return cls(templates)
 
+    def with_pins(self, pins: Mapping[str, int]) -> PromptRegistry:
+        """The same templates, with `get(id)` answering the pinned versions (unpinned ids: the latest)."""
+        pinned = PromptRegistry(pins=pins)
+        pinned._by_id = self._by_id
+        return pinned
+
+    @property
+    def pins(self) -> dict[str, int]:
+        return dict(self._pins)
+
+    def missing_pins(self) -> list[tuple[str, int]]:
+        """(id, version) of every pin whose template is not loaded."""
+        return [(pid, v) for pid, v in sorted(self._pins.items()) if v not in self._by_id.get(pid, {})]
+
+    def check_pins(self) -> None:
+        """Raise PinnedPromptMissingError for the first pin whose file is gone."""
+        for pid, version in self.missing_pins():
+            raise PinnedPromptMissingError(pid, version, self._by_id.get(pid, {}))
+
+    def latest(self, template_id: str) -> PromptTemplate:
+        """The newest loaded version, whatever the pins say."""
+        versions = self._by_id.get(template_id)
+        if not versions:
+            raise PromptNotFoundError(f"no prompt template '{template_id}' (known: {', '.join(self.ids())})")
+        return versions[max(versions)]
+
     def ids(self) -> list[str]:
         return sorted(self._by_id)
 
@@ -342,8 +427,15 @@ class PromptRegistry:
             yield from (self._by_id[template_id][v] for v in self.versions(template_id))
 
     def get(self, template_id: str, version: int | None = None) -> PromptTemplate:
-        """The template ``template_id`` at ``version``, or its latest version when ``version`` is None."""
-        versions = self._by_id.get(template_id)
+        """The template ``template_id`` at ``version``; when ``version`` is None, the pinned version (a pin
+        whose file is gone raises PinnedPromptMissingError), else the latest."""
+        pinned = self._pins.get(template_id)
+        if version is None and pinned is not None:
+            versions = self._by_id.get(template_id, {})
+            if pinned not in versions:
+                raise PinnedPromptMissingError(template_id, pinned, versions)
+            return versions[pinned]
+        versions = self._by_id.get(template_id, {})
         if not versions:
             raise PromptNotFoundError(f"no prompt template '{template_id}' (known: {', '.join(self.ids())})")
         if version is None:
@@ -352,3 +444,118 @@ class PromptRegistry:
             known = ", ".join(f"v{v}" for v in sorted(versions))
             raise PromptNotFoundError(f"no version v{version} of prompt '{template_id}' (known: {known})")
         return versions[version]
+
+
+# ----------------------------------------------------------------------------------------- project pins
+
+
+# Where the installed prompts are read from: None = the `prompts` package. Tests point it at a copy with a
+# newer version; nothing else sets it.
+PROMPTS_FOLDER: Path | None = None
+
+
+@lru_cache(maxsize=4)
+def _load(folder: Path | None) -> PromptRegistry:
+    return PromptRegistry.load(folder)
+
+
+def installed_registry() -> PromptRegistry:
+    """The installed prompts (`PROMPTS_FOLDER`), loaded and checked once per process (no pins)."""
+    return _load(PROMPTS_FOLDER)
+
+
+@dataclass(frozen=True)
+class PinOutcome:
+    """What `ensure_pins` found or wrote. `first`: the project had no pins and was pinned now; `from_logs`:
+    the part of those first pins read from its chapter logs; `added`: prompts newly pinned at their latest
+    version (a first pin's others, or prompts a newer novel-studio added)."""
+
+    pins: dict[str, int]
+    first: bool = False
+    from_logs: dict[str, int] = field(default_factory=dict)
+    added: dict[str, int] = field(default_factory=dict)
+    comments_lost: bool = False
+
+    @property
+    def wrote(self) -> bool:
+        return self.first or bool(self.added)
+
+
+def _installed(registry: PromptRegistry) -> dict[str, list[int]]:
+    return {pid: registry.versions(pid) for pid in registry.ids()}
+
+
+def ensure_pins(root: Path, registry: PromptRegistry | None = None, *, write: bool = True) -> PinOutcome:
+    """Pin a project that has no `[prompts]` table yet to what it has been using (its chapter logs, else the
+    latest), and pin prompts it has never pinned at their latest version. Writes only when something is new,
+    and never with `write=False` (a read-only preview gets the pins a run would write)."""
+    registry = registry or installed_registry()
+    paths = ProjectPaths(Path(root))
+    installed = _installed(registry)
+    pins = read_pins(paths)
+    if pins is None:
+        first, from_logs = first_pins(paths, installed)
+        lost = write_pins(paths, first).comments_lost if write else False
+        added = {pid: v for pid, v in first.items() if pid not in from_logs}
+        return PinOutcome(first, first=True, from_logs=from_logs, added=added, comments_lost=lost)
+    new = missing_ids(pins, installed)
+    if not new:
+        return PinOutcome(pins)
+    merged = {**pins, **new}
+    lost = write_pins(paths, merged).comments_lost if write else False
+    return PinOutcome(merged, added=new, comments_lost=lost)
+
+
+def pin_notice(outcome: PinOutcome, lang: Lang = "zh") -> str | None:
+    """What the author is told once, when `ensure_pins` wrote something; None when it wrote nothing."""
+    if not outcome.wrote:
+        return None
+    if outcome.first:
+        text = tr(MESSAGES, "first_pin", lang, n=len(outcome.pins), logs=len(outcome.from_logs),
+                  latest=len(outcome.pins) - len(outcome.from_logs))
+    else:
+        names = ", ".join(f"{pid} v{v}" for pid, v in sorted(outcome.added.items()))
+        text = tr(MESSAGES, "new_pins", lang, names=names)
+    if outcome.comments_lost:
+        text += tr(MESSAGES, "comments_lost", lang)
+    return text
+
+
+def project_registry(root: Path, registry: PromptRegistry | None = None, *, write: bool = True) -> PromptRegistry:
+    """The registry every prompt of the project at `root` is built from: pinned (pinning the project first if
+    it has no pins) and checked, so a pinned file that is gone stops the run before any call."""
+    registry = registry or installed_registry()
+    outcome = ensure_pins(root, registry, write=write)
+    pinned = registry.with_pins(outcome.pins)
+    pinned.check_pins()
+    return pinned
+
+
+@dataclass(frozen=True)
+class SectionChange:
+    """One cache tier of a prompt that differs between two versions, with a short unified diff."""
+
+    tier: str
+    diff: list[str]
+    truncated: int = 0  # diff lines left out
+
+
+def section_changes(old: PromptTemplate, new: PromptTemplate, *, max_lines: int = DIFF_LINES) -> list[SectionChange]:
+    """The tiers whose template text differs between `old` and `new` (declared variables count as a change of
+    the `variables` pseudo-tier), each with at most `max_lines` lines of diff."""
+    changes: list[SectionChange] = []
+    if old.variables != new.variables:
+        changes.append(SectionChange("variables", [f"- {', '.join(old.variables)}", f"+ {', '.join(new.variables)}"]))
+    before, after = dict(old.sections), dict(new.sections)
+    for tier in CACHE_TIERS:
+        a, b = before.get(tier, ""), after.get(tier, "")
+        if a == b:
+            continue
+        lines = [
+            line.rstrip("\n")
+            for line in difflib.unified_diff(
+                a.splitlines(), b.splitlines(), f"{old.key} {tier}", f"{new.key} {tier}", n=1, lineterm=""
+            )
+        ]
+        changes.append(SectionChange(tier, lines[:max_lines], max(0, len(lines) - max_lines)))
+    return changes

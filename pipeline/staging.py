@@ -343,6 +343,7 @@ def call_from_data(data: dict[str, Any]) -> CallRecord:
         ttft_ms=data.get("ttft_ms"),
         offline=bool(data.get("offline", False)),
         prefix_hash=data.get("prefix_hash"),
+        section_hashes=data.get("section_hashes") if isinstance(data.get("section_hashes"), dict) else None,
     )
 
 

@@ -432,8 +432,10 @@ class MainScreen(Screen[None]):
             report = build_status(project)
             tokens = report.input_tokens + report.output_tokens
             cost = report.cost_usd
+            cache_share, prompt_updates = report.cache.book, len(report.prompt_updates)
         except StudioError:
             tokens, cost = 0, 0.0
+            cache_share, prompt_updates = None, 0
         services = self.services
         chapter = self.selected or (cp.last_completed_chapter or None)
         return HeaderInfo(
@@ -443,6 +445,8 @@ class MainScreen(Screen[None]):
             state=cp.orchestrator_state.value if hasattr(cp.orchestrator_state, "value") else str(cp.orchestrator_state),
             project_tokens=tokens,
             project_cost=cost,
+            cache_share=cache_share,
+            prompt_updates=prompt_updates,
             provider=services.provider_name,
             offline=services.offline,
         )
@@ -565,6 +569,8 @@ class MainScreen(Screen[None]):
             volume=info.volume,
             project_tokens=info.project_tokens,
             project_cost=info.project_cost,
+            cache_share=info.cache_share,
+            prompt_updates=info.prompt_updates,
             state="running" if self.running else info.state,
         )
 

@@ -212,6 +212,8 @@ def load_settings(
             continue
         data = read_toml(path)
         check_no_api_key(data, path)
+        if path == user_path:
+            data.pop("prompts", None)  # prompt pins belong to a project (studio.prompt_pins), never to the user
         layers.append((data, dict.fromkeys(_leaves(data), str(path))))
     layers.append(env_layer(env))
 

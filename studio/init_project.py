@@ -3,7 +3,8 @@
 Templates are package data (`templates/project/`, `templates/sample/`), found through importlib.resources
 so an installed wheel works as well as a source checkout. Every file goes through the atomic writer.
 `novel-studio.toml` is written last: an init cut short leaves a folder that is not yet a project and can be
-initialised again; files already there are kept, never overwritten.
+initialised again; files already there are kept, never overwritten. It is written with the `[prompts]` table
+pinning every installed prompt at its latest version (`studio.prompt_pins`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from studio.i18n import Catalog, env_lang, tr
 from studio.models.blacklist import default_blacklist
 from studio.models.storyline_spec import default_storyline_spec
 from studio.paths import SETTINGS_FILE, ProjectPaths
+from studio.prompt_pins import latest_pins, pins_text
 
 MESSAGES: Catalog = {
     "exists": (
@@ -161,5 +163,6 @@ def init_project(target: Path, *, sample: bool = False, title: str | None = None
         atomic_write_bytes(target / rel, node.read_bytes())
 
     if settings_data is not None and not paths.settings.exists():
-        atomic_write_bytes(paths.settings, settings_data)
+        text, _ = pins_text(settings_data.decode("utf-8"), latest_pins())  # a new project pins the latest prompts
+        atomic_write_bytes(paths.settings, text.encode("utf-8"))
     return target

@@ -31,6 +31,18 @@ class SpendTotals:
     failed_calls: int = 0
     unpriced_calls: int = 0  # real (not offline) calls whose model has no price
     unreadable_lines: int = 0
+    # Calls whose vendor reported prompt-cache counts (offline and cache-blind vendors do not) and all their
+    # input tokens: the cache share is measured over these calls only, so they never dilute it.
+    cache_calls: int = 0
+    cache_input_tokens: int = 0
+
+    @property
+    def cache_read_share(self) -> float | None:
+        """The share of input served from the prompt cache over the calls that reported cache use, 0..1
+        rounded to 3 decimals; None when no call did."""
+        if not self.cache_input_tokens:
+            return None
+        return round(self.cache_read_tokens / self.cache_input_tokens, 3)
 
     @property
     def tokens_in(self) -> int:
@@ -76,17 +88,19 @@ _TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_r
 class _Sums:
     """Running sums over ledger lines (mutable; frozen into SpendTotals)."""
 
-    __slots__ = ("cost", "tokens", "calls", "failed", "unpriced", "bad")
+    __slots__ = ("cost", "tokens", "calls", "failed", "unpriced", "bad", "cache_calls", "cache_in")
 
     def __init__(self) -> None:
         self.cost = 0.0
         self.tokens = [0, 0, 0, 0]
         self.calls = self.failed = self.unpriced = self.bad = 0
+        self.cache_calls = self.cache_in = 0
 
     def copy(self) -> _Sums:
         other = _Sums()
         other.cost, other.tokens = self.cost, list(self.tokens)
         other.calls, other.failed, other.unpriced, other.bad = self.calls, self.failed, self.unpriced, self.bad
+        other.cache_calls, other.cache_in = self.cache_calls, self.cache_in
         return other
 
     def add(self, line: bytes) -> None:
@@ -117,11 +131,14 @@ class _Sums:
         else:
             self.cost += float(price)
         self.failed += 0 if ok else 1
+        if data.get("cache_read_tokens") is not None or data.get("cache_write_tokens") is not None:
+            self.cache_calls += 1
+            self.cache_in += found[0] + found[2] + found[3]
 
     def totals(self) -> SpendTotals:
         t = self.tokens
         return SpendTotals(round(self.cost, 6), t[0], t[1], t[2], t[3], self.calls, self.failed, self.unpriced,
-                           self.bad)
+                           self.bad, cache_calls=self.cache_calls, cache_input_tokens=self.cache_in)
 
 
 # Append-only, so a ledger read before only needs its new lines: path -> (bytes summed, sums). Only whole

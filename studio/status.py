@@ -3,11 +3,20 @@
 Reads the checkpoint and the small per-chapter files (evaluations, logs); chapter text is read only to count
 字数 and the counts are cached under `.novel-studio/cache/wordcount.json` keyed by (size, mtime_ns), so a
 second status on 500 chapters reads no chapter text at all. Status changes nothing else in the project.
+
+Prompt cache and versions (issue 9 items 6 and 8):
+- `cache`: the share of input tokens served from the prompt cache. For the book, from the spend ledger (every
+  call ever paid, planning and repairs included), over the calls whose vendor reported cache use (offline
+  calls report none and are left out); a project without a ledger uses its chapter logs' stages instead. For
+  the last chapter, from that chapter's log (`PipelineLog.cache_read_share`).
+- `prompt_updates`: prompts whose pinned version (`[prompts]` of novel-studio.toml) has a newer installed
+  version, or whose pinned file is gone; `prompts_pinned` is False for a project its first run will pin.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +31,9 @@ from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import stage_name, state_name
 from studio.lock import LockStatus, ProjectLock
+from studio.models.pipeline_log import PipelineLog, StageLog
 from studio.project import Project
+from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
 from studio.spend_ledger import spend_totals
 
@@ -30,6 +41,7 @@ CACHE_DIR = Path(".novel-studio") / "cache"
 WORDCOUNT_CACHE = CACHE_DIR / "wordcount.json"
 EVALUATION_CACHE = CACHE_DIR / "evaluations.json"
 LOG_CACHE = CACHE_DIR / "logs.json"
+LOG_CACHE_SHARE = CACHE_DIR / "log-cache-share.json"
 CACHE_VERSION = 1
 RECENT_SCORES = 5
 
@@ -62,6 +74,17 @@ MESSAGES: Catalog = {
     "notices": ("须知 {n} 条（已读取，但请留意）：", "{n} notice(s) (read, but note):"),
     "blocked": ("无法继续写作（continue 会拒绝）：", "continue would refuse:"),
     "will_repair": ("下次运行会自动修复：", "the next run repairs itself:"),
+    "cache_book": ("提示词缓存命中：全书 {share}（{source}，{n} 次报告了缓存的调用）",
+                   "Prompt cache served: book {share} ({source}, {n} calls that reported cache use)"),
+    "cache_source_ledger": ("花费账本", "spend ledger"),
+    "cache_source_logs": ("章节日志", "chapter logs"),
+    "cache_chapter": (" · 第{chapter}章 {share}", " · Ch {chapter} {share}"),
+    "prompts_newer": ("提示词有新版本：{items}（novel-studio prompts upgrade 查看改动并升级）",
+                      "Newer prompt versions: {items} (novel-studio prompts upgrade shows the changes and upgrades)"),
+    "prompt_item": ("{id} v{pinned}→v{latest}", "{id} v{pinned}->v{latest}"),
+    "prompt_missing": ("{id} v{pinned}（文件已不存在）", "{id} v{pinned} (file missing)"),
+    "prompts_unpinned": ("提示词版本：尚未固定，下次运行时固定为正在使用的版本",
+                         "Prompt versions: not pinned yet; the next run pins the versions in use"),
     "settings_invalid": ("novel-studio.toml 无效：{detail}", "novel-studio.toml is invalid: {detail}"),
 }
 
@@ -119,6 +142,23 @@ class ColdStartNote(BaseModel):
     text_en: str
 
 
+class CacheShare(BaseModel):
+    """The prompt cache's read share: the book's (over `book_calls` calls of `source`) and the last chapter's."""
+
+    book: float | None = None
+    book_calls: int = 0
+    source: str = "ledger"  # ledger (logs/spend.jsonl) | logs (chapter logs, a project without a ledger)
+    chapter: int | None = None
+    chapter_share: float | None = None
+
+
+class PromptVersionNote(BaseModel):
+    prompt_id: str
+    pinned: int
+    latest: int | None = None
+    missing: bool = False  # the pinned version's file is not installed
+
+
 class StatusReport(BaseModel):
     """Everything `status` shows; `--json` prints `model_dump(mode="json")` of it."""
 
@@ -153,6 +193,9 @@ class StatusReport(BaseModel):
     blockers: list[ColdStartNote] = Field(default_factory=list)  # what `continue` would refuse
     self_repairs: list[ColdStartNote] = Field(default_factory=list)  # what the next run repairs itself
     notes: list[ColdStartNote] = Field(default_factory=list)  # what to know first (an import not extracted yet)
+    cache: CacheShare = Field(default_factory=CacheShare)
+    prompts_pinned: bool = True
+    prompt_updates: list[PromptVersionNote] = Field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------------- caches
@@ -346,6 +389,86 @@ def _costs(project: Project, problems: list[str]) -> tuple[float, int, int, int]
     return round(cost, 6), tokens_in, tokens_out, unknown
 
 
+def _cache_stages(log: PipelineLog | None) -> list[StageLog]:
+    """The stages whose vendor reported prompt-cache counts (offline calls and cache-blind vendors do not)."""
+    return [
+        s for s in (log.stages if log else [])
+        if s.cache_read_input_tokens is not None or s.cache_creation_input_tokens is not None
+    ]
+
+
+def _chapter_cache_share(log: PipelineLog) -> float | None:
+    stages = _cache_stages(log)
+    total = sum((s.input_tokens or 0) + (s.cache_creation_input_tokens or 0) + (s.cache_read_input_tokens or 0)
+                for s in stages)
+    return round(sum(s.cache_read_input_tokens or 0 for s in stages) / total, 3) if total else None
+
+
+def _log_cache_tokens(project: Project, problems: list[str]) -> tuple[int, int, int]:
+    """(cache read tokens, input tokens, stages) over the chapter logs' stages that reported cache use."""
+    cache = StatCache(project.root / LOG_CACHE_SHARE)
+    read = total = stages = 0
+    for n, path in sorted(project.log_files().items()):
+        st = _stat(path, problems)
+        if st is None:
+            continue
+        value = cache.get(path.name, st)
+        if not isinstance(value, list) or len(value) != 3:
+            try:
+                log = project.log(n)
+            except (FormatError, OSError):
+                continue  # _costs reports the unreadable log
+            reported = _cache_stages(log)
+            value = [
+                sum(s.cache_read_input_tokens or 0 for s in reported),
+                sum((s.input_tokens or 0) + (s.cache_creation_input_tokens or 0) + (s.cache_read_input_tokens or 0)
+                    for s in reported),
+                len(reported),
+            ]
+            cache.put(path.name, st, value)
+        read, total, stages = read + int(value[0]), total + int(value[1]), stages + int(value[2])
+    cache.save()
+    return read, total, stages
+
+
+def _cache_share(project: Project, problems: list[str], ledger_share: float | None, ledger_calls: int | None) -> CacheShare:
+    share = CacheShare()
+    if ledger_calls is not None:
+        share.book, share.book_calls, share.source = ledger_share, ledger_calls, "ledger"
+    else:
+        read, total, stages = _log_cache_tokens(project, problems)
+        share.book = round(read / total, 3) if total else None
+        share.book_calls, share.source = stages, "logs"
+    logs = project.log_files()
+    if logs:
+        last = max(logs)
+        try:
+            log = project.log(last)
+        except (FormatError, OSError):
+            log = None
+        if log is not None:
+            share.chapter, share.chapter_share = last, _chapter_cache_share(log)
+    return share
+
+
+def _prompt_updates(
+    project: Project, installed: Mapping[str, list[int]] | None, problems: list[str]
+) -> tuple[bool, list[PromptVersionNote]]:
+    try:
+        pins = read_pins(project.paths)
+    except FormatError as exc:
+        problems.extend(str(p) for p in exc.problems)
+        return True, []
+    if pins is None:
+        return False, []
+    rows = pin_rows(pins, installed_versions() if installed is None else installed)
+    return True, [
+        PromptVersionNote(prompt_id=r.prompt_id, pinned=r.pinned, latest=r.latest, missing=r.missing)
+        for r in rows
+        if r.pinned is not None and (r.newer or r.missing)
+    ]
+
+
 def _recovery(project: Project) -> RecoverySummary | None:
     cp = project.checkpoint
     action = decide_recovery(cp, project.paths)
@@ -417,9 +540,14 @@ def _storylines(project: Project) -> list[StorylineSummary]:
 
 
 def build_status(
-    project: Project, *, lock_status: LockStatus | None = None, lang: Lang | None = None
+    project: Project,
+    *,
+    lock_status: LockStatus | None = None,
+    lang: Lang | None = None,
+    prompt_versions: Mapping[str, list[int]] | None = None,
 ) -> StatusReport:
-    """Everything `status` shows, from the project's files (reads no chapter text whose count is cached)."""
+    """Everything `status` shows, from the project's files (reads no chapter text whose count is cached).
+    `prompt_versions`: prompt id -> installed versions (default: the file names of the `prompts` package)."""
     cp = project.checkpoint
     problems: list[str] = []
     committed = project.committed_chapters()
@@ -439,9 +567,12 @@ def build_status(
         # The spend ledger: every call ever paid, failed and repair calls too; undo never lowers it.
         book = spend_totals(project.paths.spend_ledger)
         cost, tokens_in, tokens_out, unknown_cost = book.cost_usd, book.tokens_in, book.tokens_out, book.unpriced_calls
+        cache = _cache_share(project, problems, book.cache_read_share, book.cache_calls)
     else:
         # A project written before the ledger existed: its chapter logs are the only record of what it cost.
         cost, tokens_in, tokens_out, unknown_cost = _costs(project, problems)
+        cache = _cache_share(project, problems, None, None)
+    prompts_pinned, prompt_updates = _prompt_updates(project, prompt_versions, problems)
 
     ledger = project.foreshadowing
     unresolved = [item for item in ledger.foreshadowing if item.status != "resolved"]
@@ -492,6 +623,9 @@ def build_status(
         blockers=blockers,
         self_repairs=repairs,
         notes=notes,
+        cache=cache,
+        prompts_pinned=prompts_pinned,
+        prompt_updates=prompt_updates,
     )
 
 
@@ -615,6 +749,9 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
         cost += tr(MESSAGES, "cost_unknown", lang, n=report.chapters_without_cost)
     lines.append(cost)
 
+    lines.extend(_cache_lines(report.cache, lang))
+    lines.extend(_prompt_lines(report, lang))
+
     if report.skipped_ops_warnings:
         lines.append(tr(MESSAGES, "skipped", lang, n=report.skipped_ops_warnings))
     if report.problems:
@@ -626,6 +763,34 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
         lines.append(tr(MESSAGES, "notices", lang, n=len(report.notices)))
         lines.extend(f"  {p}" for p in report.notices)
     return "\n".join(lines)
+
+
+def share_text(share: float) -> str:
+    """0.353 -> `35.3%`."""
+    return f"{share * 100:.1f}%"
+
+
+def _cache_lines(cache: CacheShare, lang: Lang) -> list[str]:
+    if cache.book is None and cache.chapter_share is None:
+        return []  # nothing measured yet (a new or offline-only project): no line rather than a zero
+    text = tr(MESSAGES, "cache_book", lang, share=share_text(cache.book) if cache.book is not None else "—",
+              source=tr(MESSAGES, f"cache_source_{cache.source}", lang), n=cache.book_calls)
+    if cache.chapter is not None and cache.chapter_share is not None:
+        text += tr(MESSAGES, "cache_chapter", lang, chapter=cache.chapter, share=share_text(cache.chapter_share))
+    return [text]
+
+
+def _prompt_lines(report: StatusReport, lang: Lang) -> list[str]:
+    if not report.prompts_pinned:
+        return [tr(MESSAGES, "prompts_unpinned", lang)]
+    if not report.prompt_updates:
+        return []
+    items = [
+        tr(MESSAGES, "prompt_missing", lang, id=n.prompt_id, pinned=n.pinned) if n.missing
+        else tr(MESSAGES, "prompt_item", lang, id=n.prompt_id, pinned=n.pinned, latest=n.latest)
+        for n in report.prompt_updates
+    ]
+    return [tr(MESSAGES, "prompts_newer", lang, items=("、" if lang == "zh" else ", ").join(items))]
 
 
 ROLE_NAMES: dict[str, tuple[str, str]] = {

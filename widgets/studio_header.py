@@ -1,5 +1,6 @@
 """The studio's header: project, volume/chapter, orchestrator state, pipeline stage with its elapsed time,
-tokens and cost (this run / the project), provider, and a clear OFFLINE marker.
+tokens and cost (this run / the project), the prompt cache's read share of the book (when a vendor reported
+it), how many pinned prompts have a newer version, provider, and a clear OFFLINE marker.
 
 One line in a terminal of 120 columns or more (`WRAP_CELLS` text cells: 120 minus the padding); below that,
 or when the one-line form could not fit (a long title), two lines: where the novel stands (title, position,
@@ -40,6 +41,8 @@ MESSAGES: Catalog = {
     "run": ("本次 {tokens} tok ${cost:.2f}", "run {tokens} tok ${cost:.2f}"),
     "project": ("全书 {tokens} tok ${cost:.2f}", "book {tokens} tok ${cost:.2f}"),
     "provider": ("模型：{name}", "provider: {name}"),
+    "cache": ("缓存 {share}%", "cache {share}%"),
+    "prompt_updates": ("提示词可升级 {n}", "{n} prompt update(s)"),
 }
 
 RUN_STAGES: tuple[str, ...] = ("draft", "summarize", "refine", "judge", "polish", "revise", "rewrite", "commit",
@@ -83,6 +86,8 @@ class HeaderInfo:
     project_cost: float = 0.0
     provider: str = ""
     offline: bool = False
+    cache_share: float | None = None  # the book's prompt-cache read share (studio.status CacheShare.book)
+    prompt_updates: int = 0  # pinned prompts with a newer installed version (or a missing file)
 
 
 WRAP_CELLS = 118
@@ -137,6 +142,12 @@ def _costs(info: HeaderInfo, lang: Lang) -> Text:
     text.append(tr(MESSAGES, "run", lang, tokens=format_tokens(info.run_tokens), cost=info.run_cost))
     text.append(" · ")
     text.append(tr(MESSAGES, "project", lang, tokens=format_tokens(info.project_tokens), cost=info.project_cost))
+    if info.cache_share is not None:
+        text.append(" · ")
+        text.append(tr(MESSAGES, "cache", lang, share=round(info.cache_share * 100)))
+    if info.prompt_updates:
+        text.append(" · ")
+        text.append(tr(MESSAGES, "prompt_updates", lang, n=info.prompt_updates), style="bold yellow")
     text.append(SEP)
     text.append(tr(MESSAGES, "provider", lang, name=info.provider or "-"), style="dim")
     return text

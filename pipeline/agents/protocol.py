@@ -35,6 +35,8 @@ class CallRecord:
     # sha256 (12 hex) of the request's cached prefix (every block up to the last cache breakpoint): two calls of
     # an agent with the same hash can share the prompt cache; a change says which chapter broke it
     prefix_hash: str | None = None
+    # tier -> sha256 (12 hex) of each rendered cached section as sent (`stable`, `volume`): which part changed
+    section_hashes: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)

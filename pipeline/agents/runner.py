@@ -35,11 +35,10 @@ from pipeline.agents.writer import StreamInvoke, check_not_truncated, ensure_hea
 from pipeline.context import (
     FIX_CAP_RATIO,
     chapter_info,
-    default_registry,
     outline_for,
 )
 from pipeline.context_pieces import is_local
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
@@ -55,7 +54,7 @@ from studio.models.settings import Settings
 from studio.models.state import CurrentState
 from studio.project import Project
 
-__all__ = ["ModelAgents", "is_key_chapter", "is_local_revision", "prefix_hash", "request_text"]
+__all__ = ["ModelAgents", "is_key_chapter", "is_local_revision", "prefix_hash", "request_text", "section_hashes"]
 
 RetryHook = Callable[[str, int, ProviderError], None]
 
@@ -93,6 +92,25 @@ def prefix_hash(request: ModelRequest) -> str | None:
     return digest.hexdigest()[:12]
 
 
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def section_hashes(request: ModelRequest) -> dict[str, str]:
+    """tier -> sha256 (12 hex) of each cached section as sent: `stable` = the system blocks, `volume` = the
+    cached blocks of the first user turn (`request_from_bundle`'s layout). Empty when nothing is cached."""
+    found: dict[str, str] = {}
+    stable = [b.text for b in request.system if b.cache]
+    if stable:
+        found["stable"] = _short_hash("\x00".join(stable))
+    content = request.messages[0].get("content") if request.messages else None
+    if isinstance(content, list):
+        volume = [str(b.get("text", "")) for b in content if isinstance(b, dict) and "cache_control" in b]
+        if volume:
+            found["volume"] = _short_hash("\x00".join(volume))
+    return found
+
+
 def request_text(request: ModelRequest) -> str:
     """All the text a request sends (system blocks and every message block), for the size estimate."""
     parts = [block.text for block in request.system]
@@ -124,7 +142,7 @@ class ModelAgents:
         self.settings = settings
         self.provider = provider
         self.secondary_provider = secondary_provider or provider
-        self.registry = registry or default_registry()
+        self.registry = registry or project_registry(project.root)
         self.stage_retry_wait_s = (
             settings.provider.stage_retry_wait_s if stage_retry_wait_s is None else stage_retry_wait_s
         )
@@ -167,6 +185,7 @@ class ModelAgents:
                 ttft_ms=result.ttft_ms,
                 offline=bool(getattr(provider, "offline", False)),
                 prefix_hash=prefix_hash(request),
+                section_hashes=section_hashes(request) or None,
             )
             return result, record
 

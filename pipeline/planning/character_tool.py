@@ -23,10 +23,10 @@ from typing import Any, Literal
 
 from pipeline.agents.protocol import CallRecord
 from pipeline.agents.requests import AgentRequests
-from pipeline.agents.runner import default_registry, request_text
+from pipeline.agents.runner import request_text
 from pipeline.context import render_bundle
 from pipeline.planning.prompt_context import character_weaver_context
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, Usage
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
@@ -97,7 +97,7 @@ def weaver_request(
     registry: PromptRegistry | None = None,
 ) -> ModelRequest:
     """The CharacterWeaver request of one tool command (what is estimated, then sent)."""
-    registry = registry or default_registry()
+    registry = registry or project_registry(project.root)
     current = project.characters.get(slug) if slug else None
     if current is not None and current.id is None:
         current = current.model_copy(update={"id": slug})
@@ -160,7 +160,7 @@ async def weave_character(
 ) -> WeaverOutcome:
     """Send `request` (from `weaver_request`), check, repair at most twice; raises StructuredReplyError or a
     ProviderError. `kept_text`: a paused run's reply to the same request, used when it still checks out."""
-    registry = registry or default_registry()
+    registry = registry or project_registry(project.root)
     tool = request.context.get("tool", {})
     mode: Mode = "update" if tool.get("mode") == "update" else "add"
     name, slug = str(tool.get("name", "")), tool.get("id")

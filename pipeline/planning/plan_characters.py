@@ -24,10 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.agents.protocol import CallRecord
 from pipeline.agents.requests import AgentRequests
-from pipeline.agents.runner import default_registry
 from pipeline.planning.plan_volume import MAX_REPAIRS, NewCharacter, PlanRejected, RetryHook, call_model
 from pipeline.planning.prompt_context import character_weaver_context
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, Provider
 from pipeline.structured import parse_reply, repair_request
 from studio.ids import is_slug
@@ -72,7 +71,7 @@ def weaver_request(
     project: Project, settings: Settings, wanted: Sequence[NewCharacter], *, registry: PromptRegistry | None = None
 ) -> ModelRequest:
     """The CharacterWeaver request for the characters a plan needs."""
-    requests = AgentRequests(project, settings, registry or default_registry())
+    requests = AgentRequests(project, settings, registry or project_registry(project.root))
     lines = [f"- {c.id}（{c.display_name}）：{c.role or '角色'}。{c.reason}".rstrip() for c in wanted]
     text = "本卷大纲需要以下新角色，请逐一创建（id 与姓名保持不变），只输出这些角色：\n" + "\n".join(lines)
     bundle = character_weaver_context(project, request=text, registry=requests.registry)
@@ -126,7 +125,7 @@ async def weave_characters(
     """The files of the characters a plan needs (see the module rules); raises PlanRejected."""
     if not wanted:
         return [], []
-    registry = registry or default_registry()
+    registry = registry or project_registry(project.root)
     current = weaver_request(project, settings, wanted, registry=registry)
     calls: list[CallRecord] = []
     errors: list[str] = []

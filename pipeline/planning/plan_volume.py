@@ -33,9 +33,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.agents.protocol import CallRecord
 from pipeline.agents.requests import AgentRequests
-from pipeline.agents.runner import default_registry, request_text
+from pipeline.agents.runner import request_text
 from pipeline.planning.prompt_context import PlanTarget, plot_architect_context, plot_contracts_context
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError, Usage
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
@@ -161,7 +161,7 @@ def plan_request(
     registry: PromptRegistry | None = None,
 ) -> ModelRequest:
     """The outline request for `target` (what `novel-studio prompt plot` shows for the next volume)."""
-    requests = AgentRequests(project, settings, registry or default_registry())
+    requests = AgentRequests(project, settings, registry or project_registry(project.root))
     bundle = plot_architect_context(
         project, target=target, note=note, fixed_outline=fixed_outline, registry=requests.registry
     )
@@ -178,7 +178,7 @@ def contracts_request(
     registry: PromptRegistry | None = None,
 ) -> ModelRequest:
     """The request of one contract batch."""
-    requests = AgentRequests(project, settings, registry or default_registry())
+    requests = AgentRequests(project, settings, registry or project_registry(project.root))
     bundle = plot_contracts_context(project, plan, chapters, before, registry=requests.registry)
     request = requests.build(bundle, PLAN_AGENT, chapter=chapters[0])
     return replace(request, stage=CONTRACT_STAGE, max_tokens=min(request.max_tokens, CONTRACT_MAX_TOKENS))
@@ -335,7 +335,7 @@ async def plan_outline(
     on_call: CallHook | None = None,
 ) -> PlanOutcome:
     """The outline call with its repair rounds: a plan without contracts (raises PlanRejected)."""
-    registry = registry or default_registry()
+    registry = registry or project_registry(project.root)
     if on_call is not None:
         on_call(PLAN_STAGE, list(range(target.first, target.last + 1)))
     current = plan_request(project, settings, target, note=note, fixed_outline=fixed_outline, registry=registry)
@@ -389,7 +389,7 @@ async def derive_contracts(
     """The contracts of `chapters` derived in batches (see the module rules); the plan with them (its other
     contracts kept, preconditions after the first derived chapter chained again) and the calls made.
     Raises PlanRejected when a batch still has errors after its repairs."""
-    registry = registry or default_registry()
+    registry = registry or project_registry(project.root)
     ctx = _context(project, plan, new_characters)
     todo = sorted(set(chapters))
     calls: list[CallRecord] = []

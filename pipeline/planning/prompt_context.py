@@ -117,7 +117,8 @@ def _bundle(
     data: dict[str, Any],
     registry: PromptRegistry | None,
 ) -> ContextBundle:
-    return render_bundle(agent, prompt_id, {"project_brief": project_brief(project), **variables}, data, registry)
+    return render_bundle(agent, prompt_id, {"project_brief": project_brief(project), **variables}, data, registry,
+                         root=project.root)
 
 
 def world_builder_context(

@@ -50,7 +50,6 @@ from pydantic import BaseModel
 from pipeline.agents.fresh import FreshProjectAgents
 from pipeline.agents.protocol import Agents, CallRecord
 from pipeline.agents.requests import AgentRequests
-from pipeline.agents.runner import default_registry
 from pipeline.decisions import Decider, Option, Question, QuestionKind
 from pipeline.estimate import estimate_chapter_cost
 from pipeline.events import Event, QuickStartStep
@@ -65,7 +64,7 @@ from pipeline.planning.style_analysis import (
     read_samples,
     style_request,
 )
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, Provider, ProviderError
 from pipeline.structured import StructuredReplyError, run_structured
 from pipeline.undo import undo_last_chapter
@@ -659,5 +658,5 @@ async def run_quick_start(
     quick start under way; `PausedForAuthor` from `decide` propagates (progress is saved)."""
     is_offline = bool(getattr(provider, "offline", False)) if offline is None else offline
     flow = _Flow(Path(root), settings, provider, request, decide, emit, lock=lock, lang=lang, offline=is_offline,
-                 registry=registry or default_registry(), max_cost_usd=max_cost_usd, agents=agents, on_retry=on_retry)
+                 registry=registry or project_registry(Path(root)), max_cost_usd=max_cost_usd, agents=agents, on_retry=on_retry)
     return await flow.run()

@@ -24,10 +24,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 from pipeline.agents.protocol import CallRecord
-from pipeline.agents.runner import default_registry, request_text
-from pipeline.context import ContextBundle, dumps, project_brief, render_bundle, request_from_bundle
+from pipeline.agents.runner import request_text
+from pipeline.context import (
+    ContextBundle,
+    default_registry,
+    dumps,
+    project_brief,
+    render_bundle,
+    request_from_bundle,
+)
 from pipeline.decisions import Decider, Option, Question, QuestionKind
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, Usage
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
 from pipeline.providers.retry import run_with_stage_retry
@@ -139,7 +146,7 @@ def review_bundle(project: Project, review: VolumeReview, registry: PromptRegist
         "storyline_ids": [s.id for s in review.storylines],
         "violations": len(review.violations),
     }
-    return render_bundle(REVIEW_AGENT, REVIEW_PROMPT, variables, data, registry)
+    return render_bundle(REVIEW_AGENT, REVIEW_PROMPT, variables, data, registry, root=project.root)
 
 
 def review_request(project: Project, settings: Settings, review: VolumeReview,
@@ -186,13 +193,13 @@ async def _call(provider: Provider, settings: Settings, request: ModelRequest, c
 
 
 async def suggestions(provider: Provider, settings: Settings, request: ModelRequest,
-                      calls: list[CallRecord]) -> ReviewSuggestions:
+                      calls: list[CallRecord], *, registry: PromptRegistry | None = None) -> ReviewSuggestions:
     """The model's suggestions; one repair round, then the reply kept as text."""
     text = await _call(provider, settings, request, calls)
     reply, errors = parse_reply(text, ReviewSuggestions)
     if reply is not None:
         return reply
-    repaired = replace(repair_request(request, text, errors, default_registry()), stage=REPAIR_STAGE)
+    repaired = replace(repair_request(request, text, errors, registry or default_registry()), stage=REPAIR_STAGE)
     text = await _call(provider, settings, repaired, calls)
     reply, _ = parse_reply(text, ReviewSuggestions)
     return reply if reply is not None else ReviewSuggestions(raw=text.strip())
@@ -255,11 +262,12 @@ async def review_volume(
     journal = load_review_journal(paths, volume)
     outcome.resumed = journal is not None
     if journal is None:
-        request = review_request(project, settings, review)
+        registry = project_registry(project.root)
+        request = review_request(project, settings, review, registry)
         estimate = estimate_review_cost(request, settings, offline=offline)
         if confirm_cost is not None and not await confirm_cost(estimate, request.model):
             raise ReviewStopped(f"estimate ${estimate:.2f}")
-        found = await suggestions(provider(), settings, request, outcome.calls)
+        found = await suggestions(provider(), settings, request, outcome.calls, registry=registry)
         state = load_state(paths)
         archive_final_state(paths, volume, state)
         journal = ReviewJournal(

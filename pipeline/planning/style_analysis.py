@@ -28,10 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from pipeline.agents.protocol import CallRecord
 from pipeline.agents.requests import AgentRequests
-from pipeline.agents.runner import default_registry
 from pipeline.context import project_brief, render_bundle, style_metrics
 from pipeline.planning.invoke import RetryHook, priced_invoke
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, Provider
 from pipeline.structured import run_structured
 from studio.errors import StudioError
@@ -193,7 +192,7 @@ def style_request(
     registry: PromptRegistry | None = None,
 ) -> ModelRequest:
     """The StyleAnalyzer request; `samples` are (name, text) of the author's prose (samples, write_then_extract)."""
-    requests = AgentRequests(project, settings, registry or default_registry())
+    requests = AgentRequests(project, settings, registry or project_registry(project.root))
     texts = [text for _, text in samples]
     measured = style_metrics("\n\n".join(texts), project.ai_blacklist.effective_words()) if texts else {}
     blocks = "\n".join(f'<sample name="{name}">\n{text}\n</sample>' for name, text in samples)
@@ -274,7 +273,7 @@ async def analyze_style(
     on_retry: RetryHook | None = None,
 ) -> StyleOutcome:
     """Ask StyleAnalyzer and build the profile (see the module rules); nothing is written here."""
-    registry = registry or default_registry()
+    registry = registry or project_registry(project.root)
     request = style_request(project, settings, source, samples=list(samples), reference_author=reference_author,
                             preset=preset, note=note, registry=registry)
     model_cls: type[StyleReply] = PresetStyleReply if source == "preset" else StyleReply

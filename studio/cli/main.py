@@ -35,6 +35,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.serve_cmd",
     "studio.cli.check_cmd",
     "studio.cli.prompt_cmd",
+    "studio.cli.prompts_cmd",
     "studio.cli.character_cmd",
     "studio.cli.world_cmd",
     "studio.cli.import_cmd",
@@ -187,6 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         func = getattr(args, "func", None)
         if func is None:
             return open_studio(args, parser)
+        from studio.cli.prompts_cmd import pin_before_run  # a project without prompt pins: pinned, said once
+
+        pin_before_run(args)
         return int(func(args))
     except KeyboardInterrupt:
         if debug:

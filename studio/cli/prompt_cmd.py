@@ -25,7 +25,6 @@ from urllib.parse import urlsplit, urlunsplit
 from pipeline.agents.protocol import RevisionInput
 from pipeline.agents.requests import AgentRequests
 from pipeline.agents.runner import request_text
-from pipeline.context import default_registry
 from pipeline.planning.prompt_context import (
     character_weaver_context,
     plot_architect_context,
@@ -33,6 +32,7 @@ from pipeline.planning.prompt_context import (
     world_builder_context,
 )
 from pipeline.planning.review import review_request
+from pipeline.prompts_registry import project_registry
 from pipeline.providers.anthropic_provider import build_params
 from pipeline.providers.base import ModelRequest
 from pipeline.providers.presets import preset_base_url
@@ -231,7 +231,7 @@ def build_preview(
 ) -> PromptPreview:
     """The request `agent` would send for `chapter` (see the module rules)."""
     prompt_id = resolve_agent(agent, lang)
-    registry = default_registry()
+    registry = project_registry(project.root, write=False)  # read-only: the pins a run would use
     settings_agent = SETTINGS_AGENT[prompt_id]
     if prompt_id in PLANNING_AGENTS:
         if prompt_id == "world-builder":

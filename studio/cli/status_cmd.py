@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from pipeline.prompts_registry import installed_registry
 from studio.cli.common import add_common_arguments, help_lang, project_root, resolve_lang
 from studio.i18n import Catalog, tr
 from studio.project import Project
@@ -31,7 +32,10 @@ def run(args: argparse.Namespace) -> int:
     root = project_root(args)
     lang = resolve_lang(args, root)
     project = Project.open(root, lang=lang)
-    report = build_status(project, lang=lang)
+    # Prompt versions: the installed registry (the same one runs use) says which newer versions exist.
+    registry = installed_registry()
+    versions = {pid: registry.versions(pid) for pid in registry.ids()}
+    report = build_status(project, lang=lang, prompt_versions=versions)
     if getattr(args, "json", False):
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:

@@ -3,6 +3,12 @@
 A null token or cost field means the provider did not report it; it is never read as zero when it matters:
 `cost()` is None when no stage reported a cost, and `tokens_reported()` tells a real 0 from "unknown".
 The seed's minimal stage (`name, model, duration_ms, input_tokens, output_tokens`) is a complete stage.
+
+Prompt versions (issue 9 item 8): each stage names its `prompt_id` and `prompt_version` (logged as written:
+`1`, `"1"` or `"v1"`; `parse_prompt_version` reads them all), `prefix_hash` (sha256, 12 hex, of the request's
+whole cached prefix) and `section_hashes` (tier -> sha256, 12 hex, of each rendered cached section as sent:
+`stable` = the system text, `volume` = the cached part of the user turn). The log's `prompt_versions` is
+prompt id -> version over all its stages; `prompt_versions_used()` falls back to the stages for older logs.
 """
 
 from __future__ import annotations
@@ -11,6 +17,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from studio.models.base import FileModel
 from studio.models.storylines import StorylineId
+
+
+def parse_prompt_version(value: object) -> int | None:
+    """A logged prompt version (`1`, `"1"`, `"v1"`) as an int; None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 1 else None
+    if isinstance(value, str):
+        text = value.strip().lstrip("vV")
+        return int(text) if text.isdigit() and int(text) >= 1 else None
+    return None
 
 
 class StageLog(BaseModel):
@@ -30,6 +48,7 @@ class StageLog(BaseModel):
         default=None, ge=0
     )  # our own count, when the provider's is null
     ttft_ms: int | None = Field(default=None, ge=0)  # time to first token (streaming)
+    section_hashes: dict[str, str] | None = None  # `prefix_hash` stays an extra field (it was one first)
 
     def _token_fields(self) -> list[int | None]:
         return [
@@ -56,6 +75,19 @@ class PipelineLog(FileModel):
     revisions: int = Field(default=0, ge=0)
     total_duration_ms: int | None = Field(default=None, ge=0)
     total_cost_usd: float | None = Field(default=None, ge=0)
+    prompt_versions: dict[str, int] | None = None
+
+    def prompt_versions_used(self) -> dict[str, int]:
+        """prompt id -> version this chapter's calls used (the log's table, else read from its stages; a
+        prompt logged at two versions keeps the later stage's)."""
+        if self.prompt_versions:
+            return dict(self.prompt_versions)
+        found: dict[str, int] = {}
+        for stage in self.stages:
+            version = parse_prompt_version(stage.prompt_version)
+            if stage.prompt_id and version is not None:
+                found[stage.prompt_id] = version
+        return found
 
     def total_tokens(self) -> int:
         return sum(stage.total_tokens() for stage in self.stages)

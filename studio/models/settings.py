@@ -157,6 +157,13 @@ class ProviderSettings(_Table):
         return value
 
 
+def _positive_versions(value: dict[str, int]) -> dict[str, int]:
+    bad = sorted(k for k, v in value.items() if v < 1)
+    if bad:
+        raise ValueError(f"prompt versions must be >= 1 ({', '.join(bad)})")
+    return value
+
+
 class ModelSettings(_Table):
     """Model per agent, after PRD 4.3: Opus where creative quality matters, Sonnet for volume work."""
 
@@ -231,8 +238,16 @@ class Settings(_Table):
     max_tokens: MaxTokenSettings = Field(default_factory=MaxTokenSettings)
     prices: dict[str, Price] = Field(default_factory=default_prices)
     writing: WritingSettings = Field(default_factory=WritingSettings)
+    # prompt id -> the version this project pins (issue 9 item 8). Only the project's own file pins: the
+    # user's file's [prompts] is dropped by `load_settings`. Read and written by `studio.prompt_pins`.
+    prompts: dict[str, int] = Field(default_factory=dict)
 
     _sources: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompt_versions(cls, value: dict[str, int]) -> dict[str, int]:
+        return _positive_versions(value)
 
     def model_for(self, agent: str) -> str:
         value = getattr(self.models, agent, None)

@@ -12,6 +12,8 @@ of `studio.tui.host`, never the concrete App or screen), in this order:
 3. recovery (`decide_recovery`): an interrupted chapter -> INTERRUPTED (resume now / later / discard the staged
    work: asked once more, default keep, and backed up first by `studio.tui.discard`); a pause waiting for the author (pending actions) -> shown, with "answer now" (starts the run, which
    asks it again) / later.
+4. prompt pins (when the project can be written): a project without `[prompts]` pins in novel-studio.toml is
+   pinned to the versions it has been using, and a notification says so once (`pipeline.prompts_registry`).
 
 Resume starts the run with the orchestrator's own INTERRUPTED question answered "resume" as data
 (`RunRequest.preanswered`), so the author is not asked twice, and nothing of that answer outlives that run. Discard goes through the orchestrator's own `_ask_interrupted` with a decider that
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.decisions import Option, Question, QuestionKind
+from pipeline.prompts_registry import ensure_pins, pin_notice
 from screens.pipeline_runner import log_line
 from studio.errors import LockHeldError, StudioError
 from studio.i18n import Catalog, Lang, tr
@@ -288,6 +291,13 @@ async def _check_lock(host: StudioHost) -> bool:
     return True
 
 
+def _pin_prompts(host: StudioHost) -> None:
+    """A project without prompt pins is pinned to what it has been using, and the author told once."""
+    notice = pin_notice(ensure_pins(host.project.root), host.lang)
+    if notice:
+        host.notify(notice, timeout=15, markup=False)
+
+
 async def run_startup_checks(host: StudioHost) -> None:
     """The checks of the module docstring; meant to run in a worker (the dialogs are awaited)."""
     try:
@@ -296,6 +306,7 @@ async def run_startup_checks(host: StudioHost) -> None:
             await ask_key_problem(host)
         if can_write:
             await _check_recovery(host)
+            _pin_prompts(host)
     except Exception as exc:  # never crash the studio over a start-up check
         log_line(host.project.root, "startup checks failed:\n" + traceback.format_exc())
         host.notify(tr(MESSAGES, "failed", host.lang, message=exc), severity="error", timeout=10, markup=False)
