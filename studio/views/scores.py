@@ -3,7 +3,7 @@ the force-passed mark, contract violations with confidence, risk flags, required
 of overall scores across chapters.
 
 `chapter_scores(project)` reads every evaluation's (overall, recommendation, force_passed) through the same
-stat-keyed cache as `novel-studio status` (`.novel-studio/cache/evaluations.json`), so a refresh on 500
+stat-keyed cache as `novel-studio status` (in the user cache folder, `studio.status.cache_file`), so a refresh on 500
 chapters parses no evaluation file that did not change.
 """
 
@@ -20,7 +20,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import RECOMMENDATIONS
 from studio.models.evaluation import DIMENSION_WEIGHTS, Evaluation
 from studio.project import Project
-from studio.status import EVALUATION_CACHE, ChapterScore, StatCache
+from studio.status import EVALUATION_CACHE, ChapterScore, StatCache, cache_file
 
 SPARK_CHARS = "▁▂▃▄▅▆▇█"
 BAR_FULL = "█"
@@ -240,7 +240,7 @@ def chapter_scores(project: Project) -> dict[int, ChapterScore]:
     Uses and refreshes the stat-keyed evaluation cache shared with `novel-studio status`; an unreadable
     evaluation file is skipped (status reports it).
     """
-    cache = StatCache(project.root / EVALUATION_CACHE)
+    cache = StatCache(cache_file(project.root, EVALUATION_CACHE))
     out: dict[int, ChapterScore] = {}
     for n, path in sorted(project.evaluation_files().items()):
         try:
