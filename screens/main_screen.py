@@ -540,7 +540,8 @@ class MainScreen(Screen[None]):
             self.diff_view.show_diff(state_diff_for_chapter(self.project, n))
         except StudioError as exc:
             self.diff_view.show_error(str(exc))
-        self.scores_view.show_scores(scores_for_chapter(self.project, n))
+        history = [(c.number, c.overall) for v in self.outline.rows for c in v.chapters if c.overall is not None]
+        self.scores_view.show_scores(scores_for_chapter(self.project, n, history=history))
         self.header.update_info(chapter=n)
         self._show_marks()  # why it is marked stays under its title, not in a toast
 
