@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import generate_project  # noqa: E402
 
 from studio.project import Project  # noqa: E402
-from studio.status import CACHE_DIR, build_status, render_status  # noqa: E402
+from studio.status import build_status, cache_folder, render_status  # noqa: E402
 
 
 def _status_once(root: Path) -> float:
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
 
         cold: list[float] = []
         for _ in range(args.runs):
-            shutil.rmtree(root / CACHE_DIR, ignore_errors=True)
+            shutil.rmtree(cache_folder(root), ignore_errors=True)
             cold.append(_status_once(root))
         warm = [_status_once(root) for _ in range(args.runs)]
         print(f"status in-process, cold (no cache): median {statistics.median(cold) * 1000:.0f} ms "

@@ -22,6 +22,13 @@ Headless frames are composed but not written to a terminal, so (a) in-process an
 write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 runs, 20 presses.
 (c) what a chapter selection computes, per chapter: the state diff (chapter after chapter, which replays one
     changelog entry from the state remembered for the chapter before, and cold), the scores pane, the typesetting.
+(d) unless `--no-pty`, key latency in a real pty (`tests/pty_term.py`: the studio as `python -m studio.cli.main
+    --project DIR --offline` on a pseudo-terminal, 160x48, its output read by pyte): idle, the keys `1`, `down`,
+    `up`, `2`, `pagedown`, `pageup` in turn, each written once the terminal has been quiet for 0.3 s, timed from
+    the write to the first byte of the next frame and to the end of that frame (no output for 30 ms); p95 per
+    kind. While a chapter streams (NOVEL_STUDIO_OFFLINE_DELAY=0.05) the output never stops, so there the
+    chapter selection (`down`/`up` in the outline) is timed from the write to the frame whose header names
+    the newly selected chapter. Also the studio's CPU time (user+sys) per key, from /proc.
 """
 
 from __future__ import annotations
@@ -567,6 +574,13 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
     figures["selection"] = selection_costs(root)
     for name, value in figures["selection"].items():
         out(f"  {name}: {ms(value)}")
+    if opts.pty:
+        out("")
+        out(f"(d) key latency in a real pty ({SIZE[0]}x{SIZE[1]}, python -m studio.cli.main --offline, read by pyte)")
+        pty_figures = pty_key_latency(root, opts.presses, out)
+        if pty_figures is not None:
+            figures["pty_keys"] = pty_figures
+            print_pty_latency(pty_figures, out)
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
     return figures
 
@@ -600,6 +614,100 @@ def selection_costs(root: Path, walk: int = 20) -> dict[str, float]:
         "scores pane": timed(lambda n: scores_for_chapter(project, n)),
         "typeset at 76 cells": timed(lambda n: typeset(project.chapter_text(n) or "", 76)),
     }
+
+
+# --------------------------------------------------------------------------------------------- (d) real pty
+
+PTY_KEY_CYCLE = ("1", "down", "up", "2", "pagedown", "pageup")
+PTY_KINDS = {"1": "pane switching", "2": "pane switching", "down": "chapter selection", "up": "chapter selection",
+             "pagedown": "scrolling", "pageup": "scrolling"}
+
+
+def _child_cpu_s(pid: int) -> float:
+    """utime + stime of a process, from /proc (nan elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return math.nan
+
+
+def _header_chapter(lines: list[str]) -> int | None:
+    import re
+
+    found = re.search(r"第\d+卷·第(\d+)章", lines[0] if lines else "")
+    return int(found.group(1)) if found else None
+
+
+def pty_key_latency(root: Path, presses: int, out: Out) -> dict[str, Any] | None:
+    try:
+        from tests.pty_term import KEYS, PtyTerm, studio_argv
+    except ImportError as exc:  # no pty or no pyte
+        out(f"  real pty: skipped ({exc})")
+        return None
+    figures: dict[str, Any] = {"idle": [], "stream": [], "cpu": []}
+    env = dict(os.environ, NOVEL_STUDIO_OFFLINE_DELAY="0.05")
+    term = PtyTerm.spawn(studio_argv(root), size=SIZE, env=env)
+    try:
+        if not term.wait_for(PANE_TITLES[0], 120):
+            out("  real pty: the studio did not paint")
+            return None
+        term.settle(0.5)
+        for i in range(presses):
+            key = PTY_KEY_CYCLE[i % len(PTY_KEY_CYCLE)]
+            term.settle(0.3)
+            cpu0 = _child_cpu_s(term.proc.pid)
+            sent = time.perf_counter()
+            term.send(KEYS.get(key, key.encode()))
+            if not term.pump(5.0):
+                continue
+            first = term.last_output - sent
+            while term.pump(0.03):
+                pass
+            done = term.last_output - sent
+            figures["idle"].append((key, first, done))
+            figures["cpu"].append(_child_cpu_s(term.proc.pid) - cpu0)
+        # while a chapter streams: chapter selection until the header names the new chapter
+        term.send(b"1")
+        term.settle(0.3)
+        term.send(b"c")
+        term.wait_until(lambda: "运行中" in term.display()[0], 60)
+        for i in range(presses):
+            key = "down" if i % 2 == 0 else "up"
+            before = _header_chapter(term.display())
+
+            def moved(before: int | None = before) -> bool:
+                return _header_chapter(term.display()) not in (None, before)
+
+            sent = time.perf_counter()
+            term.send(KEYS[key])
+            if term.wait_until(moved, 5.0):
+                figures["stream"].append((key, term.last_output - sent))
+            if term.proc.poll() is not None or "运行中" not in term.display()[0]:
+                break
+            term.pump(0.1)
+    finally:
+        term.close()
+    return figures
+
+
+def print_pty_latency(figures: dict[str, Any], out: Out) -> None:
+    idle: list[tuple[str, float, float]] = figures["idle"]
+    for kind in ("pane switching", "chapter selection", "scrolling"):
+        firsts = [f for k, f, _ in idle if PTY_KINDS[k] == kind]
+        dones = [d for k, _, d in idle if PTY_KINDS[k] == kind]
+        if firsts:
+            out(f"  idle, {kind:<18} key -> first byte p95 {ms(p95(firsts))} (median {ms(statistics.median(firsts))}); "
+                f"-> frame written p95 {ms(p95(dones))}; {len(firsts)} presses")
+    cpu = [c for c in figures["cpu"] if not math.isnan(c)]
+    if cpu:
+        out(f"  studio CPU per idle key: median {ms(statistics.median(cpu))}, p95 {ms(p95(cpu))}")
+    stream = [t for _, t in figures["stream"]]
+    if stream:
+        out(f"  while streaming, chapter selection key -> header shows it: p95 {ms(p95(stream))} "
+            f"(median {ms(statistics.median(stream))}); {len(stream)} presses")
+    else:
+        out("  while streaming: no selection measured (the draft ended first)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,8 @@ the gate from the staged evaluation and prepares again.
 to run again after a kill at any point, even if the journal update that would have recorded it was lost:
 
 1. `archive`  - into `logs/chapter-NNN/`: the pass texts, refine records, earlier evaluations and the calls
-                log; and, once only (guarded by `undo.json` being there), the storyline memory,
+                log (moved by a rename: no later step reads them, and a rerun finds them moved; the staged
+                files later steps copy are copied); and, once only (guarded by `undo.json` being there), the storyline memory,
                 `foreshadowing/global.json` and `current-state.json` as they were *before* this chapter,
                 which undo restores (the state copy matters when the changelog does not describe the
                 whole state: a project begun by another tool or edited by hand).
@@ -26,6 +27,11 @@ to run again after a kill at any point, even if the journal update that would ha
 5. `checkpoint` - `last_completed_chapter = N`, stage `committed`, nothing inflight, revision counters
                 reset, pending actions cleared (a no-op when it already says so).
 6. `cleanup`  - the chapter's staging files, the staged memory, then the journal itself, last.
+
+Durability (power loss, not kills): each step's writes are made durable together at the step's end (one
+folder fsync per folder, `studio.fileio.deferred_dir_fsyncs`) before the journal records the step. The
+journal's progress rewrites skip their own folder fsync: a journal that loses its last update reruns an
+idempotent step. Run from the studio, the whole commit runs in a worker thread (`pipeline.off_loop`).
 """
 
 from __future__ import annotations
@@ -38,7 +44,14 @@ from typing import Any
 
 from pipeline.staging import ChapterStaging, call_from_data, prune_empty_dirs
 from studio.errors import FormatError, StudioError
-from studio.fileio import atomic_write_bytes, atomic_write_json, read_json, sweep_temp_files
+from studio.fileio import (
+    atomic_write_bytes,
+    atomic_write_json,
+    deferred_dir_fsyncs,
+    read_json,
+    replace_file,
+    sweep_temp_files,
+)
 from studio.foreshadow_ledger import apply_foreshadow_ops
 from studio.i18n import DEFAULT_LANG, Lang
 from studio.ids import chapter_id
@@ -260,15 +273,29 @@ def _copy(src: Path, dest: Path) -> None:
         atomic_write_bytes(dest, src.read_bytes())
 
 
+def _move(src: Path, dest: Path) -> None:
+    """Rename a staged file into the archive (a copy when staging sits on another file system)."""
+    try:
+        replace_file(src, dest)
+    except OSError:
+        if not src.is_file():
+            raise
+        _copy(src, dest)
+
+
 def _archive(paths: ProjectPaths, st: ChapterStaging, storyline_id: str | None) -> None:
     folder = archive_dir(paths, st.n)
     folder.mkdir(parents=True, exist_ok=True)
+    read_later = {st.current, st.summary, st.summary_meta, st.evaluation, st.delta}  # copied, not moved
     for path in st.own_files():
         if path == st.journal or path == st.staged_log:
             continue
         if path.parent.name == "chapters" and path.name == st.current.name:
             continue  # the final text goes to chapters/
-        _copy(path, folder / path.name)
+        if path in read_later:
+            _copy(path, folder / path.name)
+        else:
+            _move(path, folder / path.name)
     if (folder / UNDO_INFO).is_file():
         return  # the "before" copies are taken once; later steps may have changed the originals since
     memory_existed = False
@@ -388,36 +415,49 @@ def run_commit(
     for step in STEPS:
         if step in done:
             continue
-        if step == "archive":
-            _archive(paths, st, storyline_id)
-        elif step == "chapter":
-            _copy(st.current, paths.chapter(n))
-        elif step == "summary":
-            _copy(st.summary, paths.summary(n))
-        elif step == "evaluation":
-            _copy(st.evaluation, paths.evaluation(n))
-        elif step == "memory":
-            if storyline_id:
-                _copy(st.memory(storyline_id), paths.storyline_memory(storyline_id))
-        elif step == "state":
-            outcome.warnings.extend(_merge_state(paths, st, lang))
-        elif step == "foreshadowing":
-            outcome.warnings.extend(_update_foreshadowing(paths, st, storyline_id, lang))
-        elif step == "log":
-            _copy(st.staged_log, paths.log(n))
-        elif step == "checkpoint":
-            _advance_checkpoint(paths, n, patch_skipped)
-        elif step == "cleanup":
-            _cleanup(paths, st, storyline_id)
+        with deferred_dir_fsyncs():
+            finished = _run_step(paths, st, step, storyline_id, patch_skipped, outcome, lang)
+        if finished:
             if hook is not None:
                 hook(f"commit:{step}")
             return outcome
         done.append(step)
         journal["steps_done"] = done
-        atomic_write_json(st.journal, journal)
+        atomic_write_json(st.journal, journal, sync_dir=False)
         if hook is not None:
             hook(f"commit:{step}")
     return outcome
+
+
+def _run_step(
+    paths: ProjectPaths, st: ChapterStaging, step: str, storyline_id: str | None, patch_skipped: bool,
+    outcome: CommitOutcome, lang: Lang = DEFAULT_LANG,
+) -> bool:
+    """Run one commit step; True when it was the last one (the journal is gone)."""
+    n = st.n
+    if step == "archive":
+        _archive(paths, st, storyline_id)
+    elif step == "chapter":
+        _copy(st.current, paths.chapter(n))
+    elif step == "summary":
+        _copy(st.summary, paths.summary(n))
+    elif step == "evaluation":
+        _copy(st.evaluation, paths.evaluation(n))
+    elif step == "memory":
+        if storyline_id:
+            _copy(st.memory(storyline_id), paths.storyline_memory(storyline_id))
+    elif step == "state":
+        outcome.warnings.extend(_merge_state(paths, st, lang))
+    elif step == "foreshadowing":
+        outcome.warnings.extend(_update_foreshadowing(paths, st, storyline_id, lang))
+    elif step == "log":
+        _copy(st.staged_log, paths.log(n))
+    elif step == "checkpoint":
+        _advance_checkpoint(paths, n, patch_skipped)
+    elif step == "cleanup":
+        _cleanup(paths, st, storyline_id)
+        return True
+    return False
 
 
 def resume_commits(paths: ProjectPaths, *, hook: StepHook | None = None) -> list[CommitOutcome]:

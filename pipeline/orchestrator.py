@@ -56,6 +56,7 @@ from pipeline.events import (
     TextDelta,
 )
 from pipeline.gate import GateAction, GateDecision, gate_evaluation, soft_rule_ids
+from pipeline.off_loop import off_loop
 from pipeline.providers.base import Usage
 from pipeline.staging import ChapterStaging, refine_record
 from studio.checks.judge_evidence import leak_violations, with_violations
@@ -316,7 +317,7 @@ class Orchestrator:
         reconcile(self.paths)
         self._load()
         recorded = self._cp.last_completed_chapter
-        for outcome in resume_commits(self.paths, hook=self.step_hook):
+        for outcome in await off_loop(resume_commits, self.paths, hook=self.step_hook):
             self._notice(outcome.chapter, tr(MESSAGES, "resumed_commit", self.lang, chapter=outcome.chapter), "info")
             if outcome.chapter > recorded:  # only its cleanup was left: the last run already counted it
                 await self._after_commit_report(outcome.chapter)
@@ -370,7 +371,7 @@ class Orchestrator:
         st = ChapterStaging(self.paths, n)
         while True:
             if st.journal.is_file():
-                self._run_commit(n)
+                await self._run_commit(n)
                 return
             self._load()
             rec = decide_recovery(self._cp, self.paths)
@@ -587,21 +588,21 @@ class Orchestrator:
         st = ChapterStaging(self.paths, n)
         evaluation = Evaluation.load(st.evaluation)
         if evaluation.force_passed:
-            self._commit(n, GateAction.FORCE_PASS.value, force_passed=True)
+            await self._commit(n, GateAction.FORCE_PASS.value, force_passed=True)
             return
         decision = self._decide(evaluation)
         self._record_gate(st, decision)
         action = decision.action
         if action is GateAction.PASS:
-            self._commit(n, action.value, force_passed=False)
+            await self._commit(n, action.value, force_passed=False)
         elif action is GateAction.FORCE_PASS:
             evaluation.model_copy(update={"force_passed": True}).save(st.evaluation)
-            self._commit(n, action.value, force_passed=True)
+            await self._commit(n, action.value, force_passed=True)
         elif action is GateAction.POLISH:
             polished = st.polished_text()
             if polished is not None:
                 st.sync_current(polished)
-                self._commit(n, action.value, force_passed=False)
+                await self._commit(n, action.value, force_passed=False)
             else:
                 self._cp.pipeline_stage = PipelineStage.REVISING
                 self._cp.revision_kind = "polish"
@@ -848,10 +849,11 @@ class Orchestrator:
 
     # ------------------------------------------------------------------ commit
 
-    def _commit(self, n: int, gate_decision: str, *, force_passed: bool) -> None:
+    async def _commit(self, n: int, gate_decision: str, *, force_passed: bool) -> None:
         if self.lock is not None:
             self.lock.ensure_held()
-        prepare_commit(
+        await off_loop(
+            prepare_commit,
             self.paths,
             n,
             gate_decision=gate_decision,
@@ -860,10 +862,10 @@ class Orchestrator:
             started_at=None,
         )
         self._hook("commit:prepared")
-        self._run_commit(n)
+        await self._run_commit(n)
 
-    def _run_commit(self, n: int) -> None:
-        outcome = run_commit(self.paths, n, hook=self.step_hook, lang=self.lang)
+    async def _run_commit(self, n: int) -> None:
+        outcome = await off_loop(run_commit, self.paths, n, hook=self.step_hook, lang=self.lang)
         for warning in outcome.warnings:
             self._notice(n, warning)
         self._load()

@@ -17,6 +17,7 @@ edit, the edits/rebuild flow) are controllers over `StudioHost`, which this scre
 
 from __future__ import annotations
 
+import os
 from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
@@ -149,6 +150,12 @@ MESSAGES: Catalog = {
     "no_key": (
         "没有设置 API key（环境变量 {env}）。设置后重试，或用 --offline 离线运行。",
         "No API key set (environment variable {env}). Set it and retry, or run with --offline.",
+    ),
+    "no_key_served": (
+        "没有设置 API key（环境变量 {env}）。浏览器模式：在运行 novel-studio serve 的终端里设置它，"
+        "再重新启动 serve；或用 novel-studio serve --offline 离线运行。",
+        "No API key set (environment variable {env}). In the browser mode: set it in the terminal that runs "
+        "novel-studio serve, then restart serve; or run novel-studio serve --offline.",
     ),
     "unreadable": (
         "第{n}章无法读取（文件没有被改动）：{error}\n请把它另存为 UTF-8 编码后再打开。",
@@ -466,6 +473,10 @@ class MainScreen(Screen[None]):
         self._show_active_pane()
 
     def _show_active_pane(self) -> None:
+        if self.has_class("-wide"):
+            # All four panes show and the tab bar is hidden: nothing to restyle (a class change restyles a pane's
+            # whole subtree; a tab change moves its underline). Going narrow calls this again.
+            return
         for index, name in enumerate(PANES):
             self.query_one(f"#pane-{name}").set_class(index == self.active_pane, "-active")
         tabs = self.query_one(PaneTabs)
@@ -476,6 +487,8 @@ class MainScreen(Screen[None]):
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
+        if self.has_class("-wide"):
+            return  # the tab bar is hidden and not kept in step (see `_show_active_pane`)
         tab_id = event.tab.id or ""
         if tab_id != self.query_one(PaneTabs).active:
             return  # a stale activation (we switched again since): ignore, or the two would ping-pong
@@ -544,7 +557,8 @@ class MainScreen(Screen[None]):
             self.diff_view.show_diff(state_diff_for_chapter(self.project, n))
         except StudioError as exc:
             self.diff_view.show_error(str(exc))
-        self.scores_view.show_scores(scores_for_chapter(self.project, n))
+        history = [(c.number, c.overall) for v in self.outline.rows for c in v.chapters if c.overall is not None]
+        self.scores_view.show_scores(scores_for_chapter(self.project, n, history=history))
         self.header.update_info(chapter=n)
         self._show_marks()  # why it is marked stays under its title, not in a toast
 
@@ -587,7 +601,8 @@ class MainScreen(Screen[None]):
         services = self.services
         if services.key_missing():
             env = services.settings.provider.api_key_env if services.settings is not None else "ANTHROPIC_API_KEY"
-            self.notify(tr(MESSAGES, "no_key", self.lang, env=env), severity="error", timeout=10)
+            key = "no_key_served" if os.environ.get("NOVEL_STUDIO_SERVED") == "1" else "no_key"  # see serve_cmd
+            self.notify(tr(MESSAGES, key, self.lang, env=env), severity="error", timeout=10)
             return False
         return True
 

@@ -12,6 +12,13 @@ its bytes (cut inside a multi-byte character when the line has one), a rename be
 how the crash tests reach every write point of a run deterministically, without timing. Such a test may
 also set `NOVEL_STUDIO_TEST_NO_FSYNC=1`: fsync protects against power loss, never against a killed process
 (the page cache outlives it), so skipping it changes nothing a kill test checks and saves most of its time.
+
+Batched folder fsyncs: inside `deferred_dir_fsyncs()` (per thread) the folder fsync of each write is put off
+to the end of the block, one per folder however many files were written there. A caller uses it where the
+block's files need only be durable together before its next record says they are done (the commit: one
+block per step, the journal update after it). `sync_dir=False` skips the folder fsync of one write whose
+loss in a power cut is harmless (the commit journal's progress: an older journal only reruns idempotent
+steps); the file's own fsync stays, so the name never points at unwritten data.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ import re
 import signal
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +44,7 @@ TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what mkstemp below na
 _counter_lock = threading.Lock()
 _write_count = 0
 _in_flight: set[str] = set()  # temp files being written by this process right now
+_deferred = threading.local()  # .folders: the folders whose fsync waits for the end of a deferred block
 
 
 def _fault_at() -> int:
@@ -69,6 +79,14 @@ def _fsync(fd: int) -> None:
 def _fsync_dir(folder: Path) -> None:
     if os.environ.get(NO_FSYNC_ENV) == "1":
         return
+    pending: set[Path] | None = getattr(_deferred, "folders", None)
+    if pending is not None:
+        pending.add(Path(folder))
+        return
+    _fsync_dir_now(folder)
+
+
+def _fsync_dir_now(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -81,10 +99,28 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+@contextmanager
+def deferred_dir_fsyncs() -> Iterator[None]:
+    """Put this thread's folder fsyncs off to the end of the block: one per folder (see the module rules).
+    Nested blocks join the outer one. A block left by an exception still syncs what it wrote."""
+    if getattr(_deferred, "folders", None) is not None:
+        yield
+        return
+    folders: set[Path] = set()
+    _deferred.folders = folders
+    try:
+        yield
+    finally:
+        _deferred.folders = None
+        for folder in sorted(folders):
+            _fsync_dir_now(folder)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True, sync_dir: bool = True) -> None:
     """Write `data` to `path` atomically (see the module docstring). `durable=False` skips the fsyncs (still
     atomic): for caches outside the author's folder (rebuilt when lost), or for a batch of files a journal can
-    redo, made durable together by `sync_disk()` before the journal goes."""
+    redo, made durable together by `sync_disk()` before the journal goes. `sync_dir=False` skips only the
+    folder's fsync (see the module rules)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -113,7 +149,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         raise
     finally:
         _in_flight.discard(tmp_name)
-    if durable:
+    if durable and sync_dir:
         _fsync_dir(path.parent)
 
 
@@ -124,15 +160,18 @@ def sync_disk() -> None:
 
 
 def replace_file(src: Path, dest: Path) -> None:
-    """Rename `src` over `dest` (same folder: atomic) and fsync the folder; a counted write point."""
+    """Rename `src` over `dest` (atomic on one file system, in one folder or across two) and fsync the
+    folder(s); a counted write point."""
     if _write_point():
         _die()
     os.replace(src, dest)
     _fsync_dir(Path(dest).parent)
+    if Path(src).parent != Path(dest).parent:
+        _fsync_dir(Path(src).parent)
 
 
-def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
+def atomic_write_text(path: Path, text: str, *, durable: bool = True, sync_dir: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable, sync_dir=sync_dir)
 
 
 def dumps_json(data: Any) -> str:
@@ -140,8 +179,8 @@ def dumps_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def atomic_write_json(path: Path, data: Any) -> None:
-    atomic_write_text(path, dumps_json(data))
+def atomic_write_json(path: Path, data: Any, *, sync_dir: bool = True) -> None:
+    atomic_write_text(path, dumps_json(data), sync_dir=sync_dir)
 
 
 def append_line(path: Path, line: str) -> None:

@@ -1,8 +1,9 @@
 """`novel-studio status`: where the novel stands, in one screen (PRD `/novel:status`, read-only).
 
 Reads the checkpoint and the small per-chapter files (evaluations, logs); chapter text is read only to count
-字数 and the counts are cached under `.novel-studio/cache/wordcount.json` keyed by (size, mtime_ns), so a
-second status on 500 chapters reads no chapter text at all. Status changes nothing else in the project.
+字数 and the counts are cached in the user's cache folder (`cache_file`: platformdirs' user cache dir,
+`novel-studio/status/<hash of the project's path>/wordcount.json`), keyed by (size, mtime_ns), so a second
+status on 500 chapters reads no chapter text at all. Status writes nothing into the author's folder.
 
 Prompt cache and versions (issue 9 items 6 and 8):
 - `cache`: the share of input tokens served from the prompt cache. For the book, from the spend ledger (every
@@ -15,11 +16,13 @@ Prompt cache and versions (issue 9 items 6 and 8):
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 from pydantic import BaseModel, Field, ValidationError
 
 from studio import wordcount
@@ -37,11 +40,10 @@ from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
 from studio.spend_ledger import spend_totals
 
-CACHE_DIR = Path(".novel-studio") / "cache"
-WORDCOUNT_CACHE = CACHE_DIR / "wordcount.json"
-EVALUATION_CACHE = CACHE_DIR / "evaluations.json"
-LOG_CACHE = CACHE_DIR / "logs.json"
-LOG_CACHE_SHARE = CACHE_DIR / "log-cache-share.json"
+WORDCOUNT_CACHE = "wordcount.json"  # cache file names, in `cache_file(root, name)`
+EVALUATION_CACHE = "evaluations.json"
+LOG_CACHE = "logs.json"
+LOG_CACHE_SHARE = "log-cache-share.json"
 CACHE_VERSION = 1
 RECENT_SCORES = 5
 
@@ -201,6 +203,18 @@ class StatusReport(BaseModel):
 # ---------------------------------------------------------------------------------------------- caches
 
 
+def cache_folder(root: Path) -> Path:
+    """The derived-value caches of the project at `root`: in the user's cache folder, one folder per project
+    (named by a hash of its resolved path), never in the author's folder (status is read-only there)."""
+    key = hashlib.sha256(os.fsencode(Path(root).resolve())).hexdigest()[:16]
+    return Path(platformdirs.user_cache_dir("novel-studio")) / "status" / key
+
+
+def cache_file(root: Path, name: str) -> Path:
+    """The cache file `name` (e.g. `WORDCOUNT_CACHE`) of the project at `root`."""
+    return cache_folder(root) / name
+
+
 class StatCache:
     """A small JSON cache of values derived from files, keyed by file name and valid while the file's
     (size, mtime_ns) is unchanged: `{"version": 1, "entries": {name: [size, mtime_ns, value]}}`.
@@ -272,8 +286,8 @@ def _stat(path: Path, problems: list[str] | None) -> os.stat_result | None:
 
 def total_word_count(project: Project, problems: list[str] | None = None) -> tuple[int, dict[int, int]]:
     """字数 of every committed chapter (total, per chapter), using and refreshing the stat-keyed cache
-    `.novel-studio/cache/wordcount.json`. A chapter file that is not UTF-8 counts as 0 and is reported."""
-    cache = StatCache(project.root / WORDCOUNT_CACHE)
+    `cache_file(root, WORDCOUNT_CACHE)`. A chapter file that is not UTF-8 counts as 0 and is reported."""
+    cache = StatCache(cache_file(project.root, WORDCOUNT_CACHE))
     per_chapter: dict[int, int] = {}
     for n in project.committed_chapters():
         path = project.chapter_file(n)
@@ -312,7 +326,7 @@ def _enum_text(value: object) -> str | None:
 
 def _scores(project: Project, problems: list[str]) -> tuple[float | None, int, list[ChapterScore]]:
     """(average overall, evaluated chapters, the last RECENT_SCORES scores) from evaluations/."""
-    cache = StatCache(project.root / EVALUATION_CACHE)
+    cache = StatCache(cache_file(project.root, EVALUATION_CACHE))
     scores: list[ChapterScore] = []
     for n, path in sorted(project.evaluation_files().items()):
         st = _stat(path, problems)
@@ -350,7 +364,7 @@ def _scores(project: Project, problems: list[str]) -> tuple[float | None, int, l
 
 def _costs(project: Project, problems: list[str]) -> tuple[float, int, int, int]:
     """(cost USD, input tokens, output tokens, logs without any cost) from logs/. Nulls count as 0."""
-    cache = StatCache(project.root / LOG_CACHE)
+    cache = StatCache(cache_file(project.root, LOG_CACHE))
     cost = 0.0
     tokens_in = 0
     tokens_out = 0
@@ -406,7 +420,7 @@ def _chapter_cache_share(log: PipelineLog) -> float | None:
 
 def _log_cache_tokens(project: Project, problems: list[str]) -> tuple[int, int, int]:
     """(cache read tokens, input tokens, stages) over the chapter logs' stages that reported cache use."""
-    cache = StatCache(project.root / LOG_CACHE_SHARE)
+    cache = StatCache(cache_file(project.root, LOG_CACHE_SHARE))
     read = total = stages = 0
     for n, path in sorted(project.log_files().items()):
         st = _stat(path, problems)

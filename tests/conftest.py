@@ -54,6 +54,7 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     for name in list(os.environ):
         if name.startswith("NOVEL_STUDIO_") or name == "ANTHROPIC_API_KEY":
             monkeypatch.delenv(name, raising=False)

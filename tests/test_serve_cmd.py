@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -40,6 +41,7 @@ class RecordingServer:
 def recorder(monkeypatch: pytest.MonkeyPatch) -> type[RecordingServer]:
     RecordingServer.instances = []
     monkeypatch.setattr(serve_cmd, "_load_server", lambda: RecordingServer)
+    monkeypatch.setattr(serve_cmd, "port_problem", lambda host, port: None)  # no port is opened by these tests
     return RecordingServer
 
 
@@ -125,3 +127,50 @@ def test_the_command_opens_the_studio(sample: Path) -> None:
     args = build_parser("zh").parse_args(argv[3:])
     assert getattr(args, "func", None) is None  # no subcommand: main() opens the studio
     assert args.project == sample.resolve() and args.offline and args.lang == "zh"
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "-1", "http"])
+def test_invalid_port_is_a_usage_error(sample: Path, recorder: type[RecordingServer], port: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--project", str(sample), "--port", port]) == 2
+    assert "1 到 65535" in capsys.readouterr().err
+    assert recorder.instances == []
+
+
+def test_busy_port_is_said_before_the_url(sample: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    monkeypatch.setattr(serve_cmd, "_load_server", lambda: RecordingServer)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))  # an ephemeral port, listening: busy for anyone else
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        assert serve_cmd.port_problem("127.0.0.1", port) is not None
+        RecordingServer.instances = []
+        assert main(["serve", "--project", str(sample), "--port", str(port)]) == 1
+    captured = capsys.readouterr()
+    assert f"127.0.0.1:{port}" in captured.err and "--port" in captured.err
+    assert "http://" not in captured.out  # no "open this URL" line for a server that cannot start
+    assert RecordingServer.instances == []
+
+
+def test_public_url_for_ssh_forwards_and_every_address(sample: Path, recorder: type[RecordingServer],
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--project", str(sample), "--public-url", "http://localhost:9000/"]) == 0
+    assert recorder.instances[-1].kwargs["public_url"] == "http://localhost:9000"
+    assert "http://localhost:9000" in capsys.readouterr().out
+    assert main(["serve", "--project", str(sample), "--host", "0.0.0.0", "--port", "8123"]) == 0
+    url = recorder.instances[-1].kwargs["public_url"]
+    assert url.endswith(":8123") and "0.0.0.0" not in url  # a browser cannot open 0.0.0.0
+    assert main(["serve", "--project", str(sample)]) == 0
+    assert recorder.instances[-1].kwargs["public_url"] == "http://127.0.0.1:8000"
+    assert main(["serve", "--project", str(sample), "--public-url", "localhost:9000"]) == 2
+
+
+def test_sessions_know_they_run_in_a_browser(sample: Path, recorder: type[RecordingServer],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(serve_cmd.SERVED_ENV, raising=False)
+    assert main(["serve", "--project", str(sample)]) == 0
+    assert os.environ.get(serve_cmd.SERVED_ENV) == "1"
+    monkeypatch.delenv(serve_cmd.SERVED_ENV)

@@ -19,7 +19,7 @@ from studio.lock import LockState, LockStatus
 from studio.models.lock_info import LockInfo
 from studio.paths import ProjectPaths
 from studio.project import Project
-from studio.status import WORDCOUNT_CACHE, build_status, render_status, total_word_count
+from studio.status import WORDCOUNT_CACHE, build_status, cache_file, render_status, total_word_count
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -121,10 +121,10 @@ def test_wordcount_cache_used_on_second_call(project60: Path, monkeypatch: pytes
         return real(text)
 
     monkeypatch.setattr(wordcount, "word_count", counting)
-    (project60 / WORDCOUNT_CACHE).unlink(missing_ok=True)
+    cache_file(project60, WORDCOUNT_CACHE).unlink(missing_ok=True)
     first, _ = total_word_count(Project.open(project60))
     assert len(calls) == 60
-    assert (project60 / WORDCOUNT_CACHE).is_file()
+    assert cache_file(project60, WORDCOUNT_CACHE).is_file()
     calls.clear()
     second, _ = total_word_count(Project.open(project60))
     assert calls == [] and second == first
@@ -135,7 +135,7 @@ def test_wordcount_cache_used_on_second_call(project60: Path, monkeypatch: pytes
     assert len(calls) == 1 and third == first + 5
     # a corrupt cache is rebuilt, not an error
     calls.clear()
-    (project60 / WORDCOUNT_CACHE).write_text("{broken", encoding="utf-8")
+    cache_file(project60, WORDCOUNT_CACHE).write_text("{broken", encoding="utf-8")
     assert total_word_count(Project.open(project60))[0] == third
     assert len(calls) == 60
 

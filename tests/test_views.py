@@ -15,7 +15,7 @@ from studio.models.evaluation import DIMENSION_WEIGHTS, Evaluation
 from studio.models.patch import StateOp
 from studio.models.state import CurrentState
 from studio.project import Project
-from studio.status import EVALUATION_CACHE, WORDCOUNT_CACHE
+from studio.status import EVALUATION_CACHE, WORDCOUNT_CACHE, cache_file
 from studio.views.outline_rows import ChapterStatus, build_outline_rows, find_chapter
 from studio.views.scores import (
     SPARK_CHARS,
@@ -68,7 +68,7 @@ def test_outline_rows_sample(sample: Project) -> None:
     assert ch1.storyline_slot != ch3.storyline_slot  # storylines.json order: distinct colours
     assert volume.written == 2 and volume.word_count == ch1.word_count + (ch2.word_count or 0)
     # The word counts were cached for the next refresh.
-    assert (sample.root / WORDCOUNT_CACHE).is_file() and (sample.root / EVALUATION_CACHE).is_file()
+    assert cache_file(sample.root, WORDCOUNT_CACHE).is_file() and cache_file(sample.root, EVALUATION_CACHE).is_file()
 
 
 def test_outline_rows_statuses(sample: Project) -> None:

@@ -5,6 +5,8 @@
 - else the Anthropic(-compatible) provider: base URL from the settings, else from the preset;
 - always wrapped in `LedgerProvider`, so every call is booked in the project's spend ledger.
 `is_offline(settings, offline)` answers the first question alone (the CLI asks it before building).
+The offline provider's pace: `NOVEL_STUDIO_OFFLINE_DELAY` seconds between its text deltas (default 0.01; a
+realistic demo, the real-pty tests and benches set it).
 """
 
 from __future__ import annotations
@@ -27,6 +29,18 @@ def is_offline(settings: Settings, offline: bool = False) -> bool:
     return offline or (preset is not None and preset.offline)
 
 
+OFFLINE_DELAY_ENV = "NOVEL_STUDIO_OFFLINE_DELAY"
+
+
+def offline_delay(env: Mapping[str, str]) -> float:
+    """Seconds between the offline provider's deltas: `NOVEL_STUDIO_OFFLINE_DELAY`, else 0.01 (a bad value too)."""
+    try:
+        value = float(env.get(OFFLINE_DELAY_ENV, "") or 0.01)
+    except ValueError:
+        return 0.01
+    return value if 0 <= value <= 10 else 0.01
+
+
 def base_provider(
     settings: Settings,
     *,
@@ -39,7 +53,7 @@ def base_provider(
     if is_offline(settings, offline):
         from pipeline.providers.offline import OfflineProvider
 
-        return OfflineProvider()
+        return OfflineProvider(delay_s=offline_delay(os.environ if env is None else env))
     from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
 
     p = settings.provider

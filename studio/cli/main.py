@@ -1,7 +1,12 @@
 """`novel-studio`: the command-line entry point every subcommand shares.
 
-Adding a command is one line in COMMAND_MODULES: a module exposing `register(subparsers)` (which adds a
-subparser with `set_defaults(func=run)`) and `run(args) -> int`.
+Adding a command is one line in COMMAND_MODULES: a module `studio.cli.<name>_cmd` exposing
+`register(subparsers)` (which adds the subparser `<name>` with `set_defaults(func=run)`) and `run(args) -> int`.
+
+Commands load lazily: the command named on the command line is the only module imported (`status` stays a
+light process: no SDK, no Textual, no tokenizer); `--help` without a command, an unknown word or a bare
+`novel-studio` that has to print the help loads them all. The name of a command is its module's name
+without `_cmd` (tests/test_cli_lazy.py holds every module to that).
 """
 
 from __future__ import annotations
@@ -85,14 +90,50 @@ def _load_command(name: str) -> object | None:
         raise
 
 
-def build_parser(lang: Lang) -> argparse.ArgumentParser:
-    set_help_lang(lang)
+def command_name(module: str) -> str:
+    """`studio.cli.status_cmd` -> `status`."""
+    return module.rsplit(".", 1)[-1].removesuffix("_cmd")
+
+
+def requested_command(argv: Sequence[str], value_options: set[str]) -> str | None:
+    """The command the command line names; "" for none; None when every command must be loaded (help
+    without a command, or a word that is no command: argparse then lists them all). Top-level options that
+    take a value (`--project DIR`) are skipped with their value."""
+    names = {command_name(module) for module in COMMAND_MODULES}
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+            continue
+        if token == "--":
+            return None
+        if token.startswith("-"):
+            skip = token in value_options
+            continue
+        return token if token in names else None
+    return None if ("-h" in argv or "--help" in argv) else ""
+
+
+def _top_parser(lang: Lang) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="novel-studio", description=tr(MESSAGES, "description", lang))
     add_common_arguments(parser, top_level=True)  # --offline included: one flag, before or after the command
+    return parser
+
+
+def build_parser(lang: Lang, argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with `argv`, only the command it names is loaded (see the module rules)."""
+    set_help_lang(lang)
+    parser = _top_parser(lang)
+    wanted: str | None = None
+    if argv is not None:
+        value_options = {opt for action in parser._actions if action.nargs != 0 for opt in action.option_strings}
+        wanted = requested_command(argv, value_options)
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", title=tr(MESSAGES, "commands", lang)
     )
     for name in COMMAND_MODULES:
+        if wanted is not None and command_name(name) != wanted:
+            continue
         module = _load_command(name)
         if module is not None:
             module.register(subparsers)  # type: ignore[attr-defined]
@@ -115,7 +156,7 @@ def open_studio(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         # Not a terminal: say how to start.
         print(tr(MESSAGES, "no_project_here", lang))
         print()
-        parser.print_help()
+        build_parser(lang).print_help()  # every command listed (the parser given loaded none)
         return int(ExitCode.OK)
     root = require_project(args)  # a named folder that is not a project: the clear error (exit 1)
     return launch_studio(root, lang=resolve_lang(args, root), offline=bool(getattr(args, "offline", False)))
@@ -175,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = "--json" in argv
     args: argparse.Namespace | None = None
     try:
-        parser = build_parser(lang)
+        parser = build_parser(lang, argv)
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # usage error (2) or --help (0)

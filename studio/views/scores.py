@@ -3,7 +3,7 @@ the force-passed mark, contract violations with confidence, risk flags, required
 of overall scores across chapters.
 
 `chapter_scores(project)` reads every evaluation's (overall, recommendation, force_passed) through the same
-stat-keyed cache as `novel-studio status` (`.novel-studio/cache/evaluations.json`), so a refresh on 500
+stat-keyed cache as `novel-studio status` (in the user cache folder, `studio.status.cache_file`), so a refresh on 500
 chapters parses no evaluation file that did not change.
 """
 
@@ -20,7 +20,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import RECOMMENDATIONS
 from studio.models.evaluation import DIMENSION_WEIGHTS, Evaluation
 from studio.project import Project
-from studio.status import EVALUATION_CACHE, ChapterScore, StatCache
+from studio.status import EVALUATION_CACHE, ChapterScore, StatCache, cache_file
 
 SPARK_CHARS = "▁▂▃▄▅▆▇█"
 BAR_FULL = "█"
@@ -240,7 +240,7 @@ def chapter_scores(project: Project) -> dict[int, ChapterScore]:
     Uses and refreshes the stat-keyed evaluation cache shared with `novel-studio status`; an unreadable
     evaluation file is skipped (status reports it).
     """
-    cache = StatCache(project.root / EVALUATION_CACHE)
+    cache = StatCache(cache_file(project.root, EVALUATION_CACHE))
     out: dict[int, ChapterScore] = {}
     for n, path in sorted(project.evaluation_files().items()):
         try:
@@ -268,15 +268,30 @@ def chapter_scores(project: Project) -> dict[int, ChapterScore]:
     return out
 
 
-def scores_for_chapter(project: Project, n: int, *, sparkline_width: int | None = 40) -> ScoresModel:
-    """The scores pane of chapter `n` of `project` (an unreadable evaluation shows as not scored)."""
+def scores_for_chapter(
+    project: Project,
+    n: int,
+    *,
+    sparkline_width: int | None = 40,
+    history: Sequence[tuple[int, float]] | None = None,
+) -> ScoresModel:
+    """The scores pane of chapter `n` of `project` (an unreadable evaluation shows as not scored).
+
+    `history`: every chapter's overall score for the sparkline, when the caller already has them (the
+    studio takes them from its outline rows: a chapter selection then reads one evaluation, not 500
+    stats and the cache); chapter `n`'s own entry is replaced by its fresh score. None: `chapter_scores`."""
     path = project.paths.evaluation(n)
     try:  # read fresh: the project object's own memo would miss a re-judged chapter
         evaluation = Evaluation.load(path) if path.is_file() else None
     except (FormatError, OSError):
         evaluation = None
-    history = [(c, s.overall) for c, s in chapter_scores(project).items()]
-    return build_scores(evaluation, history, sparkline_width=sparkline_width)
+    if history is None:
+        pairs = [(c, s.overall) for c, s in chapter_scores(project).items()]
+    else:
+        pairs = [(c, score) for c, score in history if c != n]
+        if evaluation is not None:
+            pairs.append((n, evaluation.computed_overall()))
+    return build_scores(evaluation, pairs, sparkline_width=sparkline_width)
 
 
 def format_overall(value: float | None) -> str:
