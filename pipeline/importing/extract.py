@@ -51,7 +51,7 @@ from typing import Any
 
 from pipeline.agents.protocol import CallRecord
 from pipeline.agents.requests import AgentRequests
-from pipeline.agents.runner import default_registry, request_text
+from pipeline.agents.runner import request_text
 from pipeline.agents.summarizer import run_summarizer
 from pipeline.commit import (
     STATE_BEFORE,
@@ -69,7 +69,7 @@ from pipeline.planning.invoke import priced_invoke
 from pipeline.planning.plan_characters import StagedCharacter, weave_characters, weaver_request
 from pipeline.planning.plan_volume import NewCharacter, PlanRejected
 from pipeline.planning.style_analysis import SAMPLE_MAX_CHARS, analyze_style
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import Provider, ProviderError
 from pipeline.providers.cost import Price, price_for, settings_prices
 from pipeline.staging import ChapterStaging, call_from_data, call_to_data
@@ -388,7 +388,7 @@ def estimate_extraction(root: Path, settings: Settings, *, last: int | None = No
     record = load_record(paths, lang)
     first, stop = extraction_range(paths, record, last, lang)
     progress = load_progress(paths)
-    registry = registry or default_registry()
+    registry = registry or project_registry(root, write=False)
     project = Project.open(paths.root)
     price = _price(settings, "summarizer")
     tokens_in = tokens_out = cached = 0
@@ -817,7 +817,7 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
     ends with status "stopped" and nothing spent. Raises ExtractionRefused (nothing done) for a project that
     is not imported, a chapter outside the import, or chapters written here after the imported ones."""
     paths = ProjectPaths(Path(root))
-    run = _Run(paths, settings, provider, registry or default_registry(), emit or (lambda event: None), lang,
+    run = _Run(paths, settings, provider, registry or project_registry(paths.root), emit or (lambda event: None), lang,
                max_cost_usd, offline)
     record = load_record(paths, lang)
     sweep_temp_files(paths.root)  # what a killed write left (the caller holds the lock: no write of ours runs)

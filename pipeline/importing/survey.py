@@ -25,10 +25,9 @@ from datetime import date
 from pathlib import Path
 
 from pipeline.agents.requests import AgentRequests
-from pipeline.agents.runner import default_registry
 from pipeline.context import project_brief, render_bundle
 from pipeline.importing.replies import ImportSurveyReply
-from pipeline.prompts_registry import PromptRegistry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest
 from studio.checks.names import NameRegistry
 from studio.checks.newnames import cache_dir, chapter_candidates
@@ -108,7 +107,7 @@ def survey_request(
     candidates: bool = True,
 ) -> ModelRequest:
     """The cast pass's request (`candidates=False`: without the jieba pass, for the estimate): stable tier = role, rules and format (+ the brief), chapter tier = the chapters."""
-    requests = AgentRequests(project, settings, registry or default_registry())
+    requests = AgentRequests(project, settings, registry or project_registry(project.root, write=False))
     names = NameRegistry.load(project.characters, project.paths.names)
     known = [
         f"- {c.display_name}（{slug}）" + (f"，又称{'、'.join(c.aliases)}" if c.aliases else "")
