@@ -52,8 +52,9 @@ from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.tui.host import EventSink, PlanSession, QuickStart
+from studio.tui.import_flow import ImportedNovel
 from studio.tui.keymap import apply_keymap, binding_defaults
-from studio.tui.messages import QuickStartRequested
+from studio.tui.messages import ExtractionRequested, QuickStartRequested
 from widgets import compat
 from widgets.instant_keys import JK_BINDINGS
 
@@ -176,6 +177,7 @@ _ACTIONS: dict[str, str] = {
     "findings": "findings",
     "mark_reviewed": "mark_reviewed",
     "export": "export",
+    "extract": "extract",
     "pane_1": "focus_pane(0)",
     "pane_2": "focus_pane(1)",
     "pane_3": "focus_pane(2)",
@@ -379,15 +381,17 @@ class NovelStudioApp(App[None]):
             return
         self.open_main()
 
-    def _welcomed(self, result: Path | NewNovel | None) -> None:
+    def _welcomed(self, result: Path | NewNovel | ImportedNovel | None) -> None:
         if result is None:
             self.exit()
             return
-        self.project_root = Path(result.root if isinstance(result, NewNovel) else result)
+        self.project_root = Path(result.root if isinstance(result, NewNovel | ImportedNovel) else result)
         self.open_main()
         screen = self.main_screen
         if isinstance(result, NewNovel) and screen is not None:
             screen.post_message(QuickStartRequested(result.request))
+        if isinstance(result, ImportedNovel) and screen is not None:
+            screen.post_message(ExtractionRequested())  # the full depth is offered, with its estimate first
 
     def open_main(self) -> None:
         screen = self.open_project()
