@@ -23,6 +23,7 @@ class QuestionKind(StrEnum):
     PLAN_APPROVAL = "plan_approval"  # a staged volume plan: approve / change count / re-plan with note / edit / cancel
     TRIAL_CONFIRM = "trial_confirm"  # quick start's 3 trial chapters: confirm / adjust / start over
     REVIEW_CLEANUP = "review_cleanup"  # volume review: approve the proposed state clean-up / keep everything
+    IMPORT_EXTRACT = "import_extract"  # an import's full depth: start the extraction at its estimate / cancel
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,8 @@ STAGES: Catalog = {
     "commit": ("提交", "commit"),
     "checks": ("检查", "checks"),
     "rebuild": ("重建", "rebuild"),
+    "import-cast": ("导入：角色与设定", "import: cast"),
+    "import-summarize": ("导入：逐章提取", "import: chapter extraction"),
     # where a chapter stands (checkpoint pipeline_stage)
     "drafting": ("起草中", "drafting"),
     "drafted": ("已起草", "drafted"),
@@ -88,6 +90,7 @@ QUESTION_KINDS: Catalog = {
     "plan_approval": ("批准卷计划", "plan approval"),
     "trial_confirm": ("确认试写", "trial confirmation"),
     "review_cleanup": ("卷末清理", "review clean-up"),
+    "import_extract": ("导入的完整提取", "import extraction"),
     "error_retry": ("出错待重试", "error, to retry"),
 }
 

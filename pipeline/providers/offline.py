@@ -24,6 +24,7 @@ import re
 import time
 from typing import Any
 
+from pipeline.importing.offline_replies import import_reply
 from pipeline.planning.offline_replies import planning_reply
 from pipeline.providers.base import ModelRequest, ModelResult, TextCallback, Usage
 from pipeline.refine_edits import find_occurrences
@@ -165,6 +166,9 @@ class OfflineProvider:
     def reply_text(self, request: ModelRequest) -> str:
         ctx = request.context
         agent = request.agent
+        imported = import_reply(agent, ctx, _tagged(_messages_text(request.messages[:1]), "chapter_content"))
+        if imported is not None:  # an import's full depth (pipeline.importing.offline_replies)
+            return json.dumps(imported, ensure_ascii=False, indent=2)
         if request.prompt_id == "chapter-fixer":
             draft = _tagged(_messages_text(request.messages[:1]), "chapter_draft")
             return json.dumps(fixer_reply(ctx, draft), ensure_ascii=False, indent=2)
