@@ -7,8 +7,9 @@ extraction, each in a worker with its progress shown and its end kept on screen.
   a folder that cannot be written) stays on the screen until the author presses enter or escape, then
   dismisses with None. Never a traceback (an unexpected error shows its type and message; the traceback goes
   to Textual's log).
-- `ExtractionScreen(root, services, lang)` is a `Screen[ExtractionResult | None]`: it runs
-  `pipeline.importing.extract.run_extraction` on the project in an async worker, under the project lock (as
+- `ExtractionScreen(root, services, estimate, lang)` is a `Screen[ExtractionResult | None]`: it runs
+  `pipeline.importing.extract.run_extraction` (chapters `estimate.first..estimate.last`, `confirmed`: the
+  author accepted the estimate already) on the project in an async worker, under the project lock (as
   `novel-studio extract` holds it), with the studio's settings and provider. Each event with a chapter moves
   the per-chapter progress bar and the line under it (chapter, stage, cost so far). Escape asks, then stops:
   the worker is cancelled, what was extracted stays extracted (the extraction commits chapter by chapter),
@@ -35,7 +36,7 @@ from textual.worker import Worker, WorkerState
 
 from pipeline.decisions import Question
 from pipeline.events import Event
-from pipeline.importing.extract import ExtractionResult, estimate_extraction, run_extraction
+from pipeline.importing.extract import ExtractionEstimate, ExtractionResult, run_extraction
 from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
 from screens.prompt_dialogs import ConfirmDialog
@@ -186,15 +187,15 @@ class ExtractionScreen(Screen[ExtractionResult | None]):
 
     DEFAULT_CSS = _BOX_CSS.format(name="ExtractionScreen")
 
-    def __init__(self, root: Path, services: StudioServices, lang: Lang = "zh", *, last: int | None = None) -> None:
+    def __init__(self, root: Path, services: StudioServices, estimate: ExtractionEstimate, lang: Lang = "zh") -> None:
         super().__init__()
         self.root = Path(root)
         self.services = services
+        self.estimate = estimate
         self.lang: Lang = lang
-        self.last = last
         self.result: ExtractionResult | None = None
         self.error: str | None = None
-        self.first, self.total = 1, 0
+        self.first, self.total = estimate.first, estimate.chapters
         self.current: int | None = None
         self.cost = 0.0
         self.lines: list[str] = []
@@ -205,7 +206,7 @@ class ExtractionScreen(Screen[ExtractionResult | None]):
         lang = self.lang
         with Vertical(id="work-box"):
             yield Label(tr(MESSAGES, "x_title", lang, name=self.root.name), id="work-title", markup=False)
-            yield ProgressBar(total=None, show_eta=False, id="work-bar")
+            yield ProgressBar(total=max(1, self.total), show_eta=False, id="work-bar")
             yield Static(tr(MESSAGES, "x_starting", lang), id="work-status", markup=False)
             yield Static("", id="work-log", markup=False)
             yield Static("", id="work-error", markup=False)
@@ -233,17 +234,14 @@ class ExtractionScreen(Screen[ExtractionResult | None]):
 
     @work(exclusive=True, group="import-extraction", exit_on_error=False)
     async def _run(self) -> ExtractionResult:
-        settings, last = self.settings, self.last
-        estimate = await asyncio.to_thread(estimate_extraction, self.root, settings, last=last)
-        self.first, self.total = estimate.first, estimate.chapters
-        self.query_one(ProgressBar).update(total=max(1, estimate.chapters), progress=0)
+        estimate = self.estimate
         lock = ProjectLock(ProjectPaths(self.root))
         await asyncio.to_thread(lock.acquire)
         log_line(self.root, f"import extraction started: chapters {estimate.first}-{estimate.last}")
         try:
             return await run_extraction(
-                self.root, settings, self.services.provider, self.decide, self._emit, last=last,
-                offline=self.services.offline, lang=self.lang,
+                self.root, self.settings, self.services.provider, self.decide, self._emit, last=estimate.last,
+                offline=self.services.offline, lang=self.lang, confirmed=True,
             )
         finally:
             await asyncio.to_thread(lock.release)

@@ -345,7 +345,8 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.edits = EditsFlow(self, self.rebuild_queue)
         self.plans = PlanFlow(self)
-        self.imports = ExtractionFlow(self, lambda root: ExtractionScreen(root, self.services, self.lang))
+        self.imports = ExtractionFlow(self, lambda root, estimate: ExtractionScreen(root, self.services, estimate,
+                                                                                     self.lang))
         self._apply_layout(self.app.size.width)
         committed = self.project.committed_chapters()
         if committed:

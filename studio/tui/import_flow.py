@@ -22,7 +22,8 @@ Rules:
 - `ExtractionFlow(host)` is a controller over `ExtractionHost` (the main screen): `check()` keeps the notice
   "extraction not finished" with the chapters (`ChapterMarks` note, chapter None: it stays under every
   chapter's title until the extraction is done); `offer()` estimates first (a thread), asks with the chapters
-  and the cost, and on yes pushes the extraction screen and reloads after it.
+  and the cost, and on yes pushes the extraction screen (which runs it `confirmed`: asked once) and reloads
+  after it.
 """
 
 from __future__ import annotations
@@ -63,7 +64,6 @@ __all__ = [
     "check_target",
     "default_target",
     "deterministic_depth",
-    "estimate_text",
     "expand",
     "extraction_status",
     "import_path",
@@ -99,21 +99,10 @@ MESSAGES: Catalog = {
         "The imported book is not fully extracted yet (summaries, state, characters, style): {done}/{total} "
         "chapters done. Press {key} to go on (the estimate first)",
     ),
-    "ask_title": ("全量提取", "Full extraction"),
-    "ask": (
-        "用模型逐章读你的书稿：摘要与状态、角色与别名、世界规则、故事线、未回收的伏笔，以及从你自己的文字提炼的文风。\n"
-        "{estimate}\n已完成的章节不会重复提取；可以随时停止，进度保留。现在开始吗？",
-        "The model reads your chapters in order: summaries and state, characters and aliases, world rules, "
-        "storylines, open threads, and the style of your own prose.\n{estimate}\nChapters already done are "
-        "never extracted twice; you can stop at any time and keep the progress. Start now?",
-    ),
-    "estimate": ("第{first}-{last}章，共 {chapters} 章；约 {tokens:,} tokens，预计 ${cost:.2f}",
-                 "Chapters {first}-{last} ({chapters}); about {tokens:,} tokens, about ${cost:.2f}"),
-    "estimate_offline": ("第{first}-{last}章，共 {chapters} 章；离线模式：不花钱",
-                         "Chapters {first}-{last} ({chapters}); offline: free"),
-    "yes": ("开始提取", "Extract"),
-    "no": ("以后再说", "Not now"),
     "nothing": ("全量提取已经完成", "The full extraction is already done"),
+    "not_imported": ("这个项目不是导入的书稿，没有要提取的（导入：欢迎界面的“导入已有书稿”或 novel-studio import）",
+                     "This project is not an imported book; nothing to extract (import from the welcome screen or "
+                     "with novel-studio import)"),
     "estimate_failed": ("无法估算全量提取：{message}", "Cannot estimate the full extraction: {message}"),
     "busy": ("流水线正在运行，稍后再提取", "The pipeline is running; extract later"),
     "done": ("全量提取完成：已提取到第{n}章", "Full extraction done: through chapter {n}"),
@@ -245,15 +234,6 @@ def extraction_status(root: Path) -> ExtractionStatus | None:
     return ExtractionStatus(record.extraction_started_at, record.last_chapter, record.extracted_through)
 
 
-def estimate_text(estimate: ExtractionEstimate, offline: bool, lang: Lang = "zh") -> str:
-    """One line: the chapters and the cost (offline: free)."""
-    if offline:
-        return tr(MESSAGES, "estimate_offline", lang, first=estimate.first, last=estimate.last,
-                  chapters=estimate.chapters)
-    return tr(MESSAGES, "estimate", lang, first=estimate.first, last=estimate.last, chapters=estimate.chapters,
-              tokens=estimate.input_tokens + estimate.output_tokens, cost=estimate.cost_usd)
-
-
 def result_text(result: ExtractionResult | None, root: Path, key: str, lang: Lang = "zh") -> str:
     """How an extraction ended, for the notice (None: stopped by the author)."""
     status = extraction_status(root)
@@ -278,7 +258,8 @@ class ExtractionHost(StudioHost, Protocol):
     def extract_key(self) -> str: ...
 
 
-ScreenFactory = Callable[[Path], "Screen[ExtractionResult | None]"]
+ScreenFactory = Callable[[Path, "ExtractionEstimate"], "Screen[ExtractionResult | None]"]
+"""The extraction screen for a project and the estimate the author accepted (`screens.import_progress`)."""
 
 
 class ExtractionFlow:
@@ -311,20 +292,20 @@ class ExtractionFlow:
             return
         status = extraction_status(self.root)
         if status is None or status.finished:
-            host.notify(tr(MESSAGES, "nothing", host.lang))
+            host.notify(tr(MESSAGES, "not_imported" if status is None else "nothing", host.lang))
             return
         host.run_flow(self._offer(), group="import-extraction")
 
     async def _offer(self) -> None:
-        from pipeline.importing.extract import estimate_extraction  # the pipeline, when it is used
-        from screens.prompt_dialogs import ConfirmDialog
+        from pipeline.importing.extract import ANSWER_START, estimate_extraction, extraction_question
         from studio.models.settings import Settings
 
         host, lang = self.host, self.host.lang
         services = host.services
         settings = services.settings or Settings()
         try:
-            estimate = await asyncio.to_thread(estimate_extraction, self.root, settings)
+            estimate = await asyncio.to_thread(estimate_extraction, self.root, settings, offline=services.offline,
+                                               lang=lang)
         except (StudioError, OSError) as exc:
             text = tr(MESSAGES, "estimate_failed", lang, message=exc)
             host.keep_note(None, NOTE_KIND, text)
@@ -334,20 +315,16 @@ class ExtractionFlow:
             host.notify(tr(MESSAGES, "nothing", lang))
             self.check()
             return
-        question = tr(MESSAGES, "ask", lang, estimate=estimate_text(estimate, services.offline, lang))
-        dialog = ConfirmDialog(question, lang, title=tr(MESSAGES, "ask_title", lang), default=True,
-                               yes_label=tr(MESSAGES, "yes", lang), no_label=tr(MESSAGES, "no", lang))
-        if not await host.show_modal(dialog):
+        if await host.ask(extraction_question(estimate, None, lang)) != ANSWER_START:
             return
-        result = await host.show_modal(self.screen(self.root))
+        result = await host.show_modal(self.screen(self.root, estimate))
         host.reload()
         text = result_text(result, self.root, host.extract_key, lang)
-        host.notify(text, severity="information" if result is not None and result.status == "done" else "warning",
-                    markup=False)
+        done = result is not None and result.status == "done"
+        host.notify(text, severity="information" if done else "warning", markup=False)
         status = self.check()
         if status is not None and not status.finished and result is not None and result.status == "failed":
             host.keep_note(None, NOTE_KIND, text)
-
 
 # -- the path from the welcome screen --------------------------------------------------------------------------
 
