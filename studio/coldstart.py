@@ -5,7 +5,9 @@ against the chapters on disk, the changelog and the state. Pure: reads files, ch
 - `refuse`: `continue` must not start (it would write the wrong chapter, build on a broken log or a lost
   state); the message says what is wrong and the way out (`novel-studio repair`, `undo`, restoring a file);
 - `repairable`: what an interrupted write leaves and every run repairs itself before it starts (a torn
-  last changelog line, a merge cut between the log line and the state file); `status` shows it as a note.
+  last changelog line, a merge cut between the log line and the state file); `status` shows it as a note;
+- `note`: nothing to refuse or repair, but the author should know before writing on (an imported book whose
+  state is not extracted yet: the writer would start from an empty state).
 
 One source of truth: `continue` (the orchestrator), `status` and `repair` all ask this module.
 
@@ -26,8 +28,10 @@ from typing import Literal
 
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.importing.journal import journal_path, load_journal
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
+from studio.models.import_record import ImportRecord
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths, numbered_files
 from studio.planning.quick_start_progress import load_progress
@@ -36,7 +40,7 @@ from studio.planning.staged import pending_plan_applies, staged_plans
 from studio.state_engine import parse_changelog
 from studio.tools.txn import pending_tool_changes
 
-Severity = Literal["refuse", "repairable"]
+Severity = Literal["refuse", "repairable", "note"]
 
 _CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
 _JOURNAL_NAME = re.compile(r"^commit-(chapter-\d{3,})\.json$")
@@ -153,6 +157,29 @@ MESSAGES: Catalog = {
         "运行 novel-studio start 从这一步接着做（已完成的步骤不会重做）",
         "run novel-studio start to go on from that step (finished steps are not redone)",
     ),
+    "import_unfinished": (
+        "一次导入（{name}）在写入第 {first}-{last} 章时被中断",
+        "an import ({name}) was interrupted while writing chapters {first}-{last}",
+    ),
+    "import_journal_broken": (
+        "一次导入被中断，其记录 .novel-studio/import-journal.json 无法读取：{detail}",
+        "an import was interrupted and its journal .novel-studio/import-journal.json cannot be read: {detail}",
+    ),
+    "way_out_import": (
+        "用同样的来源和切分方式重新运行 novel-studio import（加 --append 若当初是追加）即可完成它，已写好的章节不会重复",
+        "run the same novel-studio import again (with --append if it was an append) to finish it; chapters "
+        "already written are not written twice",
+    ),
+    "import_not_extracted": (
+        "导入的第 {first}-{last} 章还没有提取状态（人物、设定、伏笔、摘要）：续写会从空白状态开始；"
+        "运行 novel-studio extract 提取",
+        "the state of imported chapters {first}-{last} is not extracted yet (characters, world, threads, "
+        "summaries): writing on would start from an empty state; run novel-studio extract",
+    ),
+    "import_record_broken": (
+        "无法读取导入记录 .novel-studio/import.json：{detail}",
+        "cannot read the import record .novel-studio/import.json: {detail}",
+    ),
     "refused": (
         "项目状态不一致，未开始写作：\n{findings}",
         "the project is inconsistent; nothing was written:\n{findings}",
@@ -207,6 +234,15 @@ class ColdStart:
     def pending_journals(self) -> set[int]:
         """Chapters whose commit journal exists (a commit every run finishes first)."""
         return set(numbered_files(self.paths.staging, _JOURNAL_NAME))
+
+    @cached_property
+    def importing(self) -> set[int]:
+        """Chapters a pending import is writing (its journal): that import finishes them, they are not ahead."""
+        try:
+            journal = load_journal(self.paths)
+        except FormatError:
+            return set()
+        return {c.chapter for c in journal.chapters} if journal is not None else set()
 
     @cached_property
     def changelog_read(self) -> tuple[list[ChangelogEntry], bool] | None:
@@ -285,7 +321,7 @@ def rule_chapters(ctx: ColdStart) -> Iterable[Finding]:
     empty = [n for n in range(1, done + 1) if ctx.chapters.get(n) == 0]
     if empty:
         yield finding("chapters_empty", "refuse", "way_out_chapters", empty=_ranges(empty))
-    ahead = sorted(n for n in ctx.chapters if n > done and n not in ctx.pending_journals)
+    ahead = sorted(n for n in ctx.chapters if n > done and n not in ctx.pending_journals and n not in ctx.importing)
     if ahead:
         yield finding(
             "chapter_ahead", "refuse", "way_out_chapter_ahead",
@@ -369,7 +405,36 @@ def rule_quick_start(ctx: ColdStart) -> Iterable[Finding]:
         yield finding("quick_start_unfinished", "refuse", "way_out_start", step=step or "confirm")
 
 
-COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply, rule_tool_change, rule_quick_start)
+def rule_import(ctx: ColdStart) -> Iterable[Finding]:
+    """An import killed half way (its journal exists) refuses every run until the same import finishes it
+    (`studio.importing.build`); an imported book whose chapters are not all extracted is a note."""
+    if journal_path(ctx.paths).exists():
+        try:
+            journal = load_journal(ctx.paths)
+        except FormatError as exc:
+            yield finding("import_journal_broken", "refuse", "way_out_import", detail=_first(exc))
+            return
+        if journal is not None:
+            yield finding(
+                "import_unfinished", "refuse", "way_out_import",
+                name=journal.source.name, first=journal.first_chapter, last=journal.last_chapter,
+            )
+            return
+    path = ctx.paths.import_record
+    if not path.exists():
+        return
+    try:
+        record = ImportRecord.load(path)
+    except FormatError as exc:
+        yield finding("import_record_broken", "note", None, detail=_first(exc))
+        return
+    last = record.last_chapter
+    first = max(record.extracted_through + 1, record.extraction_started_at)
+    if first <= last:
+        yield finding("import_not_extracted", "note", None, first=first, last=last)
+
+
+COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import)
 WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
 
 RULES: dict[OrchestratorState, tuple[Rule, ...]] = {

@@ -1,19 +1,197 @@
 """What the author reads before an import writes anything (issue 10 item 1).
 
-INTERFACE STUB (integ): the imp-split branch replaces the body; the signatures are the contract.
+`preview_lines` is the text shown by `import` and the studio's confirm screen: what was found (chapters, total
+字, first and last titles, volumes with their chapter ranges, prologues and extras, the encoding read and what it
+was converted to, the split mode), then the issues with their chapter positions and source numbers. It is
+short enough for an 80x24 terminal: every list is folded after `FOLD` entries ("… 另有 12 处"), and no line is
+longer than a title allows. `preview_data` is the same, JSON-ready (`import --json`, the studio), with every
+issue unfolded.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from studio.i18n import Lang
-from studio.models.manuscript import Manuscript
+from studio.i18n import Catalog, Lang, tr
+from studio.models.manuscript import Manuscript, ManuscriptChapter, SplitIssue
+
+FOLD = 5
+TITLE_WIDTH = 24
+
+MESSAGES: Catalog = {
+    "found": ("找到 {chapters} 章，共 {words} 字（{mode}）。", "Found {chapters} chapters, {words} 字 ({mode})."),
+    "mode_headings": ("按章节标题切分", "split at chapter headings"),
+    "mode_size": ("按字数切分，约每 {target} 字一章", "split by size"),
+    "mode_blank": ("按空行切分", "split at blank lines"),
+    "encoding": ("编码：{name}，已转换为 UTF-8。", "Encoding: {name}, converted to UTF-8."),
+    "encoding_utf8": ("编码：UTF-8。", "Encoding: UTF-8."),
+    "first": ("第一章：{title}", "First: {title}"),
+    "last": ("最后一章：{title}", "Last: {title}"),
+    "volumes": ("分卷 {count} 个：", "{count} volumes:"),
+    "volume": ("  {name}：第 {first}-{last} 章（{count} 章）", "  {name}: chapters {first}-{last} ({count})"),
+    "no_volumes": ("没有分卷标题：全部 {count} 章作为第 1 卷。", "No volume headings: all {count} chapters are volume 1."),
+    "kinds": ("序章/楔子 {prologues} 个，番外 {extras} 个（单独成章并标注）。",
+              "{prologues} prologues and {extras} extras (kept as labelled chapters)."),
+    "front": ("正文前的文字 {words} 字（“{start}”）会保留在导入记录里。",
+              "{words} 字 before the first heading (\"{start}\") are kept with the import."),
+    "issues": ("需要留意 {count} 处：", "{count} things to check:"),
+    "no_issues": ("没有发现可疑的切分。", "Nothing suspicious in the split."),
+    "more": ("  … 另有 {count} 处", "  … {count} more"),
+    "at": ("第 {position} 章", "chapter {position}"),
+    "source_no": ("（原文第 {number} 章）", " (source no. {number})"),
+    "short": ("{at}{src}很短：{words} 字", "{at}{src} is very short: {words} 字"),
+    "long": ("{at}{src}很长：{words} 字（可能漏了标题）", "{at}{src} is very long: {words} 字 (a missed heading?)"),
+    "gap": ("{at}之前缺少原文第 {numbers} 章", "before {at}: source chapters {numbers} are missing"),
+    "repeat": ("{at}{src}与前面的章号重复", "{at}{src} repeats an earlier number"),
+    "out_of_order": ("{at}{src}章号顺序颠倒", "{at}{src} is out of order"),
+    "no_headings": ("没有找到章节标题，已{mode}；也可以选择按{other}切分。",
+                    "No chapter headings found: {mode}; splitting by {other} is also possible."),
+    "other_size": ("字数", "size"),
+    "other_blank": ("空行", "blank lines"),
+    "encoding_mixed": ("{file} 有 {count} 行是 {encoding} 编码（第 {lines} 行），已逐行转换，请核对。",
+                       "{file}: {count} lines are in {encoding} (lines {lines}), converted line by line; check them."),
+    "front_matter": ("正文前有 {words} 字不属于任何章节（已保留）", "{words} 字 before the first chapter (kept)"),
+    "skipped": ("跳过的文件：{names}", "Skipped files: {names}"),
+    "untitled": ("（无标题）", "(untitled)"),
+}
+
+_ENCODING_NAMES = {"utf-8": "UTF-8", "gb18030": "GB18030/GBK", "big5": "Big5", "utf-16": "UTF-16",
+                   "utf-32": "UTF-32"}
 
 
-def preview_lines(manuscript: Manuscript, lang: Lang = "zh") -> list[str]:
-    raise NotImplementedError("imp-split")
+def encoding_name(encoding: str) -> str:
+    """`gb18030` -> `GB18030/GBK`; `utf-8+big5` -> `UTF-8 + Big5`."""
+    return " + ".join(_ENCODING_NAMES.get(part, part) for part in encoding.split("+"))
+
+
+def chapter_title(chapter: ManuscriptChapter, lang: Lang = "zh") -> str:
+    """How a chapter is named in the preview: its heading line, else its title, else its file."""
+    name = chapter.heading or chapter.title or chapter.label or chapter.source_file
+    if not name:
+        name = tr(MESSAGES, "untitled", lang)
+    return name if len(name) <= TITLE_WIDTH else name[: TITLE_WIDTH - 1] + "…"
+
+
+def preview_lines(manuscript: Manuscript, lang: Lang = "zh", *, skipped: list[str] | None = None) -> list[str]:
+    """The preview as lines for the terminal (see the module rules)."""
+    m = manuscript
+    chapters = m.chapters
+    words = sum(c.words for c in chapters)
+    out = [tr(MESSAGES, "found", lang, chapters=len(chapters), words=f"{words:,}", mode=_mode(m, lang))]
+    out.append(tr(MESSAGES, "encoding_utf8", lang) if m.encoding == "utf-8"
+               else tr(MESSAGES, "encoding", lang, name=encoding_name(m.encoding)))
+    if chapters:
+        out.append(tr(MESSAGES, "first", lang, title=chapter_title(chapters[0], lang)))
+        out.append(tr(MESSAGES, "last", lang, title=chapter_title(chapters[-1], lang)))
+    if len(m.volumes) > 1 or (m.volumes and m.volumes[0].heading):
+        out.append(tr(MESSAGES, "volumes", lang, count=len(m.volumes)))
+        rows = [tr(MESSAGES, "volume", lang, name=_volume_name(v.heading or v.title, v.number, lang), first=v.first,
+                   last=v.last, count=v.last - v.first + 1) for v in m.volumes]
+        out.extend(_fold(rows, lang))
+    elif chapters:
+        out.append(tr(MESSAGES, "no_volumes", lang, count=len(chapters)))
+    prologues = sum(1 for c in chapters if c.kind == "prologue")
+    extras = sum(1 for c in chapters if c.kind == "extra")
+    if prologues or extras:
+        out.append(tr(MESSAGES, "kinds", lang, prologues=prologues, extras=extras))
+    if skipped:
+        out.append(tr(MESSAGES, "skipped", lang, names=_folded_names(skipped, lang)))
+    if m.issues:
+        out.append(tr(MESSAGES, "issues", lang, count=len(m.issues)))
+        out.extend(_fold(["  " + issue_text(i, lang, m) for i in m.issues], lang))
+    else:
+        out.append(tr(MESSAGES, "no_issues", lang))
+    return out
+
+
+def _mode(m: Manuscript, lang: Lang) -> str:
+    if m.mode == "size":
+        avg = sum(c.words for c in m.chapters) // max(1, len(m.chapters))
+        return tr(MESSAGES, "mode_size", lang, target=f"{avg:,}")
+    return tr(MESSAGES, f"mode_{m.mode}", lang)
+
+
+def _volume_name(name: str, number: int, lang: Lang) -> str:
+    if not name:
+        name = f"第{number}卷" if lang == "zh" else f"Volume {number}"
+    return name if len(name) <= TITLE_WIDTH else name[: TITLE_WIDTH - 1] + "…"
+
+
+def _fold(rows: list[str], lang: Lang) -> list[str]:
+    if len(rows) <= FOLD + 1:
+        return rows
+    return [*rows[:FOLD], tr(MESSAGES, "more", lang, count=len(rows) - FOLD)]
+
+
+def _folded_names(names: list[str], lang: Lang) -> str:
+    shown = "、".join(names[:FOLD]) if lang == "zh" else ", ".join(names[:FOLD])
+    return shown + (tr(MESSAGES, "more", lang, count=len(names) - FOLD) if len(names) > FOLD else "")
+
+
+def _numbers(numbers: list[int], limit: int = 6) -> str:
+    """[3, 4, 5, 9] -> "3-5、9"; long lists folded."""
+    ranges: list[str] = []
+    start = prev = None
+    for n in numbers:
+        if start is not None and prev is not None and n == prev + 1:
+            prev = n
+            continue
+        if start is not None:
+            ranges.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = n
+    if start is not None:
+        ranges.append(str(start) if start == prev else f"{start}-{prev}")
+    shown = "、".join(ranges[:limit])
+    return shown + (f" …（+{len(ranges) - limit}）" if len(ranges) > limit else "")
+
+
+def issue_text(issue: SplitIssue, lang: Lang = "zh", manuscript: Manuscript | None = None) -> str:
+    """One issue in the author's words, with its chapter position and source number."""
+    at = tr(MESSAGES, "at", lang, position=issue.position) if issue.position else ""
+    src = tr(MESSAGES, "source_no", lang, number=issue.source_number) if issue.source_number is not None else ""
+    kind = issue.kind
+    if kind in ("short", "long", "repeat", "out_of_order"):
+        return tr(MESSAGES, kind, lang, at=at, src=src, words=f"{issue.words:,}")
+    if kind == "gap":
+        return tr(MESSAGES, "gap", lang, at=at, numbers=_numbers(issue.numbers))
+    if kind == "no_headings":
+        used = issue.detail if issue.detail in ("size", "blank") else "size"
+        other = "blank" if used == "size" else "size"
+        mode = tr(MESSAGES, "mode_size", lang, target="") if used == "size" and manuscript is None else (
+            _mode(manuscript, lang) if manuscript is not None else tr(MESSAGES, f"mode_{used}", lang))
+        return tr(MESSAGES, "no_headings", lang, mode=mode, other=tr(MESSAGES, f"other_{other}", lang))
+    if kind == "encoding":
+        return tr(MESSAGES, "encoding_mixed", lang, file=issue.file, count=len(issue.numbers),
+                  encoding=encoding_name(issue.detail), lines=_numbers(issue.numbers, limit=4))
+    if kind == "front_matter":
+        return tr(MESSAGES, "front_matter", lang, words=f"{issue.words:,}") + (f"：“{issue.detail}”" if lang == "zh"
+                                                                                and issue.detail else "")
+    return f"{at} {issue.detail}".strip()
 
 
 def preview_data(manuscript: Manuscript) -> dict[str, Any]:
-    raise NotImplementedError("imp-split")
+    """The preview as JSON-ready data (every issue, nothing folded; chapter texts left out)."""
+    m = manuscript
+    chapters = m.chapters
+    return {
+        "source": m.source,
+        "encoding": m.encoding,
+        "mode": m.mode,
+        "chapters": len(chapters),
+        "words": sum(c.words for c in chapters),
+        "first": _chapter_data(chapters[0]) if chapters else None,
+        "last": _chapter_data(chapters[-1]) if chapters else None,
+        "volumes": [{"number": v.number, "title": v.title, "heading": v.heading, "first": v.first, "last": v.last,
+                     "source_number": v.source_number} for v in m.volumes],
+        "prologues": [_chapter_data(c) for c in chapters if c.kind == "prologue"],
+        "extras": [_chapter_data(c) for c in chapters if c.kind == "extra"],
+        "front_matter_words": sum(i.words for i in m.issues if i.kind == "front_matter"),
+        "issues": [{**i.model_dump(), "text_zh": issue_text(i, "zh", m), "text_en": issue_text(i, "en", m)}
+                   for i in m.issues],
+    }
+
+
+def _chapter_data(c: ManuscriptChapter) -> dict[str, Any]:
+    return {"position": c.position, "kind": c.kind, "source_number": c.source_number, "heading": c.heading,
+            "title": c.title, "label": c.label, "volume": c.volume, "words": c.words, "source_file": c.source_file,
+            "line": c.line}

@@ -39,6 +39,7 @@ class ManuscriptChapter(BaseModel):
     text: str
     source_file: str = ""
     line: int = Field(default=0, ge=0)
+    words: int = Field(default=0, ge=0)  # 字 of `text` (studio.wordcount)
 
 
 class ManuscriptVolume(BaseModel):
@@ -47,12 +48,19 @@ class ManuscriptVolume(BaseModel):
     heading: str = ""
     first: int = Field(ge=1)
     last: int = Field(ge=1)
+    source_number: int | None = None
+    intro: str = ""  # text between the volume heading and its first chapter, kept
 
 
 class SplitIssue(BaseModel):
     kind: IssueKind
     position: int | None = None
     detail: str = ""
+    source_number: int | None = None
+    file: str = ""
+    line: int = Field(default=0, ge=0)  # 1-based line in `file` (0: not known)
+    words: int = Field(default=0, ge=0)
+    numbers: list[int] = Field(default_factory=list)  # a gap's missing numbers; an encoding issue's lines
 
 
 class Manuscript(BaseModel):
