@@ -95,15 +95,14 @@ def _strict(data: bytes, codec: str) -> str | None:
 
 def choose_legacy(data: bytes) -> tuple[str, str] | None:
     """(name, codec) of the legacy encoding that reads `data` most plausibly; None when none reads it."""
-    readings: list[tuple[float, int, str, str]] = []
+    valid = [(name, codec) for name, codec in LEGACY if _strict(data, codec) is not None]
+    if len(valid) <= 1:
+        return valid[0] if valid else None  # one reading: nothing to weigh (and no dictionary to load)
     sample = _sample(data)
-    for rank, (name, codec) in enumerate(LEGACY):
-        if _strict(data, codec) is None:
-            continue
+    readings: list[tuple[float, int, str, str]] = []
+    for rank, (name, codec) in enumerate(valid):
         text = sample.decode(codec, errors="ignore")
         readings.append((plausibility(text), -rank, name, codec))
-    if not readings:
-        return None
     _score, _rank, name, codec = max(readings)
     return name, codec
 
@@ -141,29 +140,42 @@ def _reads_better_legacy(data: bytes, utf8_text: str) -> bool:
 
 def _decode_legacy(data: bytes, name: str, lang: Lang) -> Decoded:
     lines = data.split(b"\n")  # safe: 0x0A is never a trail byte of GB18030 or Big5
-    utf8_lines: list[int] = []  # indexes of lines with non-ASCII that are valid UTF-8
-    other: list[int] = []
+    utf8_lines: list[int] = []  # indexes of lines that are UTF-8 Chinese
+    other: list[int] = []  # indexes of the other non-ASCII lines
+    invalid: list[bytes] = []  # those of them that are not UTF-8 at all: what decides the legacy encoding
     for i, line in enumerate(lines):
         if line.isascii():
             continue
         as_utf8 = _strict(line, "utf-8")
-        if as_utf8 is None or (not _WIDE.search(as_utf8) and _reads_better_legacy(line, as_utf8)):
+        # Chinese in UTF-8 is three bytes a character: a valid line without one is short GBK (目录 = `Ŀ¼`).
+        if as_utf8 is None or not _WIDE.search(as_utf8):
             other.append(i)
+            if as_utf8 is None:
+                invalid.append(line)
         else:
             utf8_lines.append(i)
-    legacy = choose_legacy(b"\n".join(lines[i] for i in other))
+    legacy = choose_legacy(b"\n".join(invalid))
     if legacy is None:
         bad = _undecodable_lines(lines, other)
         raise DecodeError(tr(MESSAGES, "undecodable", lang, name=name, lines=_line_list(bad)))
     label, codec = legacy
     if not utf8_lines:
-        return Decoded(data.decode(codec), label)
+        whole = _strict(data, codec)
+        if whole is not None:
+            return Decoded(whole, label)
     # Mixed: each line in the one encoding it is valid in; the minority is reported.
     legacy_set = set(other)
-    decoded = [line.decode(codec) if i in legacy_set else line.decode("utf-8") for i, line in enumerate(lines)]
+    decoded = [_legacy_line(line, codec) if i in legacy_set else line.decode("utf-8") for i, line in enumerate(lines)]
+    if not utf8_lines:
+        return Decoded("\n".join(decoded), label)
     minority, minority_name = (other, label) if len(other) <= len(utf8_lines) else (utf8_lines, UTF8)
     return Decoded("\n".join(decoded), f"{UTF8}+{label}", foreign_lines=[i + 1 for i in minority],
                    foreign_encoding=minority_name)
+
+
+def _legacy_line(line: bytes, codec: str) -> str:
+    text = _strict(line, codec)
+    return text if text is not None else line.decode("utf-8")  # valid UTF-8 without Chinese: as it is
 
 
 def _undecodable_lines(lines: Sequence[bytes], candidates: Sequence[int]) -> list[int]:
