@@ -1,6 +1,6 @@
 """The import's preview (issue 10 item 1): what was found in the manuscript, before anything is written.
 
-`ImportPreviewScreen(target, lang, *, read=read_source, split=split_manuscript, lines=preview_lines)` is a
+`ImportPreviewScreen(target, lang, *, read=read_source, split=split_manuscript)` is a
 `Screen[ImportChoice | None]`. Reading and splitting run in a thread worker (a 3-million-character file never
 holds the keys up); each step shows on the status line (`ImportProgress`), the result arrives as `ImportSplit`.
 The source is read once; a new way of splitting splits the text already read again.
@@ -23,7 +23,6 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from textual import on, work
@@ -39,15 +38,14 @@ from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.importing.preview import preview_lines
 from studio.importing.source import SourceText, read_source
-from studio.importing.split import DEFAULT_TARGET_CHARS, split_manuscript
+from studio.importing.split import DEFAULT_TARGET_CHARS, MIN_TARGET_CHARS, split_manuscript
 from studio.models.manuscript import Manuscript, SplitMode
 from studio.tui.import_flow import ImportTarget
 from studio.tui.messages import ImportProgress, ImportSplit
 from widgets.instant_keys import InstantScroll
 
-__all__ = ["MAX_TARGET_CHARS", "MESSAGES", "MIN_TARGET_CHARS", "ImportChoice", "ImportPreviewScreen"]
+__all__ = ["MAX_TARGET_CHARS", "MESSAGES", "ImportChoice", "ImportPreviewScreen"]
 
-MIN_TARGET_CHARS = 500
 MAX_TARGET_CHARS = 50_000
 
 MESSAGES: Catalog = {
@@ -88,9 +86,10 @@ class PreviewBody(InstantScroll, VerticalScroll):
     """The preview's scrolling text (j/k and the arrows without animation)."""
 
 
-Reader = Callable[[Path], SourceText]
+Reader = Callable[..., SourceText]
+"""`read_source(path, *, lang)`."""
 Splitter = Callable[..., Manuscript]
-Renderer = Callable[[Manuscript, Lang], list[str]]
+"""`split_manuscript(source, *, mode, target_chars)`."""
 
 
 class ImportPreviewScreen(Screen[ImportChoice | None]):
@@ -146,12 +145,11 @@ class ImportPreviewScreen(Screen[ImportChoice | None]):
         *,
         read: Reader = read_source,
         split: Splitter = split_manuscript,
-        lines: Renderer = preview_lines,
     ) -> None:
         super().__init__()
         self.target = target
         self.lang: Lang = lang
-        self._read, self._split, self._lines = read, split, lines
+        self._read, self._split = read, split
         self.source: SourceText | None = None
         self.manuscript: Manuscript | None = None
         self.mode: SplitMode = "headings"
@@ -206,10 +204,11 @@ class ImportPreviewScreen(Screen[ImportChoice | None]):
         try:
             if self.source is None:
                 self.post_message(ImportProgress("reading"))
-                self.source = self._read(self.target.source)
+                self.source = self._read(self.target.source, lang=self.lang)
+            source = self.source
             self.post_message(ImportProgress("splitting", mode))
-            manuscript = self._split(self.source, mode=mode, target_chars=target_chars)
-            lines = self._lines(manuscript, self.lang)
+            manuscript = self._split(source, mode=mode, target_chars=target_chars)
+            lines = preview_lines(manuscript, self.lang, skipped=source.skipped)
         except (StudioError, OSError) as exc:
             if worker.is_cancelled:
                 return

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from pipeline.importing.extract import ExtractionEstimate, ExtractionResult
     from screens.import_names import NameRow
     from studio.importing.names import NameCandidate
+    from studio.models.import_report import ImportReport
     from studio.models.manuscript import Manuscript
 
 __all__ = [
@@ -70,7 +71,7 @@ __all__ = [
     "is_project",
     "name_rows",
     "result_text",
-    "save_names",
+    "finish_import",
     "write_import",
 ]
 
@@ -112,6 +113,9 @@ MESSAGES: Catalog = {
     "writing": ("写入章节与卷（{chapters} 章）……", "Writing the chapters and volumes ({chapters})..."),
     "names_title": ("正在找候选名字（分词）……", "Finding candidate names (word segmentation)..."),
     "names_saving": ("正在登记名字……", "Registering the names..."),
+    "finishing": ("导入的最后一步：名字与全书检查", "The import's last step: names and the checks"),
+    "checking": ("正在检查全书（{chapters} 章：文字指标与不花 token 的检查）……",
+                 "Checking the book ({chapters} chapters: prose metrics and the free checks)..."),
     "kind_person": ("人名 · {count} 次 · 首见第{first}章", "person · {count}x · first in chapter {first}"),
     "kind_place": ("地名/势力 · {count} 次 · 首见第{first}章", "place/faction · {count}x · first in chapter {first}"),
     "failed": ("全量提取出错：{message}（已提取到第{n}章，进度保留）",
@@ -365,13 +369,14 @@ async def import_path(show: ShowModal, folder: Path, lang: Lang = "zh") -> Impor
         if written is None:
             continue
         root = target.target
-        candidates = await show(ImportWorkScreen(tr(MESSAGES, "names_title", lang),
-                                                 partial(deterministic_depth, root, lang=lang), lang))
-        if candidates is not None:  # a failure was shown; the book is imported all the same
-            picked = await show(ImportNamesScreen(name_rows(candidates, lang), lang))
-            if picked:
-                await show(ImportWorkScreen(tr(MESSAGES, "names_saving", lang),
-                                            partial(save_names, root, candidates, picked, lang=lang), lang))
+        overview = await show(ImportWorkScreen(tr(MESSAGES, "names_title", lang),
+                                               partial(deterministic_depth, root, lang=lang), lang))
+        if overview is not None:  # a failure was shown; the book is imported all the same
+            report, candidates = overview
+            picked = await show(ImportNamesScreen(name_rows(candidates, lang), lang)) if candidates else []
+            await show(ImportWorkScreen(tr(MESSAGES, "finishing", lang),
+                                        partial(finish_import, root, report, candidates, picked or [], lang=lang),
+                                        lang))
         return ImportedNovel(root)
 
 
@@ -387,18 +392,18 @@ def write_import(manuscript: Manuscript, target: ImportTarget, step: Callable[[s
     return write_project(manuscript, target.source, target.target, lang=lang)
 
 
-def deterministic_depth(root: Path, step: Callable[[str], None], *, lang: Lang = "zh") -> list[NameCandidate]:
-    """The deterministic depth over the chapters the last import wrote (word counts, the checks, the report)
-    under the project lock; returns the name candidates to confirm."""
-    from studio.importing.deterministic import analyse_import
+def deterministic_depth(root: Path, step: Callable[[str], None], *,
+                        lang: Lang = "zh") -> tuple[ImportReport, list[NameCandidate]]:
+    """The fast part of the deterministic depth over the chapters the last import wrote (字数, the candidate
+    names; the report saved), under the project lock: (report, the name candidates to confirm)."""
+    from studio.importing.deterministic import overview
 
     paths = ProjectPaths(root)
     record = ImportRecord.load(paths.import_record)
     source = record.sources[-1]
     step(tr(MESSAGES, "names_title", lang))
     with ProjectLock(paths):
-        _report, candidates = analyse_import(root, source.first_chapter, source.last_chapter, lang=lang)
-    return candidates
+        return overview(root, source.first_chapter, source.last_chapter, lang=lang)
 
 
 def name_rows(candidates: Sequence[NameCandidate], lang: Lang = "zh") -> list[NameRow]:
@@ -409,13 +414,21 @@ def name_rows(candidates: Sequence[NameCandidate], lang: Lang = "zh") -> list[Na
             for c in candidates]
 
 
-def save_names(root: Path, candidates: Sequence[NameCandidate], picked: Sequence[str],
-               step: Callable[[str], None], *, lang: Lang = "zh") -> list[str]:
-    """Register the names the author ticked in `world/names.json`, under the project lock; the names added."""
+def finish_import(root: Path, report: ImportReport, candidates: Sequence[NameCandidate], picked: Sequence[str],
+                  step: Callable[[str], None], *, lang: Lang = "zh") -> list[str]:
+    """Register the names the author ticked in `world/names.json`, then the slower part of the deterministic depth
+    (prose metrics and the cheap checks over the book, findings per chapter), under the project lock; returns
+    the names added."""
+    from studio.importing.deterministic import check_book
     from studio.importing.names import register_names
 
     chosen = set(picked)
-    step(tr(MESSAGES, "names_saving", lang))
     paths = ProjectPaths(root)
     with ProjectLock(paths):
-        return register_names(paths, [c for c in candidates if c.name in chosen])
+        added: list[str] = []
+        if chosen:
+            step(tr(MESSAGES, "names_saving", lang))
+            added = register_names(paths, [c for c in candidates if c.name in chosen])
+        step(tr(MESSAGES, "checking", lang, chapters=report.chapters))
+        check_book(root, report, lang=lang)
+    return added
