@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from pipeline.decisions import QuestionKind
 from pipeline.providers.base import ModelRequest, ModelResult, TextCallback
 from pipeline.providers.offline import OfflineProvider
@@ -58,14 +60,14 @@ def _gated_app(root: Path, provider: GatedProvider) -> NovelStudioApp:
     return NovelStudioApp(root, lang="zh", offline=True, provider_factory=lambda s: provider)
 
 
-async def _start_extraction(app: NovelStudioApp, pilot: object) -> ExtractionScreen:
-    await pilot.press("x")  # type: ignore[attr-defined]
+async def _start_extraction(app: NovelStudioApp, pilot: Pilot[None]) -> ExtractionScreen:
+    await pilot.press("x")
     assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
     dialog = app.screen
     assert isinstance(dialog, DecisionDialog)
     assert dialog.question.kind is QuestionKind.IMPORT_EXTRACT  # the estimate first
     assert f"第 1-{CHAPTERS} 章" in dialog.question.title_zh or "第 " in dialog.question.title_zh
-    await pilot.press("enter")  # type: ignore[attr-defined]  # start (recommended)
+    await pilot.press("enter")  # start (recommended)
     assert await wait_for(pilot, lambda: isinstance(app.screen, ExtractionScreen))
     screen = app.screen
     assert isinstance(screen, ExtractionScreen)

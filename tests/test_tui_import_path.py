@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from pipeline.decisions import QuestionKind
@@ -38,20 +39,20 @@ def _source(tmp_path: Path, encoding: str = "gb18030") -> Path:
     return path
 
 
-async def _to_preview(app: NovelStudioApp, pilot: object, source: Path, target: Path | None = None) -> ImportPreviewScreen:
-    await pilot.pause()  # type: ignore[attr-defined]
+async def _to_preview(app: NovelStudioApp, pilot: Pilot[None], source: Path, target: Path | None = None) -> ImportPreviewScreen:
+    await pilot.pause()
     assert isinstance(app.screen, WelcomeScreen)
-    await pilot.press("2")  # type: ignore[attr-defined]
+    await pilot.press("2")
     assert await wait_for(pilot, lambda: isinstance(app.screen, ImportSourceForm))
     form = app.screen
     assert isinstance(form, ImportSourceForm)
     form.query_one("#import-source", Input).value = str(source)
-    await pilot.press("enter")  # type: ignore[attr-defined]
-    await pilot.pause()  # type: ignore[attr-defined]
+    await pilot.press("enter")
+    await pilot.pause()
     assert form.error is None, form.error
     if target is not None:
         form.target_input.value = str(target)
-    await pilot.press("enter")  # type: ignore[attr-defined]
+    await pilot.press("enter")
     assert await wait_for(pilot, lambda: isinstance(app.screen, ImportPreviewScreen))
     preview = app.screen
     assert isinstance(preview, ImportPreviewScreen)
