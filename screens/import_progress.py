@@ -244,7 +244,7 @@ class ExtractionScreen(Screen[ExtractionResult | None]):
                 offline=self.services.offline, lang=self.lang, confirmed=True,
             )
         finally:
-            await asyncio.to_thread(lock.release)
+            lock.release()  # at once, also when cancelled (a stop, the studio quitting): a directory removed
 
     @on(PipelineEventPosted)
     def _event(self, message: PipelineEventPosted) -> None:

@@ -21,7 +21,7 @@ from screens.main_screen import MainScreen
 from screens.prompt_dialogs import ConfirmDialog
 from studio.models.import_record import ImportRecord
 from studio.paths import ProjectPaths
-from studio.tui.app import NovelStudioApp
+from studio.tui.app import NovelStudioApp, StudioCommands
 from studio.tui.import_flow import extraction_status
 from tests.import_extract_helpers import chapter_bytes, imported_project
 from tests.tui_helpers import main_screen, make_app, notes, wait_for
@@ -131,6 +131,17 @@ async def test_stop_during_extraction_keeps_the_progress_and_x_resumes(tmp_path:
     assert ImportRecord.load(ProjectPaths(root).import_record).extracted_through == CHAPTERS
     # nothing extracted twice: the resumed run asked only for the chapters not yet done (the held call again)
     assert provider.calls - calls == CHAPTERS - done
+
+
+async def test_the_command_palette_offers_the_extraction(tmp_path: Path) -> None:
+    root = imported_project(tmp_path / "book", 2)
+    app = make_app(root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        commands = dict(StudioCommands(app.screen)._commands())
+        assert commands.get("全量提取导入的书稿") == "extract"
+        await main_screen(app).run_action("extract")  # what the palette entry runs
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
 
 
 async def test_x_on_a_project_that_was_not_imported(sample: Path) -> None:
