@@ -31,6 +31,7 @@ from studio.i18n import Catalog, Lang, tr
 from studio.importing.journal import journal_path, load_journal
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
+from studio.models.extraction_progress import ExtractionProgress, extraction_progress_path
 from studio.models.import_record import ImportRecord
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths, numbered_files
@@ -180,6 +181,18 @@ MESSAGES: Catalog = {
         "无法读取导入记录 .novel-studio/import.json：{detail}",
         "cannot read the import record .novel-studio/import.json: {detail}",
     ),
+    # --- import extraction (imp-full): an extraction of imported chapters under way
+    "extraction_unfinished": (
+        "导入书稿的完整提取没有完成：已提取到第 {done} 章，共导入 {total} 章（状态只到第 {done} 章）",
+        "the full extraction of the imported manuscript is not finished: chapters up to {done} of {total} are "
+        "extracted (the state only goes to chapter {done})",
+    ),
+    "extraction_unreadable": ("无法读取导入提取的进度：{detail}", "cannot read the import extraction's progress: {detail}"),
+    "way_out_extract": (
+        "运行 novel-studio extract 接着提取（已提取的章节不会重复付费）",
+        "run novel-studio extract to go on (chapters already extracted are not paid for again)",
+    ),
+    # --- end import extraction
     "refused": (
         "项目状态不一致，未开始写作：\n{findings}",
         "the project is inconsistent; nothing was written:\n{findings}",
@@ -434,7 +447,35 @@ def rule_import(ctx: ColdStart) -> Iterable[Finding]:
         yield finding("import_not_extracted", "note", None, first=first, last=last)
 
 
-COMMON: tuple[Rule, ...] = (rule_state, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import)
+# --- import extraction (imp-full)
+EXTRACTION_KEYS = frozenset({"extraction_unfinished"})  # what `extract` resolves by going on
+
+
+def rule_extraction(ctx: ColdStart) -> Iterable[Finding]:
+    """An extraction of imported chapters that started and has not reached the last imported chapter: the
+    state holds only the chapters before it, so nothing is written or planned on it until `extract` goes on
+    (a chapter written now would come before the rest of the book in the state's history). A book whose
+    extraction never started (the deterministic depth only) is not concerned."""
+    progress_path = extraction_progress_path(ctx.paths)
+    if not progress_path.is_file() or not ctx.paths.import_record.is_file():
+        return
+    try:
+        progress = ExtractionProgress.load(progress_path)
+        record = ImportRecord.load(ctx.paths.import_record)
+    except FormatError as exc:
+        yield finding("extraction_unreadable", "refuse", "way_out_extract", detail=_first(exc))
+        return
+    if progress.status == "done" and record.extracted_through >= record.last_chapter:
+        return
+    if record.extracted_through < record.last_chapter or progress.status == "running":
+        yield finding("extraction_unfinished", "refuse", "way_out_extract", done=record.extracted_through,
+                      total=record.last_chapter)
+# --- end import extraction
+
+
+COMMON: tuple[Rule, ...] = (
+    rule_state, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import, rule_extraction
+)
 WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
 
 RULES: dict[OrchestratorState, tuple[Rule, ...]] = {

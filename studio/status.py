@@ -152,6 +152,7 @@ class StatusReport(BaseModel):
     notices: list[str] = Field(default_factory=list)  # read with a caveat: Project.notices()
     blockers: list[ColdStartNote] = Field(default_factory=list)  # what `continue` would refuse
     self_repairs: list[ColdStartNote] = Field(default_factory=list)  # what the next run repairs itself
+    notes: list[ColdStartNote] = Field(default_factory=list)  # what to know first (an import not extracted yet)
 
 
 # ---------------------------------------------------------------------------------------------- caches
@@ -359,11 +360,12 @@ def _recovery(project: Project) -> RecoverySummary | None:
     )
 
 
-def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdStartNote]]:
-    """(what `continue` would refuse, what the next run repairs itself): the same check the orchestrator
-    runs (studio.coldstart), plus the settings file `continue` loads first."""
+def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdStartNote], list[ColdStartNote]]:
+    """(what `continue` would refuse, what the next run repairs itself, what to know first): the same check
+    the orchestrator runs (studio.coldstart), plus the settings file `continue` loads first."""
     blockers: list[ColdStartNote] = []
     repairs: list[ColdStartNote] = []
+    notes: list[ColdStartNote] = []
     try:
         load_settings(project.root)
     except StudioError as exc:
@@ -378,8 +380,8 @@ def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdSt
     checkpoint = project.checkpoint if project.has_checkpoint else None
     for f in check_cold_start(project.paths, checkpoint):
         note = ColdStartNote(key=f.key, text=f.describe("zh"), text_en=f.describe("en"))
-        (blockers if f.severity == "refuse" else repairs).append(note)
-    return blockers, repairs
+        {"refuse": blockers, "repairable": repairs}.get(f.severity, notes).append(note)
+    return blockers, repairs, notes
 
 
 def _lock_summary(status: LockStatus) -> LockSummary:
@@ -456,7 +458,7 @@ def build_status(
 
     if lock_status is None:
         lock_status = ProjectLock(project.paths).status()
-    blockers, repairs = cold_start_notes(project)
+    blockers, repairs, notes = cold_start_notes(project)
 
     return StatusReport(
         project_name=project.name,
@@ -489,6 +491,7 @@ def build_status(
         notices=[str(p) for p in project.notices(lang=lang)],
         blockers=blockers,
         self_repairs=repairs,
+        notes=notes,
     )
 
 
@@ -557,6 +560,7 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
         avg = report.total_chars // report.chapters_committed
         lines.append(tr(MESSAGES, "words", lang, total=_chars_text(report.total_chars, lang),
                         chapters=report.chapters_committed, avg=avg))
+        lines.extend(f"  {n.text if lang == 'zh' else n.text_en}" for n in report.notes)
     else:
         lines.append(tr(MESSAGES, "words_none", lang))
 

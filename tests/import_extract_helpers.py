@@ -2,22 +2,20 @@
 tests/test_import_lifecycle.py, bench/bench_import_cost.py).
 
 `book_text(n)` is a TXT manuscript of n chapters (`第N章 标题` headings) with recurring names (林枫, 苏晚晴, 韩老七),
-places (青云城, 落霞谷), mystery and reveal sentences, dialogue and narration. `imported_project(root, n)` makes
-the project the deterministic import writes: chapters, outline entries marked written, the checkpoint at the
-last chapter, `.novel-studio/import.json` with `extracted_through = 0`.
+places (青云城, 落霞谷), mystery and reveal sentences, dialogue and narration. `imported_project(root, n)` imports
+it with the real import (`studio.importing`: read, split, write): chapters, outline entries marked written, the
+checkpoint at the last chapter, `.novel-studio/import.json` with `extracted_through = 0`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import random
 from pathlib import Path
 
-from studio.fileio import atomic_write_text
 from studio.ids import chapter_id
-from studio.init_project import init_project
-from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
-from studio.models.import_record import ImportedChapter, ImportRecord, ImportSource
+from studio.importing.build import write_project
+from studio.importing.source import read_source
+from studio.importing.split import split_manuscript
 from studio.paths import ProjectPaths
 
 TITLES = ("雨夜来客", "旧账", "青云城门", "落霞谷", "一封信", "夜探", "师门", "交易", "追兵", "破局")
@@ -64,32 +62,12 @@ def book_text(chapters: int, chars: int = 1500) -> str:
 
 
 def imported_project(root: Path, chapters: int, chars: int = 1500) -> Path:
-    """A project as the deterministic import leaves it (see the module docstring)."""
-    init_project(root)
-    paths = ProjectPaths(root)
-    entries = []
-    records = []
-    for n in range(1, chapters + 1):
-        title = TITLES[(n - 1) % len(TITLES)]
-        text = f"# 第{n}章 {title}\n\n{chapter_body(n, chars)}\n"
-        atomic_write_text(paths.chapter(n), text)
-        entries.append(f"## 第{n}章 {title}\n\n- Status: written\n")
-        records.append(ImportedChapter(chapter=n, title=title, source_number=n,
-                                       sha256=hashlib.sha256(text.encode()).hexdigest()))
-    atomic_write_text(paths.outline(1), "# 第1卷\n\n" + "\n".join(entries))
-    source = book_text(chapters, chars)
-    atomic_write_text(paths.import_dir / "book.txt", source)
-    ImportRecord(
-        sources=[ImportSource(name="book.txt", stored_as="book.txt",
-                              sha256=hashlib.sha256(source.encode()).hexdigest(),
-                              first_chapter=1, last_chapter=chapters)],
-        chapters=records,
-    ).save(paths.import_record)
-    cp = Checkpoint.load_or_default(paths.checkpoint)
-    cp.last_completed_chapter = chapters
-    cp.pipeline_stage = PipelineStage.COMMITTED
-    cp.orchestrator_state = OrchestratorState.WRITING
-    save_checkpoint(paths, cp)
+    """`book_text(chapters)` imported into `root` (a new folder) by the real import: read, split, write."""
+    source = root.parent / f"{root.name}-source.txt"
+    source.write_text(book_text(chapters, chars), encoding="utf-8")
+    manuscript = split_manuscript(read_source(source))
+    assert len(manuscript.chapters) == chapters
+    write_project(manuscript, source, root)
     return root
 
 

@@ -206,3 +206,37 @@ def test_folder_of_chapter_files(tmp_path: Path) -> None:
     assert {f.encoding for f in source.files} == {"utf-8", "gb18030"}
     assert source.encoding == "gb18030+utf-8"
     assert [i.kind for i in m.issues] == ["gap"]
+
+
+def test_a_table_of_contents_with_volumes_joins_the_front_matter(tmp_path: Path) -> None:
+    toc = "目录\n第一卷 少年\n第1章 风起\n第2章 云涌\n第二卷 青年\n第3章 雨落\n"
+    text = toc + f"第一卷 少年\n第1章 风起\n{BODY}第2章 云涌\n{BODY}第二卷 青年\n第3章 雨落\n{BODY}"
+    m = split_text(tmp_path, text)
+    assert [c.title for c in m.chapters] == ["风起", "云涌", "雨落"]
+    assert [(v.title, v.first, v.last) for v in m.volumes] == [("少年", 1, 2), ("青年", 3, 3)]
+    assert "第二卷 青年\n第3章 雨落" in m.front_matter
+    assert kinds(m) == ["front_matter"]
+    assert joined(m) == no_space(text)
+
+
+def test_a_heading_written_twice_heads_one_chapter(tmp_path: Path) -> None:
+    text = "".join(f"第{n}章 标题{n}\n\n第{n}章 标题{n}\n{BODY}" for n in (1, 2, 3))
+    m = split_text(tmp_path, text)
+    assert [c.source_number for c in m.chapters] == [1, 2, 3]
+    assert m.issues == []
+    assert m.chapters[1].text.startswith("第2章 标题2\n")
+    assert joined(m) == no_space(text)
+
+
+@pytest.mark.parametrize("unit", ["节", "话", "回"])
+def test_books_whose_chapters_are_sections_or_episodes(tmp_path: Path, unit: str) -> None:
+    text = "".join(f"第{n}{unit} 标题\n{BODY}" for n in range(1, 5))
+    m = split_text(tmp_path, text)
+    assert [c.source_number for c in m.chapters] == [1, 2, 3, 4] and m.issues == []
+
+
+def test_one_chapter_heading_among_sections_does_not_swallow_the_book(tmp_path: Path) -> None:
+    text = "".join(f"第{n}节 标题\n{BODY}" for n in range(1, 5)) + "第三章\n" + BODY
+    m = split_text(tmp_path, text)
+    assert [c.source_number for c in m.chapters] == [1, 2, 3, 4]
+    assert "第三章" in m.chapters[-1].text

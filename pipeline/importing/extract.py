@@ -23,10 +23,13 @@ Crash safety (nothing paid twice, nothing half-applied):
   (`staging/import/<pass>.json`), then written, then the pass is marked done in `.novel-studio/extraction.json`
   (`studio.models.extraction_progress`), then the staged file goes. A rerun finds the staged files and writes
   them again without a call.
-- a chapter: the Summarizer's result is staged (its delta last: its presence means paid and complete); the
-  commit journal is written (the commit point) and the commit runs its idempotent steps; the record advances
-  last. A rerun finishes a commit journal first, takes a staged delta without a call, and knows a chapter whose
-  commit finished before the record advanced by its archived summary metadata (`import_extraction: true`).
+- a chapter: the Summarizer's result is kept in one atomic write right after the call
+  (`staging/import/chapter-NNN-reply.json`), then staged as the writing loop stages a summary (its delta last);
+  the commit journal is written (the commit point) and the commit runs its idempotent steps; the record advances
+  last, then the kept result goes. A rerun finishes a commit journal first, stages a kept result or takes a
+  staged delta without a call, and knows a chapter whose commit finished before the record advanced by its
+  archived summary metadata (`import_extraction: true`). Only a kill inside the one write of the kept result
+  (after the call, before its rename) loses a paid reply.
 - A `ProviderError` (network, 5xx after the retries) stops the run with status "failed"; the progress is kept.
 
 Cost: `estimate_extraction` before any spend (the Summarizer's stable prefix read from the prompt cache after
@@ -63,7 +66,7 @@ from pipeline.planning.style_analysis import SAMPLE_MAX_CHARS, analyze_style
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import Provider, ProviderError
 from pipeline.providers.cost import Price, price_for, settings_prices
-from pipeline.staging import ChapterStaging
+from pipeline.staging import ChapterStaging, call_from_data, call_to_data
 from pipeline.structured import StructuredReplyError, run_structured
 from pipeline.tokens import estimate_tokens
 from studio.errors import StudioError
@@ -75,6 +78,7 @@ from studio.models.extraction_progress import ExtractionProgress, extraction_pro
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.import_record import ImportRecord
 from studio.models.names import NamesFile
+from studio.models.patch import StatePatch
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
@@ -210,6 +214,7 @@ class ExtractionResult:
     notes: list[str] = field(default_factory=list)
     chapters: list[int] = field(default_factory=list)  # extracted by this run (resumed commits included)
     calls: list[CallRecord] = field(default_factory=list)
+    total: int = 0  # the import's last chapter
 
     @property
     def exit_code(self) -> int:
@@ -579,53 +584,89 @@ def _journal(paths: ProjectPaths, n: int) -> None:
     })
 
 
+def staged_reply(paths: ProjectPaths, n: int) -> Path:
+    """`staging/import/chapter-NNN-reply.json`: the Summarizer's result for chapter n, written in one atomic write
+    right after the call (the narrowest window between paying and keeping what was paid for)."""
+    return paths.staging / "import" / f"{chapter_id(n)}-reply.json"
+
+
+async def _summarize(run: _Run, n: int, next_usd: float) -> dict[str, Any]:
+    """Call the Summarizer on chapter n and keep its result (`staged_reply`); returns the result's data."""
+    paths = run.paths
+    run.afford(next_usd)
+    project = Project.open(paths.root)
+    text = read_text(paths.chapter(n))
+    request, bundle = AgentRequests(project, run.settings, run.registry).summarizer(n, text, IMPORT_HINTS)
+    request = replace(request, context={**request.context, **_import_context(project, paths)})
+    base = load_state(paths).state_version
+    run.emit(StageStarted(n, SUMMARY_STAGE, request.model))
+    out = await run_summarizer(run.provider, request, registry=run.registry, invoke=run.invoke(), chapter=n,
+                               storyline_id=str(bundle.data["storyline_id"]), base_state_version=base,
+                               stage=SUMMARY_STAGE)
+    run.calls += out.calls
+    run.emit(StageFinished(n, SUMMARY_STAGE, request.model, sum(c.duration_ms for c in out.calls)))
+    data: dict[str, Any] = {
+        "summary": out.summary,
+        "ops": None if out.patch is None else list(out.patch.ops),
+        "storyline_id": out.storyline_id,
+        "memory": out.storyline_memory,
+        "base_state_version": base,
+        "meta": {
+            "import_extraction": True,
+            "cross_references": list(out.cross_references),
+            "leak_risk": out.leak_risk,
+            "warnings": list(out.warnings),
+            **out.structure,
+        },
+        "calls": [call_to_data(c) for c in out.calls],
+    }
+    atomic_write_json(staged_reply(paths, n), data)
+    if out.patch is None:
+        run.note(n, "ops_skipped", "warning", chapter=n)
+    for warning in out.warnings:
+        run.notes.append(warning)
+        run.emit(Notice(n, warning, "warning"))
+    return data
+
+
+def _stage_summary(paths: ProjectPaths, n: int, data: dict[str, Any]) -> None:
+    """The kept result into the chapter's staging, as the writing loop stages a summary (delta last)."""
+    st = ChapterStaging(paths, n)
+    st.clear_summary()
+    st.calls.unlink(missing_ok=True)
+    st.record_calls([call_from_data(c) for c in data.get("calls", [])])
+    storyline_id = str(data["storyline_id"])
+    base = int(data["base_state_version"])
+    ops = data.get("ops")
+    st.write_summary(
+        summary=str(data["summary"]),
+        patch=None if ops is None else StatePatch(chapter=n, base_state_version=base, storyline_id=storyline_id,
+                                                  ops=list(ops)),
+        storyline_id=storyline_id,
+        memory=str(data["memory"]),
+        meta=dict(data.get("meta") or {}),
+        base_state_version=base,
+    )
+
+
 async def _chapter(run: _Run, n: int, next_usd: float) -> None:
     paths = run.paths
     st = ChapterStaging(paths, n)
-    resumed = False
-    if st.journal.exists():
-        resumed = True
-    elif not st.delta.is_file():
-        run.afford(next_usd)
-        st.clear_summary()
-        project = Project.open(paths.root)
-        text = read_text(paths.chapter(n))
-        request, bundle = AgentRequests(project, run.settings, run.registry).summarizer(n, text, IMPORT_HINTS)
-        request = replace(request, context={**request.context, **_import_context(project, paths)})
-        base = load_state(paths).state_version
-        run.emit(StageStarted(n, SUMMARY_STAGE, request.model))
-        out = await run_summarizer(run.provider, request, registry=run.registry, invoke=run.invoke(), chapter=n,
-                                   storyline_id=str(bundle.data["storyline_id"]), base_state_version=base,
-                                   stage=SUMMARY_STAGE)
-        run.calls += out.calls
-        run.emit(StageFinished(n, SUMMARY_STAGE, request.model, sum(c.duration_ms for c in out.calls)))
-        st.record_calls(out.calls)
-        st.write_summary(
-            summary=out.summary,
-            patch=out.patch,
-            storyline_id=out.storyline_id,
-            memory=out.storyline_memory,
-            meta={
-                "import_extraction": True,
-                "cross_references": list(out.cross_references),
-                "leak_risk": out.leak_risk,
-                "warnings": list(out.warnings),
-                **out.structure,
-            },
-            base_state_version=base,
-        )
-        if out.patch is None:
-            run.note(n, "ops_skipped", "warning", chapter=n)
-        for warning in out.warnings:
-            run.notes.append(warning)
-            run.emit(Notice(n, warning, "warning"))
-    else:
-        resumed = True
+    resumed = st.journal.exists() or st.delta.is_file()
+    if not resumed:
+        kept = staged_reply(paths, n)
+        if kept.is_file():
+            resumed = True
+            data = read_json(kept)
+        else:
+            data = await _summarize(run, n, next_usd)
+        _stage_summary(paths, n, data)
     if not st.journal.exists():
         _journal(paths, n)
     outcome = run_commit(paths, n)
     run.notes += outcome.warnings
     _advance_record(paths, n)
+    _drop_reply(paths, n)
     run.chapters.append(n)
     if resumed:
         run.note(n, "chapter_resumed", chapter=n)
@@ -636,12 +677,20 @@ async def _chapter(run: _Run, n: int, next_usd: float) -> None:
                  threads=sum(1 for op in ops if op.op == "foreshadow"))
 
 
+def _drop_reply(paths: ProjectPaths, n: int) -> None:
+    staged_reply(paths, n).unlink(missing_ok=True)
+    folder = staged_reply(paths, n).parent
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+
+
 def _resume_pending(run: _Run) -> None:
     """Finish the commits a kill left (their model calls are paid) and advance the record past them."""
     for n in pending_commits(run.paths):
         run_commit(run.paths, n)
         if _imported(run.paths, n):
             _advance_record(run.paths, n)
+            _drop_reply(run.paths, n)
             run.chapters.append(n)
             run.note(n, "chapter_resumed", chapter=n)
 
@@ -674,12 +723,15 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
         if not chapter_extracted(paths, n):
             break
         _advance_record(paths, n)  # a commit finished just before the record's advance
+        _drop_reply(paths, n)
     record = load_record(paths, lang)
     first, stop = extraction_range(paths, record, last, lang)
     if first > stop:
+        if extraction_progress_path(paths).is_file() and load_progress(paths).status != "done":
+            _save_progress(paths, load_progress(paths), status="done")
         message = tr(MESSAGES, "nothing", lang, done=record.extracted_through)
         return ExtractionResult("done", record.extracted_through, message=message, notes=run.notes,
-                                chapters=run.chapters)
+                                chapters=run.chapters, total=record.last_chapter)
     _check_in_order(paths, first, lang)
     estimate = estimate_extraction(paths.root, settings, last=stop, offline=offline, lang=lang,
                                    registry=run.registry)
@@ -687,7 +739,7 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
         answer = await decide(extraction_question(estimate, max_cost_usd, lang))
         if answer != ANSWER_START:
             return ExtractionResult("stopped", record.extracted_through, message=tr(MESSAGES, "cancelled", lang),
-                                    notes=run.notes, chapters=run.chapters)
+                                    notes=run.notes, chapters=run.chapters, total=record.last_chapter)
     progress = _save_progress(paths, load_progress(paths), status="running", target=stop)
     try:
         if not progress.survey_done:
@@ -702,19 +754,20 @@ async def run_extraction(root: Path, settings: Settings, provider: Provider, dec
         _save_progress(paths, load_progress(paths), status="stopped")
         message = tr(MESSAGES, "stopped_cost", lang, spent=run.spent, next=stop_exc.next_usd,
                      limit=max_cost_usd or 0.0, done=done, next_chapter=done + 1)
-        return ExtractionResult("stopped", done, run.spent, message, run.notes, run.chapters, run.calls)
+        return ExtractionResult("stopped", done, run.spent, message, run.notes, run.chapters, run.calls, record.last_chapter)
     except ProviderError as exc:
         done = load_record(paths, lang).extracted_through
         _save_progress(paths, load_progress(paths), status="failed")
         message = tr(MESSAGES, "failed_model", lang, message=str(exc), done=done)
-        return ExtractionResult("failed", done, run.spent, message, run.notes, run.chapters, run.calls)
+        return ExtractionResult("failed", done, run.spent, message, run.notes, run.chapters, run.calls, record.last_chapter)
     except StructuredReplyError as exc:
         done = load_record(paths, lang).extracted_through
         _save_progress(paths, load_progress(paths), status="failed")
         message = tr(MESSAGES, "failed_reply", lang, what=str(exc.calls[-1].stage if exc.calls else "model"),
                      message="; ".join(exc.errors[:3]))
-        return ExtractionResult("failed", done, run.spent, message, run.notes, run.chapters, run.calls)
+        return ExtractionResult("failed", done, run.spent, message, run.notes, run.chapters, run.calls, record.last_chapter)
     record = load_record(paths, lang)
     _save_progress(paths, load_progress(paths), status="done")
     message = tr(MESSAGES, "done", lang, done=record.extracted_through, total=record.last_chapter)
-    return ExtractionResult("done", record.extracted_through, run.spent, message, run.notes, run.chapters, run.calls)
+    return ExtractionResult("done", record.extracted_through, run.spent, message, run.notes, run.chapters, run.calls,
+                            record.last_chapter)

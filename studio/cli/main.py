@@ -37,6 +37,8 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.prompt_cmd",
     "studio.cli.character_cmd",
     "studio.cli.world_cmd",
+    "studio.cli.import_cmd",
+    "studio.cli.extract_cmd",
 ]
 
 MESSAGES: Catalog = {

@@ -131,14 +131,21 @@ def book_title(source: Path) -> str:
 # ---------------------------------------------------------------------------------------------- source copy
 
 
-def source_files(source: Path, manuscript: Manuscript) -> list[Path]:
-    """The files of the source that are kept: the file itself, or a folder's chapter files."""
+def source_files(source: Path) -> list[Path]:
+    """The files of the source that are kept: the file itself, or a folder's chapter files as the reader takes
+    them (`studio.importing.source`: `.txt`/`.md`, not hidden, in the folder or one level of volume folders)."""
     if source.is_file():
         return [source]
-    named = {c.source_file for c in manuscript.chapters if c.source_file}
-    files = sorted(p for p in source.iterdir() if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES)
-    picked = [p for p in files if p.name in named]
-    return picked or files
+
+    def chapter_files(folder: Path) -> list[Path]:
+        return [p for p in folder.iterdir()
+                if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in SOURCE_SUFFIXES]
+
+    files = chapter_files(source)
+    for sub in source.iterdir():
+        if sub.is_dir() and not sub.name.startswith("."):
+            files += chapter_files(sub)
+    return sorted(files, key=lambda p: p.relative_to(source).as_posix())
 
 
 def source_digest(source: Path, files: list[Path]) -> str:
@@ -147,7 +154,7 @@ def source_digest(source: Path, files: list[Path]) -> str:
         return _sha(source.read_bytes())
     h = hashlib.sha256()
     for p in files:
-        h.update(p.name.encode() + b"\0" + _sha(p.read_bytes()).encode() + b"\n")
+        h.update(p.relative_to(source).as_posix().encode() + b"\0" + _sha(p.read_bytes()).encode() + b"\n")
     return h.hexdigest()
 
 
@@ -169,7 +176,7 @@ def _copy_source(paths: ProjectPaths, source: Path, files: list[Path], stored_as
         _write_once(dest, source.read_bytes(), durable=False)
         return
     for p in files:
-        _write_once(dest / p.name, p.read_bytes(), durable=False)
+        _write_once(dest / p.relative_to(source), p.read_bytes(), durable=False)
 
 
 def _write_once(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -248,7 +255,7 @@ def plan_import(
     at 1; an append without volume headings continues the current volume, with them each heading starts a
     new volume after it, see `write_project`).
     """
-    files = source_files(source, manuscript)
+    files = source_files(source)
     digest = source_digest(source, files)
     stored_as = _stored_name(record, source, digest)
     offset = first - 1
@@ -320,7 +327,7 @@ def _outline_entries(manuscript: Manuscript, journal: ImportJournal) -> dict[int
 
 def _finish(paths: ProjectPaths, journal: ImportJournal, manuscript: Manuscript, texts: dict[int, bytes],
             source: Path, lang: Lang) -> ImportRecord:
-    files = source_files(source, manuscript)
+    files = source_files(source)
     _copy_source(paths, source, files, journal.source.stored_as)
     for n in sorted(texts):
         _write_once(paths.chapter(n), texts[n], durable=False)

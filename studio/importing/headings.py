@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from studio.importing.numerals import CHINESE_NUMERAL_CHARS, parse_number
@@ -36,7 +36,9 @@ ENGLISH_UNIT = "chapter"
 
 _NUM = rf"[0-9０-９{CHINESE_NUMERAL_CHARS}]+"
 _SEP = r"[\s\u3000:：、·•\-—–_.．]"
-_LEAD = re.compile(r"^[\s\u3000]*(?:#{1,6}[\s\u3000]*)?[【\[〔]?[\s\u3000]*")
+_LEAD = re.compile(r"^[\s\u3000]*(?:#{1,6}[\s\u3000]*)?(?:正文卷?[\s\u3000]+)?[【\[〔]?[\s\u3000]*")
+# A chapter heading after a volume heading's title on the same line: `第一卷 少年 第一章 出山`.
+_INNER_CHAPTER = re.compile(rf"(?:^|[\s\u3000]+)(?=(?:第[\s\u3000]*{_NUM}[\s\u3000]*[章回节節话話]|序章|楔子|引子))")
 _CLOSE = re.compile(r"^[\s\u3000]*[】\]〕]")
 _CHAPTER = re.compile(rf"第[\s\u3000]*(?P<num>{_NUM})[\s\u3000]*(?P<unit>[章回节節话話])(?P<rest>.*)")
 _ENGLISH = re.compile(r"(?:chapter|ch\.)[\s\u3000]*(?P<num>[0-9０-９]+)(?P<rest>.*)", re.IGNORECASE)
@@ -90,6 +92,22 @@ def parse_heading(line: str) -> Heading | None:
         label = word + (num or "")
         return _finish(kind, None, word, match["rest"], label, stripped)
     return None
+
+
+def parse_line(line: str) -> list[Heading]:
+    """The headings on one line: none, one, or a volume and its first chapter (`第一卷 少年 第一章 出山`)."""
+    heading = parse_heading(line)
+    if heading is None or heading.kind != "volume" or not heading.title:
+        return [heading] if heading is not None else []
+    for match in _INNER_CHAPTER.finditer(heading.title):
+        inner = parse_heading(heading.title[match.end():])
+        if inner is None or inner.kind == "volume":
+            continue
+        cut = heading.text.rfind(heading.title[match.end():])  # the title is a tail of the line, maybe trimmed
+        title = heading.title[: match.start()].strip()
+        return [replace(heading, title=title, text=heading.text[:cut].rstrip(" \t\u3000")),
+                replace(inner, text=heading.text[cut:])]
+    return [heading]
 
 
 def _int(text: str) -> int | None:

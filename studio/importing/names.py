@@ -37,7 +37,7 @@ from studio.checks.newnames import COMMON_FREQ, COMPOUND_SURNAMES, PLACE_SUFFIXE
 from studio.models.names import NamedEntity, NamesFile
 from studio.paths import ProjectPaths
 
-SAMPLE_CHARS = 200_000
+SAMPLE_CHARS = 150_000
 MIN_COUNT = 3
 MAX_CANDIDATES = 60
 IMPORT_SOURCE = "import"

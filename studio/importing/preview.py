@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+
 from studio.i18n import Catalog, Lang, tr
 from studio.models.manuscript import Manuscript, ManuscriptChapter, SplitIssue
 
 FOLD = 5
 TITLE_WIDTH = 24
+WIDTH = 80  # terminal cells: no line of the preview is wider
 
 MESSAGES: Catalog = {
     "found": ("找到 {chapters} 章，共 {words} 字（{mode}）。", "Found {chapters} chapters, {words} 字 ({mode})."),
@@ -25,16 +28,22 @@ MESSAGES: Catalog = {
     "mode_blank": ("按空行切分", "split at blank lines"),
     "encoding": ("编码：{name}，已转换为 UTF-8。", "Encoding: {name}, converted to UTF-8."),
     "encoding_utf8": ("编码：UTF-8。", "Encoding: UTF-8."),
-    "first": ("第一章：{title}", "First: {title}"),
-    "last": ("最后一章：{title}", "Last: {title}"),
+    "first": ("首章：{title}", "First: {title}"),
+    "last": ("末章：{title}", "Last: {title}"),
     "volumes": ("分卷 {count} 个：", "{count} volumes:"),
     "volume": ("  {name}：第 {first}-{last} 章（{count} 章）", "  {name}: chapters {first}-{last} ({count})"),
     "no_volumes": ("没有分卷标题：全部 {count} 章作为第 1 卷。", "No volume headings: all {count} chapters are volume 1."),
     "kinds": ("序章/楔子 {prologues} 个，番外 {extras} 个（单独成章并标注）。",
               "{prologues} prologues and {extras} extras (kept as labelled chapters)."),
-    "front": ("正文前的文字 {words} 字（“{start}”）会保留在导入记录里。",
-              "{words} 字 before the first heading (\"{start}\") are kept with the import."),
-    "issues": ("需要留意 {count} 处：", "{count} things to check:"),
+    "issues": ("需要留意 {count} 处（{kinds}）：", "{count} things to check ({kinds}):"),
+    "kind_short": ("过短 {n}", "{n} very short"),
+    "kind_long": ("过长 {n}", "{n} very long"),
+    "kind_gap": ("缺章 {n}", "{n} gaps"),
+    "kind_repeat": ("重复 {n}", "{n} repeats"),
+    "kind_out_of_order": ("顺序颠倒 {n}", "{n} out of order"),
+    "kind_no_headings": ("无标题 {n}", "{n} no headings"),
+    "kind_encoding": ("编码混杂 {n}", "{n} mixed encodings"),
+    "kind_front_matter": ("正文前文字 {n}", "{n} front matter"),
     "no_issues": ("没有发现可疑的切分。", "Nothing suspicious in the split."),
     "more": ("  … 另有 {count} 处", "  … {count} more"),
     "at": ("第 {position} 章", "chapter {position}"),
@@ -52,6 +61,7 @@ MESSAGES: Catalog = {
                        "{file}: {count} lines are in {encoding} (lines {lines}), converted line by line; check them."),
     "front_matter": ("正文前有 {words} 字不属于任何章节（已保留）", "{words} 字 before the first chapter (kept)"),
     "skipped": ("跳过的文件：{names}", "Skipped files: {names}"),
+    "more_names": (" 等 {count} 个", " and {count} more"),
     "untitled": ("（无标题）", "(untitled)"),
 }
 
@@ -64,12 +74,14 @@ def encoding_name(encoding: str) -> str:
     return " + ".join(_ENCODING_NAMES.get(part, part) for part in encoding.split("+"))
 
 
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def chapter_title(chapter: ManuscriptChapter, lang: Lang = "zh") -> str:
     """How a chapter is named in the preview: its heading line, else its title, else its file."""
     name = chapter.heading or chapter.title or chapter.label or chapter.source_file
-    if not name:
-        name = tr(MESSAGES, "untitled", lang)
-    return name if len(name) <= TITLE_WIDTH else name[: TITLE_WIDTH - 1] + "…"
+    return _short(name, TITLE_WIDTH) if name else tr(MESSAGES, "untitled", lang)
 
 
 def preview_lines(manuscript: Manuscript, lang: Lang = "zh", *, skipped: list[str] | None = None) -> list[str]:
@@ -97,11 +109,28 @@ def preview_lines(manuscript: Manuscript, lang: Lang = "zh", *, skipped: list[st
     if skipped:
         out.append(tr(MESSAGES, "skipped", lang, names=_folded_names(skipped, lang)))
     if m.issues:
-        out.append(tr(MESSAGES, "issues", lang, count=len(m.issues)))
+        counts: dict[str, int] = {}
+        for issue in m.issues:
+            counts[issue.kind] = counts.get(issue.kind, 0) + 1
+        kinds = ("、" if lang == "zh" else ", ").join(tr(MESSAGES, f"kind_{kind}", lang, n=n)
+                                                      for kind, n in counts.items())
+        out.append(tr(MESSAGES, "issues", lang, count=len(m.issues), kinds=kinds))
         out.extend(_fold(["  " + issue_text(i, lang, m) for i in m.issues], lang))
     else:
         out.append(tr(MESSAGES, "no_issues", lang))
-    return out
+    return [clip(line) for line in out]
+
+
+def clip(line: str, width: int = WIDTH) -> str:
+    """`line` cut to `width` terminal cells (a CJK character is two), with … when cut."""
+    if cell_len(line) <= width:
+        return line
+    out = ""
+    for ch in line:
+        if cell_len(out + ch) > width - 1:
+            break
+        out += ch
+    return out + "…"
 
 
 def _mode(m: Manuscript, lang: Lang) -> str:
@@ -114,7 +143,7 @@ def _mode(m: Manuscript, lang: Lang) -> str:
 def _volume_name(name: str, number: int, lang: Lang) -> str:
     if not name:
         name = f"第{number}卷" if lang == "zh" else f"Volume {number}"
-    return name if len(name) <= TITLE_WIDTH else name[: TITLE_WIDTH - 1] + "…"
+    return _short(name, TITLE_WIDTH)
 
 
 def _fold(rows: list[str], lang: Lang) -> list[str]:
@@ -125,7 +154,7 @@ def _fold(rows: list[str], lang: Lang) -> list[str]:
 
 def _folded_names(names: list[str], lang: Lang) -> str:
     shown = "、".join(names[:FOLD]) if lang == "zh" else ", ".join(names[:FOLD])
-    return shown + (tr(MESSAGES, "more", lang, count=len(names) - FOLD) if len(names) > FOLD else "")
+    return shown + (tr(MESSAGES, "more_names", lang, count=len(names)) if len(names) > FOLD else "")
 
 
 def _numbers(numbers: list[int], limit: int = 6) -> str:
@@ -161,19 +190,23 @@ def issue_text(issue: SplitIssue, lang: Lang = "zh", manuscript: Manuscript | No
             _mode(manuscript, lang) if manuscript is not None else tr(MESSAGES, f"mode_{used}", lang))
         return tr(MESSAGES, "no_headings", lang, mode=mode, other=tr(MESSAGES, f"other_{other}", lang))
     if kind == "encoding":
-        return tr(MESSAGES, "encoding_mixed", lang, file=issue.file, count=len(issue.numbers),
+        return tr(MESSAGES, "encoding_mixed", lang, file=_short(issue.file, 16), count=len(issue.numbers),
                   encoding=encoding_name(issue.detail), lines=_numbers(issue.numbers, limit=4))
     if kind == "front_matter":
-        return tr(MESSAGES, "front_matter", lang, words=f"{issue.words:,}") + (f"：“{issue.detail}”" if lang == "zh"
-                                                                                and issue.detail else "")
+        start = _short(issue.detail, 12)
+        if not start:
+            return tr(MESSAGES, "front_matter", lang, words=f"{issue.words:,}")
+        return tr(MESSAGES, "front_matter", lang, words=f"{issue.words:,}") + (
+            f"：“{start}”" if lang == "zh" else f": \"{start}\"")
     return f"{at} {issue.detail}".strip()
 
 
-def preview_data(manuscript: Manuscript) -> dict[str, Any]:
+def preview_data(manuscript: Manuscript, *, skipped: list[str] | None = None) -> dict[str, Any]:
     """The preview as JSON-ready data (every issue, nothing folded; chapter texts left out)."""
     m = manuscript
     chapters = m.chapters
     return {
+        "skipped": list(skipped or []),
         "source": m.source,
         "encoding": m.encoding,
         "mode": m.mode,

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import median
 
-from studio.importing.headings import Heading, chapter_unit, is_chapter_heading, parse_heading
+from studio.importing.headings import Heading, chapter_unit, is_chapter_heading, parse_heading, parse_line
 from studio.importing.numerals import parse_number
 from studio.importing.source import SourceFile, SourceText
 from studio.models.manuscript import (
@@ -130,13 +130,12 @@ def _candidates(lines: Sequence[str]) -> list[tuple[int, Heading]]:
     for i, line in enumerate(lines):
         if len(line) > 80 or not line:
             continue
-        heading = parse_heading(line)
-        if heading is not None:
-            out.append((i, heading))
+        out.extend((i, heading) for heading in parse_line(line))
     return out
 
 
 def _cut(f: SourceFile, lines: list[str], heads: list[tuple[int, Heading]], found: _Found) -> None:
+    heads = _without_doubled(lines, heads)
     start = heads[0][0] if heads else len(lines)
     front = _text(lines[:start])
     if front:
@@ -145,6 +144,23 @@ def _cut(f: SourceFile, lines: list[str], heads: list[tuple[int, Heading]], foun
         end = heads[k + 1][0] if k + 1 < len(heads) else len(lines)
         kind = "volume" if heading.kind == "volume" else "chapter"
         found.pieces.append(_Piece(kind, heading, f.name, i + 1, lines[i + 1:end], f.volume))
+
+
+def _toc_key(heading: Heading) -> tuple[str, str, int | str]:
+    """What a contents line and its chapter share: the number, or the title of an unnumbered heading."""
+    return heading.kind, heading.unit, heading.number if heading.number is not None else heading.title
+
+
+def _without_doubled(lines: list[str], heads: list[tuple[int, Heading]]) -> list[tuple[int, Heading]]:
+    """A heading repeated on the next line with text (`第1章 风起` twice, as some exports write it) heads one
+    chapter: the second copy stays the first line of its text."""
+    kept: list[tuple[int, Heading]] = []
+    for i, heading in heads:
+        if kept and heading.kind != "volume" and kept[-1][1].text == heading.text and kept[-1][0] < i \
+                and not _text(lines[kept[-1][0] + 1:i]):
+            continue
+        kept.append((i, heading))
+    return kept
 
 
 def _folder_volume(f: SourceFile) -> _Piece:
@@ -175,21 +191,22 @@ def _file_chapter(f: SourceFile, lines: list[str]) -> _Piece:
 
 
 def _table_of_contents(found: _Found) -> None:
-    """A run of headings without text at the start whose numbers come again later is a table of contents."""
+    """A run of `TOC_RUN` or more chapter headings without text at the start (volume headings among them), some
+    of which come again later, is a table of contents: it joins the front matter."""
     run = 0
     for piece in found.pieces:
-        if piece.kind == "chapter" and not _text(piece.body):
-            run += 1
-            continue
-        break
-    if run < TOC_RUN:
-        return
+        if _text(piece.body):
+            break
+        run += 1
+    while run and found.pieces[run - 1].kind == "volume":
+        run -= 1  # volume headings just before the first chapter with text open that chapter's volume
     toc = found.pieces[:run]
-    later = {(p.heading.unit, p.heading.number) for p in found.pieces[run:] if p.heading is not None}
-    if not any(p.heading is not None and (p.heading.unit, p.heading.number) in later for p in toc):
+    if sum(1 for p in toc if p.kind == "chapter") < TOC_RUN:
         return
-    block = "\n".join(p.heading.text for p in toc if p.heading is not None)
-    found.front.append(block)
+    later = {_toc_key(p.heading) for p in found.pieces[run:] if p.heading is not None}
+    if not any(p.heading is not None and _toc_key(p.heading) in later for p in toc):
+        return
+    found.front.append("\n".join(p.heading.text for p in toc if p.heading is not None))
     del found.pieces[:run]
 
 
