@@ -72,8 +72,9 @@ def test_check_target_refuses_a_project_a_file_and_a_busy_folder(tmp_path: Path)
     refused = check_target(str(project), tmp_path)
     assert isinstance(refused, str) and "已经是一个小说项目" in refused
     book = _book(tmp_path / "src")
-    assert "是一个文件" in str(check_target(str(book), tmp_path))
+    assert "不是文件夹" in str(check_target(str(book), tmp_path))
     assert "不是空文件夹" in str(check_target("src", tmp_path))
+    assert book_name(_book(tmp_path / "x", "《剑来》.txt")) == "剑来"
     assert check_target("new-book", tmp_path) == tmp_path / "new-book"
 
 

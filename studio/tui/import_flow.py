@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
+from studio.init_project import existing_project_marker
 from studio.lock import ProjectLock
 from studio.models.import_record import ImportRecord
 from studio.paths import ProjectPaths
@@ -68,7 +69,6 @@ __all__ = [
     "expand",
     "extraction_status",
     "import_path",
-    "is_project",
     "name_rows",
     "result_text",
     "finish_import",
@@ -85,15 +85,10 @@ MESSAGES: Catalog = {
     "missing": ("找不到：{path}", "Not found: {path}"),
     "not_text_file": ("不是 TXT 或 MD 文件：{path}", "Not a TXT or MD file: {path}"),
     "no_target": ("请输入要新建项目的文件夹", "Enter the folder for the new project"),
-    "target_file": ("这是一个文件，不是文件夹：{path}", "This is a file, not a folder: {path}"),
     "target_project": (
         "{path} 已经是一个小说项目。导入不会写进已有的项目：请换一个文件夹（或留空用默认的新文件夹）",
         "{path} is already a novel project. An import never writes into an existing project: choose another "
         "folder (or leave it empty for the default new folder)",
-    ),
-    "target_not_empty": (
-        "{path} 不是空文件夹。导入只写进空文件夹或新文件夹：请换一个",
-        "{path} is not empty. An import writes only into an empty or new folder: choose another",
     ),
     "pending": (
         "导入的书稿还没有全量提取（摘要、状态、角色、文风）：已完成 {done}/{total} 章。按 {key} 继续（先显示预计费用）",
@@ -155,9 +150,11 @@ def check_source(text: str, base: Path, lang: Lang = "zh") -> Path | str:
 
 
 def book_name(source: Path) -> str:
-    """The book's name as the source's file or folder name says it (`我的小说.txt` -> `我的小说`)."""
-    name = source.stem if source.is_file() else source.name
-    return name.strip() or "novel"
+    """The book's name as the source's file or folder name says it (`《剑来》.txt` -> `剑来`): the import's own
+    guess (`studio.importing.build.book_title`)."""
+    from studio.importing.build import book_title
+
+    return book_title(source) or "novel"
 
 
 def _empty_dir(path: Path) -> bool:
@@ -165,13 +162,6 @@ def _empty_dir(path: Path) -> bool:
         return path.is_dir() and not any(path.iterdir())
     except OSError:
         return False
-
-
-def is_project(path: Path) -> bool:
-    """A folder holding a novel-studio project (the CLI's test, one definition)."""
-    from studio.cli.common import looks_like_project
-
-    return looks_like_project(path)
 
 
 def default_target(source: Path, folder: Path) -> Path:
@@ -190,16 +180,21 @@ def default_target(source: Path, folder: Path) -> Path:
 
 
 def check_target(text: str, base: Path, lang: Lang = "zh") -> Path | str:
-    """The folder of the new project, or why the import cannot write there (see the module rules)."""
+    """The folder of the new project, or why the import cannot write there (see the module rules): the
+    import's own check (`studio.importing.build.check_target`), with the studio's words for a project (the
+    CLI's refusal names its `--append`)."""
+    from studio.importing.build import ImportRefused
+    from studio.importing.build import check_target as import_target
+
     path = expand(text, base)
     if path is None:
         return tr(MESSAGES, "no_target", lang)
-    if path.exists() and not path.is_dir():
-        return tr(MESSAGES, "target_file", lang, path=path)
-    if path.is_dir() and is_project(path):
+    if path.is_dir() and existing_project_marker(path) is not None:
         return tr(MESSAGES, "target_project", lang, path=path)
-    if path.is_dir() and not _empty_dir(path):
-        return tr(MESSAGES, "target_not_empty", lang, path=path)
+    try:
+        import_target(path, False, lang)
+    except ImportRefused as exc:
+        return str(exc)
     return path
 
 
