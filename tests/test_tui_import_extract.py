@@ -101,6 +101,7 @@ async def test_extraction_from_the_main_screen(tmp_path: Path) -> None:
 
 async def test_stop_during_extraction_keeps_the_progress_and_x_resumes(tmp_path: Path) -> None:
     root = imported_project(tmp_path / "book", CHAPTERS)
+    before = chapter_bytes(root, CHAPTERS)
     provider = GatedProvider(hold_at=5)  # cast pass, style pass, chapters 1-2; held on chapter 3
     app = _gated_app(root, provider)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -131,6 +132,34 @@ async def test_stop_during_extraction_keeps_the_progress_and_x_resumes(tmp_path:
     assert ImportRecord.load(ProjectPaths(root).import_record).extracted_through == CHAPTERS
     # nothing extracted twice: the resumed run asked only for the chapters not yet done (the held call again)
     assert provider.calls - calls == CHAPTERS - done
+    assert chapter_bytes(root, CHAPTERS) == before
+
+
+async def test_a_stopped_extraction_goes_on_after_the_studio_is_reopened(tmp_path: Path) -> None:
+    root = imported_project(tmp_path / "book", CHAPTERS)
+    held = GatedProvider(hold_at=4)  # cast pass, style pass, chapter 1; held on chapter 2
+    app = _gated_app(root, held)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        extraction = await _start_extraction(app, pilot)
+        assert await wait_for(pilot, lambda: held.holding, limit=3000)
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        assert await wait_for(pilot, lambda: extraction.result is not None, limit=3000)
+    done = ImportRecord.load(ProjectPaths(root).import_record).extracted_through
+    assert 1 <= done < CHAPTERS
+    assert not (root / ".novel.lock").exists()  # the stop released the lock
+    counting = GatedProvider(hold_at=0)  # never holds: counts the calls of the resumed run
+    app = _gated_app(root, counting)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        assert await wait_for(pilot, lambda: f"{done}/{CHAPTERS}" in _marks_text(screen))
+        extraction = await _start_extraction(app, pilot)
+        assert await wait_for(pilot, lambda: extraction.result is not None, limit=3000)
+        assert extraction.result is not None and extraction.result.status == "done", extraction.error
+    assert counting.calls == CHAPTERS - done  # the cast and style passes and the chapters done are not paid again
 
 
 async def test_the_command_palette_offers_the_extraction(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ Planning (issue 7): `plan_session` / `quick_start` when given (tests pass fakes)
 run under the project lock the App takes for them (the quick start is handed it for its trial run), as
 `novel-studio plan` / `start` run them. The welcome screen's new-novel
 path ends in a `NewNovel`: the main screen opens on it and is asked to run the quick start
-(`QuickStartRequested`).
+(`QuickStartRequested`). The import path (issue 10) ends in an `ImportedNovel`: the main screen opens on the
+new project and is asked to offer the full extraction, its estimate first (`ExtractionRequested`).
 """
 
 from __future__ import annotations

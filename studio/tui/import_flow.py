@@ -1,29 +1,36 @@
-"""The studio's import path (issue 10 item 1) without the screens: what the author typed, checked, and the
-controller that offers and resumes the model's full extraction on the main screen.
+"""The studio's import path (issue 10 item 1) without the screens: what the author typed, checked, the blocking
+steps the screens run in their workers, and the controller that offers and resumes the model's full extraction
+on the main screen. The steps are the import's own domain functions, the ones `novel-studio import` and
+`extract` call, in the same order.
 
-The path, screen by screen (`screens.import_*`):
+The path, screen by screen (`import_path`, driven from the welcome screen's worker; `screens.import_*`):
 welcome "导入已有书稿" -> `ImportSourceForm` (source and target) -> `ImportPreviewScreen` (read and split in a
-thread worker; confirm, split by size or blank lines, change the target size, cancel) -> `ImportWorkScreen`
-(`write_project` in a thread worker) -> `ImportNamesScreen` (the name candidates to confirm) -> the App opens
-the main screen on the new project and posts `ExtractionRequested` -> `ExtractionFlow.offer` asks with the
-estimate -> `ExtractionScreen` (the extraction in a worker, per-chapter progress, stop keeps what was done).
+thread worker; confirm, split by size or blank lines, change the target size, back) -> `ImportWorkScreen`
+running `write_import` (`write_project`, under its own lock) -> `ImportWorkScreen` running `deterministic_depth`
+(`overview`: 字数 and the candidate names) -> `ImportNamesScreen` (tick the names) -> `ImportWorkScreen` running
+`finish_import` (`register_names`, then `check_book`) -> `ImportedNovel`: the App opens the main screen on the
+new project and posts `ExtractionRequested` -> `ExtractionFlow.offer` asks the extraction's own question
+(`pipeline.importing.extract.extraction_question`: chapters, tokens, cost) -> `ExtractionScreen` (the
+extraction in a worker, per-chapter progress, a stop keeps what was done). Going back from the preview, or a
+write that was refused, returns to the form with what was typed; nothing is written before the preview's yes.
 
 Rules:
 - `check_source(text, base)`: `~` expanded, relative to `base`; a TXT/MD file or a folder that exists; else
   the reason, one readable line. Nothing is read here (`read_source` reads, in a worker).
 - `default_target(source, folder)`: `folder` itself when it is empty (the studio was opened on an empty
-  folder), else a new folder named after the book next to the source (`书名`, `书名-2`, ... the first that
-  does not exist or is empty).
-- `check_target(text, base)`: a folder that is already a project is refused here (the import never writes
-  into another novel); a file is refused; a missing folder is fine (the import makes it).
+  folder), else a new folder named after the book (`studio.importing.build.book_title`) next to the source
+  (`书名`, `书名-2`, ... the first that does not exist or is empty; a folder source gets `-novel`).
+- `check_target(text, base)`: the import's own check (`studio.importing.build.check_target`: a file, a
+  folder with other files in it are refused, a missing folder is made); a folder that is already a project is
+  refused in the studio's words (the import never writes into another novel).
 - `extraction_status(root)`: how far the full depth got, from `.novel-studio/import.json`
   (`studio.models.import_record.ImportRecord`); None for a project that was not imported or whose record
   cannot be read (nothing is offered from a broken file, and it is never rewritten here).
-- `ExtractionFlow(host)` is a controller over `ExtractionHost` (the main screen): `check()` keeps the notice
-  "extraction not finished" with the chapters (`ChapterMarks` note, chapter None: it stays under every
-  chapter's title until the extraction is done); `offer()` estimates first (a thread), asks with the chapters
-  and the cost, and on yes pushes the extraction screen (which runs it `confirmed`: asked once) and reloads
-  after it.
+- `ExtractionFlow(host, screen)` is a controller over `ExtractionHost` (the main screen): `check()` keeps the
+  notice "extraction not finished" with the chapters done (`ChapterMarks` note, chapter None: it stays under
+  every chapter's title until the extraction is done); `offer()` estimates first (a thread), asks with the
+  chapters and the cost, and on yes pushes the extraction screen (which runs it `confirmed`: asked once) and
+  reloads after it.
 """
 
 from __future__ import annotations
