@@ -52,6 +52,7 @@ from screens.export_dialog import ExportDialog, result_message
 from screens.file_watcher import FileWatcher
 from screens.findings_screen import FindingsScreen
 from screens.help_screen import HelpScreen
+from screens.import_progress import ExtractionScreen
 from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
 from screens.plan_runner import PlanRunner
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
@@ -72,10 +73,12 @@ from studio.search import SearchHit
 from studio.status import build_status
 from studio.tui.editor import edit_chapter
 from studio.tui.host import RunRequest, Severity, StudioServices
+from studio.tui.import_flow import ExtractionFlow
 from studio.tui.marks import ChapterMarks, read_review_marks
 from studio.tui.messages import (
     ChapterEdited,
     EditSource,
+    ExtractionRequested,
     PipelineEventPosted,
     PlanEnded,
     PlanRequested,
@@ -188,6 +191,7 @@ MESSAGES: Catalog = {
     "marked_reviewed": ("第{n}章已标记为已复查", "Chapter {n} marked reviewed"),
     "not_marked": ("第{n}章没有“需复查”标记", "Chapter {n} has no “needs review” mark"),
     "k_export": ("导出", "Export"),
+    "k_extract": ("全量提取导入的书稿", "Full extraction of the imported book"),
 }
 
 PANES: tuple[str, ...] = ("outline", "chapter", "diff", "scores")
@@ -223,6 +227,7 @@ class MainScreen(Screen[None]):
         Binding("slash", "search", "搜索", id="search", key_display="/"),
         Binding("f", "findings", "检查结果", show=False, id="findings"),
         Binding("m", "mark_reviewed", "标记已复查", show=False, id="mark_reviewed"),
+        Binding("x", "extract", "全量提取", show=False, id="extract"),
         Binding("tab", "cycle_pane(1)", "下一个窗格", show=False, id="next_pane"),
         Binding("shift+tab", "cycle_pane(-1)", "上一个窗格", show=False, id="prev_pane"),
         Binding("1", "focus_pane(0)", "大纲窗格", show=False, id="pane_1"),
@@ -247,6 +252,7 @@ class MainScreen(Screen[None]):
         "findings": "k_findings",
         "mark_reviewed": "k_mark_reviewed",
         "export": "k_export",
+        "extract": "k_extract",
         "next_pane": "k_next_pane",
         "prev_pane": "k_prev_pane",
         "pane_1": "k_pane_1",
@@ -346,6 +352,8 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.edits = EditsFlow(self, self.rebuild_queue)
         self.plans = PlanFlow(self)
+        self.imports = ExtractionFlow(self, lambda root, estimate: ExtractionScreen(root, self.services, estimate,
+                                                                                     self.lang))
         self._apply_layout(self.app.size.width)
         committed = self.project.committed_chapters()
         if committed:
@@ -354,6 +362,7 @@ class MainScreen(Screen[None]):
         self.focus_pane(self.active_pane)
         self.call_after_refresh(self.reload_marks)
         self.call_after_refresh(self.start_checks)
+        self.call_after_refresh(self.imports.check)  # an imported book not fully extracted: a note that stays
         if self.note:
             self.notify(tr(MESSAGES, "note_kept", self.lang, note=self.note), timeout=10, markup=False)
 
@@ -1024,6 +1033,23 @@ class MainScreen(Screen[None]):
         if not self.planning:
             self.header.update_info(state=self.project.checkpoint.orchestrator_state.value)
         self.edits.pump()  # rebuilds queued while the session held the lock
+
+    # ------------------------------------------------------------------ import (issue 10): studio.tui.import_flow
+
+    def action_extract(self) -> None:
+        self.imports.offer()
+
+    @on(ExtractionRequested)
+    def _extraction_requested(self, message: ExtractionRequested) -> None:
+        message.stop()
+        self.imports.offer()
+
+    def drop_note(self, kind: str) -> None:
+        self.marks = self.marks.without_notes(None, kind)
+
+    @property
+    def extract_key(self) -> str:
+        return compat.keymap(self.app).get("extract") or "x"
 
     # ------------------------------------------------------------------ StudioHost / EditsHost
 

@@ -1,12 +1,14 @@
-"""No project in the folder: start a new novel, create an empty project here, open the sample novel, or quit
-(issue 4, section 1; issue 7 item 7).
+"""No project in the folder: start a new novel, import a manuscript, create an empty project here, open the
+sample novel, or quit (issue 4, section 1; issue 7 item 7; issue 10 item 1).
 
-`WelcomeScreen(folder, lang)` is a `Screen[Path | NewNovel | None]`: it dismisses with the project folder it made
+`WelcomeScreen(folder, lang)` is a `Screen[Path | NewNovel | ImportedNovel | None]`: it dismisses with the project folder it made
 (an empty project in `folder`, or the sample novel in `folder/sample-novel`, or in a new temporary folder when
 that is taken or not writable), with a `NewNovel` (the new-novel path: the brief form, `screens.brief_form`, then
 the style choice, `screens.style_choice`; the project is made in `folder` with its brief once the form is done,
-and the App runs the quick start on it), or None to quit. Keys: up/down + enter, or 1-4 directly; q / escape
-quit. Escape on the style choice goes back to the brief form (answers kept); escape on the form comes back
+and the App runs the quick start on it), with an `ImportedNovel` (the import path, `studio.tui.import_flow.
+import_path`: the manuscript and the target folder, the preview, the project written, the names confirmed; the
+App opens it and offers the full extraction), or None to quit. Keys: up/down + enter, or 1-5 directly; q /
+escape quit. Escape on the style choice goes back to the brief form (answers kept); escape on the form comes back
 here. A failure (say, a folder that cannot be written) is shown on the screen, never as a traceback.
 """
 
@@ -31,16 +33,18 @@ from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.init_project import init_project
 from studio.models.quick_start import QuickStartRequest
+from studio.tui.import_flow import ImportedNovel, import_path
 from studio.tui.new_novel import BriefAnswers, create_novel
 
 MESSAGES: Catalog = {
     "title": ("欢迎使用 novel-studio", "Welcome to novel-studio"),
     "no_project": ("这个文件夹还不是小说项目：{folder}", "This folder is not a novel project yet: {folder}"),
     "new": ("1  新建小说（快速开始）", "1  New novel (quick start)"),
-    "create": ("2  在这里新建空项目", "2  Create an empty project here"),
-    "sample": ("3  打开示例小说《雾港守灯人》", "3  Open the sample novel"),
-    "quit": ("4  退出", "4  Quit"),
-    "hint": ("↑↓ 选择 · Enter 确定 · 1-4 直接选 · q 退出", "↑↓ choose · Enter confirm · 1-4 pick · q quit"),
+    "import": ("2  导入已有书稿（TXT 文件或章节文件夹）", "2  Import a manuscript (a TXT file or a folder of chapters)"),
+    "create": ("3  在这里新建空项目", "3  Create an empty project here"),
+    "sample": ("4  打开示例小说《雾港守灯人》", "4  Open the sample novel"),
+    "quit": ("5  退出", "5  Quit"),
+    "hint": ("↑↓ 选择 · Enter 确定 · 1-5 直接选 · q 退出", "↑↓ choose · Enter confirm · 1-5 pick · q quit"),
     "failed": ("失败：{message}", "Failed: {message}"),
 }
 
@@ -69,14 +73,15 @@ def sample_target(folder: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="novel-studio-sample-")) / SAMPLE_FOLDER
 
 
-class WelcomeScreen(Screen[Path | NewNovel | None]):
-    """New novel / create an empty project here / open the sample / quit."""
+class WelcomeScreen(Screen[Path | NewNovel | ImportedNovel | None]):
+    """New novel / import a manuscript / create an empty project here / open the sample / quit."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "choose('new')", show=False),
-        Binding("2", "choose('create')", show=False),
-        Binding("3", "choose('sample')", show=False),
-        Binding("4,q,escape", "choose('quit')", show=False),
+        Binding("2", "choose('import')", show=False),
+        Binding("3", "choose('create')", show=False),
+        Binding("4", "choose('sample')", show=False),
+        Binding("5,q,escape", "choose('quit')", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -121,6 +126,7 @@ class WelcomeScreen(Screen[Path | NewNovel | None]):
             yield Static(tr(MESSAGES, "no_project", lang, folder=self.folder), markup=False)
             yield OptionList(
                 Option(tr(MESSAGES, "new", lang), id="new"),
+                Option(tr(MESSAGES, "import", lang), id="import"),
                 Option(tr(MESSAGES, "create", lang), id="create"),
                 Option(tr(MESSAGES, "sample", lang), id="sample"),
                 Option(tr(MESSAGES, "quit", lang), id="quit"),
@@ -131,7 +137,7 @@ class WelcomeScreen(Screen[Path | NewNovel | None]):
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
-        options.highlighted = 2  # the sample: the safest first look
+        options.highlighted = 3  # the sample: the safest first look
         options.focus()
 
     @on(OptionList.OptionSelected)
@@ -152,6 +158,9 @@ class WelcomeScreen(Screen[Path | NewNovel | None]):
     def action_choose(self, choice: str) -> None:
         if choice == "new":
             self.new_novel()
+            return
+        if choice == "import":
+            self.import_manuscript()
             return
         if choice not in ("create", "sample"):
             self.dismiss(None)
@@ -186,4 +195,12 @@ class WelcomeScreen(Screen[Path | NewNovel | None]):
                 self.dismiss(NewNovel(self.created, request))
                 return
 
-__all__ = ["MESSAGES", "NewNovel", "WelcomeScreen", "sample_target"]
+    @work(exclusive=True, group="import", exit_on_error=False)
+    async def import_manuscript(self) -> None:
+        """The import path (`studio.tui.import_flow.import_path`); escape on its form comes back here."""
+        imported = await import_path(self.app.push_screen_wait, self.folder, self.lang)
+        if imported is not None:
+            self.dismiss(imported)
+
+
+__all__ = ["MESSAGES", "ImportedNovel", "NewNovel", "WelcomeScreen", "sample_target"]

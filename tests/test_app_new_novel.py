@@ -208,7 +208,7 @@ async def test_escape_goes_back_and_keeps_the_answers(tmp_path: Path) -> None:
         assert third.query_one("#field-genre", Input).value == "民国悬疑"
         await pilot.press("escape")
         assert await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen))
-        await pilot.press("2")  # the project the path made opens as it is
+        await pilot.press("3")  # the project the path made opens as it is
         assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
     assert app.project_root == folder
 

@@ -170,7 +170,7 @@ async def test_welcome_screen_opens_the_sample(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, WelcomeScreen)
-        await pilot.press("3")
+        await pilot.press("4")
         assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         assert app.project_root == folder / "sample-novel"
         assert "雾港守灯人" in main_screen(app).header.plain()
@@ -180,7 +180,7 @@ async def test_welcome_screen_creates_a_project_and_quits(tmp_path: Path) -> Non
     app = make_app(tmp_path, welcome=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("2")
+        await pilot.press("3")
         assert await wait_for(pilot, lambda: isinstance(app.screen, MainScreen))
         assert (tmp_path / "novel-studio.toml").is_file()
     app = make_app(tmp_path / "other", welcome=True)

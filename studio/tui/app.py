@@ -16,7 +16,8 @@ Planning (issue 7): `plan_session` / `quick_start` when given (tests pass fakes)
 run under the project lock the App takes for them (the quick start is handed it for its trial run), as
 `novel-studio plan` / `start` run them. The welcome screen's new-novel
 path ends in a `NewNovel`: the main screen opens on it and is asked to run the quick start
-(`QuickStartRequested`).
+(`QuickStartRequested`). The import path (issue 10) ends in an `ImportedNovel`: the main screen opens on the
+new project and is asked to offer the full extraction, its estimate first (`ExtractionRequested`).
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.tui.host import EventSink, PlanSession, QuickStart
+from studio.tui.import_flow import ImportedNovel
 from studio.tui.keymap import apply_keymap, binding_defaults
-from studio.tui.messages import QuickStartRequested
+from studio.tui.messages import ExtractionRequested, QuickStartRequested
 from widgets import compat
 from widgets.instant_keys import JK_BINDINGS
 
@@ -176,6 +178,7 @@ _ACTIONS: dict[str, str] = {
     "findings": "findings",
     "mark_reviewed": "mark_reviewed",
     "export": "export",
+    "extract": "extract",
     "pane_1": "focus_pane(0)",
     "pane_2": "focus_pane(1)",
     "pane_3": "focus_pane(2)",
@@ -379,15 +382,17 @@ class NovelStudioApp(App[None]):
             return
         self.open_main()
 
-    def _welcomed(self, result: Path | NewNovel | None) -> None:
+    def _welcomed(self, result: Path | NewNovel | ImportedNovel | None) -> None:
         if result is None:
             self.exit()
             return
-        self.project_root = Path(result.root if isinstance(result, NewNovel) else result)
+        self.project_root = Path(result.root if isinstance(result, NewNovel | ImportedNovel) else result)
         self.open_main()
         screen = self.main_screen
         if isinstance(result, NewNovel) and screen is not None:
             screen.post_message(QuickStartRequested(result.request))
+        if isinstance(result, ImportedNovel) and screen is not None:
+            screen.post_message(ExtractionRequested())  # the full depth is offered, with its estimate first
 
     def open_main(self) -> None:
         screen = self.open_project()

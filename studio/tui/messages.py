@@ -11,6 +11,9 @@ that receives one decides what changes on screen. A message carries data, never 
 - planning (issue 7): `PlanRequested` (volume end, the review, or `c` on an unplanned project asks the screen to
   run the one planning session for a volume); `QuickStartRequested` (the welcome screen's new-novel path: run
   the quick start on the new project); `PlanEnded` (the plan runner: a session or quick start is over).
+- import (issue 10): `ImportProgress` and `ImportSplit` (the import screens' thread workers: a step started, the
+  manuscript split with its preview); `ExtractionRequested` (the welcome screen's import path, or the key:
+  offer the full extraction on the main screen).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from pipeline.events import Event
     from pipeline.orchestrator import RunResult
     from pipeline.rebuild import RebuildResult
+    from studio.models.manuscript import Manuscript
     from studio.models.quick_start import QuickStartRequest
     from studio.watch import ProjectChange
 
@@ -150,3 +154,32 @@ class PlanEnded(Message):
     confirmed: bool = False
     cancelled: bool = False
     error: str | None = None
+
+
+# -- the import path (issue 10): screens.import_preview, screens.import_progress, the main screen ----------------
+
+
+@dataclass
+class ImportProgress(Message):
+    """A step of the import's background work started (`step`: reading, splitting, writing, names, ...)."""
+
+    step: str
+    detail: str = ""
+
+
+@dataclass
+class ImportSplit(Message):
+    """The manuscript was read and split (`manuscript`: a `studio.models.manuscript.Manuscript`) and its preview
+    lines rendered; `error` instead when it could not be (a readable line)."""
+
+    manuscript: Manuscript | None
+    lines: list[str]
+    error: str | None = None
+
+
+@dataclass
+class ExtractionRequested(Message):
+    """Offer the model's full extraction of the imported book (the estimate first): after an import, or the key."""
+
+
+__all__ += ["ExtractionRequested", "ImportProgress", "ImportSplit"]
