@@ -4,7 +4,8 @@
 
 Generates one TXT book of `--chars` 字 in a temporary folder (chapters of about `--chapter-chars` 字 with
 `第N章 标题` headings, a `第N卷` heading every 100 chapters, a title page and a table of contents in front; prose
-from a fixed sentence pool, seeded), saved as UTF-8 and as GB18030, and prints figures only (no asserts):
+from a fixed sentence pool, seeded), saved as UTF-8 and as GB18030 (and the same book in traditional characters
+as Big5, which must be told apart from GB18030), and prints figures only (no asserts):
 the median over `--runs` of `read_source` (stat, read, detect and decode), `split_manuscript` (headings, 字 per
 chapter, issues) and `preview_lines` + `preview_data`, their sum, and the peak memory traced during one read +
 split (tracemalloc, a separate pass because tracing slows the code down). Also one UTF-8 folder of chapter files.
@@ -43,18 +44,30 @@ SENTENCES = [
     "她把信折好，放进了抽屉最里面。", "没有人知道灯塔里住着谁。", "石阶上长满了青苔，踩上去有些滑。",
 ]
 
+# The same sentences in traditional characters, for the Big5 book (Big5 has no simplified characters).
+TRADITIONAL = [
+    "他站在霧港的碼頭上，望著遠處的燈塔。", "海風吹過來，帶著鹹濕的味道。", "「你真的要走嗎？」她問。",
+    "沈照沒有回答，只是把手裡的舊書抱得更緊了一些。", "燈塔的光一圈一圈掃過海面，像是在找什麼人。",
+    "師父說過，燈不能滅，人也不能走。", "遠處傳來汽笛聲，渡船慢慢靠了岸。", "他想起那年冬天的雪，和雪裡的那盞燈。",
+    "街角的書店還亮著，老闆娘在櫃檯後面打盹。", "「明天還來嗎？」「來。」", "雨點打在窗上，劈里啪啦地響。",
+    "她把信摺好，放進了抽屜最裡面。", "沒有人知道燈塔裡住著誰。", "石階上長滿了青苔，踩上去有些滑。",
+]
 
-def make_book(total_chars: int, chapter_chars: int, seed: int = 0) -> str:
+
+def make_book(total_chars: int, chapter_chars: int, seed: int = 0, traditional: bool = False) -> str:
     rng = random.Random(seed)
+    sentences = TRADITIONAL if traditional else SENTENCES
+    book, lamp, name = ("霧港守燈人", "燈下", "卷名") if traditional else ("雾港守灯人", "灯下", "卷名")
     chapters = max(1, total_chars // chapter_chars)
-    parts = ["雾港守灯人\n作者：某某\n\n目录\n", *(f"第{n}章 灯下{n}\n" for n in range(1, 4)), "\n"]
+    parts = [f"{book}\n作者：某某\n\n目錄\n" if traditional else f"{book}\n作者：某某\n\n目录\n",
+             *(f"第{n}章 {lamp}{n}\n" for n in range(1, 4)), "\n"]
     for n in range(1, chapters + 1):
         if n % 100 == 1:
-            parts.append(f"第{n // 100 + 1}卷 卷名{n // 100 + 1}\n")
-        parts.append(f"第{n}章 灯下{n}\n")
+            parts.append(f"第{n // 100 + 1}卷 {name}{n // 100 + 1}\n")
+        parts.append(f"第{n}章 {lamp}{n}\n")
         size = 0
         while size < chapter_chars:
-            paragraph = "".join(rng.choice(SENTENCES) for _ in range(rng.randint(2, 6)))
+            paragraph = "".join(rng.choice(sentences) for _ in range(rng.randint(2, 6)))
             parts.append(f"　　{paragraph}\n\n")
             size += len(paragraph)
     return "".join(parts)
@@ -103,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
             path = work / f"book-{encoding}.txt"
             path.write_bytes(text.encode(encoding))
             measure(path, f"TXT {encoding}", args.runs)
+        big5 = work / "book-big5.txt"
+        big5.write_bytes(make_book(args.chars, args.chapter_chars, traditional=True).encode("cp950"))
+        measure(big5, "TXT big5", args.runs)
         folder = work / "folder"
         folder.mkdir(exist_ok=True)
         for k, chunk in enumerate(text.split("\n第")[1:], start=1):
