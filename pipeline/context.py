@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -49,11 +50,12 @@ from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
 from studio.author_brief import load_brief
 from studio.checks.judge_evidence import judge_evidence
-from studio.checks.matcher import Entry, Matcher
+from studio.checks.matcher import Entry, Matcher, blacklist_matcher
 from studio.checks.metrics import prose_metrics
 from studio.fileio import read_text
 from studio.foreshadow_ledger import overdue_items
 from studio.ids import is_slug
+from studio.models.blacklist import AiBlacklist
 from studio.models.contract import ChapterContract
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.schedule import StorylineSchedule
@@ -746,7 +748,7 @@ def _writer_variables(
         "style_profile": _style_profile(project),
         "style_directives": _lines(project.style_profile.directive_lines()),
         "style_anchors": _style_anchors(project),
-        "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
+        "ai_blacklist": project.ai_blacklist.prompt_text(),
         "world_rules": _world_rules(project),
         "volume_outline": _volume_outline(info.outline),
         "style_drift": _lines(project.style_drift.injected_directives()),
@@ -917,7 +919,7 @@ def refiner_context(
     variables = {
         "project_brief": project_brief(project),
         "style_profile": _style_profile(project),
-        "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
+        "ai_blacklist": project.ai_blacklist.prompt_text(),
         "style_drift": _lines(project.style_drift.injected_directives()),
         "max_edit_chars": str(cap_chars_for(text, cap_ratio)),
         "judge_findings": _lines(with_paragraphs(findings or [], text)),
@@ -932,9 +934,14 @@ def refiner_context(
     return render_bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
 
 
-def style_metrics(text: str, blacklist: list[str]) -> dict[str, Any]:
-    """Cheap measured style figures for the judge (seed 000 Layer 4): `studio.checks.metrics` defines them."""
-    return prose_metrics(text, Matcher(Entry.parse(w) for w in blacklist if w)).as_dict()
+def style_metrics(text: str, blacklist: AiBlacklist | Sequence[str]) -> dict[str, Any]:
+    """Cheap measured style figures for the judge (seed 000 Layer 4): `studio.checks.metrics` defines them.
+    `blacklist`: the project's list (tiers, shapes and category flags enforced) or plain phrases."""
+    if isinstance(blacklist, AiBlacklist):
+        matcher = blacklist_matcher(blacklist)
+    else:
+        matcher = Matcher(Entry.parse(w) for w in blacklist if w)
+    return prose_metrics(text, matcher).as_dict()
 
 
 def judge_context(
@@ -951,13 +958,13 @@ def judge_context(
     info = chapter_info(project, chapter, state)
     names = _names(project, state)
     previous = recent_summaries(project, chapter, 1)
-    blacklist = project.ai_blacklist.effective_words()
+    blacklist = project.ai_blacklist
     variables = {
         "project_brief": project_brief(project),
         "world_rules": _world_rules(project),
         "storyline_spec": dumps(project.storyline_spec.to_data()),
         "style_profile": _style_profile(project),
-        "ai_blacklist": "、".join(blacklist),
+        "ai_blacklist": blacklist.prompt_text(),
         "storyline_schedule": dumps(info.schedule.to_data()) if info.schedule is not None else "",
         "chapter_num": str(chapter),
         "storyline_id": info.storyline_id,

@@ -185,7 +185,7 @@ class ModelAgents:
         )
         text = revision.previous_text
         result = apply_edits(
-            text, reply.edits, blacklist=self.project.ai_blacklist.effective_words(), cap_ratio=FIX_CAP_RATIO
+            text, reply.edits, blacklist=blacklist_matcher(self.project.ai_blacklist), cap_ratio=FIX_CAP_RATIO
         )
         if not result.applied:
             return None, calls
@@ -228,7 +228,7 @@ class ModelAgents:
             min_chars=self.settings.writing.chapter_min_chars,
             max_chars=self.settings.writing.chapter_max_chars,
             registry=self.registry,
-            blacklist=self.project.ai_blacklist.effective_words(),
+            blacklist=blacklist_matcher(self.project.ai_blacklist),
         )
         if fixed_length is not None:
             title = str(built.bundle.data.get("title") or "")
@@ -271,7 +271,7 @@ class ModelAgents:
             text,
             registry=self.registry,
             invoke=self._invoker(self.provider),
-            blacklist=self.project.ai_blacklist.effective_words(),
+            blacklist=blacklist_matcher(self.project.ai_blacklist),
             cap_ratio=POLISH_CAP_RATIO if polish else REFINE_CAP_RATIO,
             stage="polish" if polish else "refine",
         )
