@@ -138,6 +138,8 @@ class BlacklistEntry(BaseModel):
 
     @model_validator(mode="after")
     def _usable(self) -> BlacklistEntry:
+        if self.pattern is None and GAP_MARK.fullmatch(self.word):
+            raise ValueError(f"entry {self.word!r}: only gap marks, nothing to match")
         source = self.pattern or shape_regex(self.word)
         if self.pattern is not None and not self.pattern:
             raise ValueError(f"entry {self.word!r}: the pattern is empty")
