@@ -44,6 +44,7 @@ from pipeline.context_pieces import (
     style_anchors,
     with_paragraphs,
 )
+from pipeline.platform_gates import gates_for, gates_prompt, platform_of
 from pipeline.prompts_registry import PromptRegistry, RenderedSection, join_sections
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
 from pipeline.refine_edits import cap_chars_for
@@ -934,14 +935,29 @@ def refiner_context(
     return render_bundle("style_refiner", REFINER_PROMPT, variables, data, registry)
 
 
-def style_metrics(text: str, blacklist: AiBlacklist | Sequence[str]) -> dict[str, Any]:
+def project_platform(project: Project) -> str | None:
+    """The platform the style profile names (the plugin's `platform` field), as a `pipeline.platform_gates` key."""
+    return platform_of((project.style_profile.model_extra or {}).get("platform"))
+
+
+def style_metrics(text: str, blacklist: AiBlacklist | Sequence[str], *, names: Sequence[str] = ()) -> dict[str, Any]:
     """Cheap measured style figures for the judge (seed 000 Layer 4): `studio.checks.metrics` defines them.
-    `blacklist`: the project's list (tiers, shapes and category flags enforced) or plain phrases."""
+    `blacklist`: the project's list (tiers, shapes and category flags enforced) or plain phrases; `names` are
+    left out of the repeated phrases (repeating a name is no tic)."""
     if isinstance(blacklist, AiBlacklist):
         matcher = blacklist_matcher(blacklist)
     else:
         matcher = Matcher(Entry.parse(w) for w in blacklist if w)
-    return prose_metrics(text, matcher).as_dict()
+    return prose_metrics(text, matcher, names=names).as_dict()
+
+
+def _known_names(project: Project, state: CurrentState) -> list[str]:
+    """Every name the story knows: characters (and their aliases), then the state's items, places and factions."""
+    out = [n for c in project.characters.values() for n in (c.display_name, *c.aliases) if n]
+    out += [c.display_name for c in state.characters.values() if c.display_name]
+    for entities in (state.items, state.locations, state.factions):
+        out += [str(v.get("display_name")) for v in entities.values() if v.get("display_name")]
+    return list(dict.fromkeys(out))
 
 
 def judge_context(
@@ -959,6 +975,8 @@ def judge_context(
     names = _names(project, state)
     previous = recent_summaries(project, chapter, 1)
     blacklist = project.ai_blacklist
+    measured = style_metrics(text, blacklist, names=_known_names(project, state))
+    platform = project_platform(project)
     variables = {
         "project_brief": project_brief(project),
         "world_rules": _world_rules(project),
@@ -975,7 +993,8 @@ def judge_context(
         "character_contracts": _character_contracts(project, info, names),
         "prev_summary": _recent_text(previous),
         "cross_references": _lines(cross_references or []),
-        "style_metrics": dumps(style_metrics(text, blacklist)),
+        "platform_gates": gates_prompt(platform, chapter),
+        "style_metrics": dumps(measured),
         "check_findings": judge_evidence(project, chapter, text),
         "chapter_content": numbered_paragraphs(text),
     }
@@ -993,6 +1012,9 @@ def judge_context(
         "objective_ids": [o.id for o in info.contract.objectives] if info.contract is not None else [],
         "ls_rule_ids": [r.id for r in project.storyline_spec.rules],
         "quotes": first_sentences(text),
+        "platform_gate_ids": [gate_id for gate_id, _ in gates_for(platform, chapter)],
+        # what the offline judge may propose for the blacklist: phrases the chapter repeats (names excluded)
+        "repeated_phrases": dict(measured.get("repeated_phrases") or {}),
     }
     return render_bundle("quality_judge", JUDGE_PROMPT, variables, data, registry)
 

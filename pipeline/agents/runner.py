@@ -37,8 +37,10 @@ from pipeline.context import (
     chapter_info,
     default_registry,
     outline_for,
+    project_platform,
 )
 from pipeline.context_pieces import is_local
+from pipeline.platform_gates import apply_score_gates
 from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
@@ -46,6 +48,7 @@ from pipeline.providers.retry import run_with_stage_retry
 from pipeline.refine_edits import RefineReply, apply_edits
 from pipeline.structured import call_structured
 from pipeline.tokens import estimate_tokens
+from studio.blacklist_review import record_suggestions
 from studio.checks.matcher import blacklist_matcher
 from studio.checks.metrics import prose_metrics
 from studio.checks.names import NameRegistry
@@ -302,7 +305,7 @@ class ModelAgents:
             style_reason=style_reason,
         )
         if not key_chapter:
-            return await primary
+            return self._judged(chapter, text, await primary)
         secondary = run_judge(
             self.secondary_provider,
             self.requests.judge(
@@ -316,10 +319,28 @@ class ModelAgents:
             style_reason=style_reason,
         )
         first, second = await asyncio.gather(primary, secondary)
-        return JudgeOutput(
-            evaluation=combine_evaluations(first.evaluation, second.evaluation),
-            calls=[*first.calls, *second.calls],
+        return self._judged(
+            chapter,
+            text,
+            JudgeOutput(
+                evaluation=combine_evaluations(first.evaluation, second.evaluation),
+                calls=[*first.calls, *second.calls],
+                blacklist_suggestions=[*first.blacklist_suggestions, *second.blacklist_suggestions],
+            ),
         )
+
+    def _judged(self, chapter: int, text: str, output: JudgeOutput) -> JudgeOutput:
+        """The verdict with the platform's score gates applied; the judge's blacklist suggestions recorded for
+        the author (`studio.blacklist_review`: pending until approved, never applied here)."""
+        evaluation = apply_score_gates(output.evaluation, project_platform(self.project), chapter)
+        if output.blacklist_suggestions:
+            try:
+                record_suggestions(
+                    self.project.paths, self.project.ai_blacklist, chapter, text, output.blacklist_suggestions
+                )
+            except StudioError:
+                pass  # a broken proposals file must not stop the chapter; `blacklist proposals` reports it
+        return replace(output, evaluation=evaluation)
 
 
 def _conforms(agents: ModelAgents) -> Agents:

@@ -37,6 +37,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.prompt_cmd",
     "studio.cli.character_cmd",
     "studio.cli.world_cmd",
+    "studio.cli.blacklist_cmd",
 ]
 
 MESSAGES: Catalog = {

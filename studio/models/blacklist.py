@@ -201,6 +201,7 @@ class BlacklistCategory(BaseModel):
     semantic_match: bool = False
     patterns: list[Any] | None = None  # semantic shapes: strings or {pattern_name, description, examples, ...}
     _bare: bool = PrivateAttr(default=False)
+    _order: list[str] = PrivateAttr(default_factory=list)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -209,7 +210,10 @@ class BlacklistCategory(BaseModel):
             made: BlacklistCategory = handler({"words": data})
             made._bare = True
             return made
-        return handler(data)
+        made = handler(data)
+        if isinstance(data, dict):
+            made._order = list(data)
+        return made
 
     @field_validator("words", mode="before")
     @classmethod
@@ -223,7 +227,7 @@ class BlacklistCategory(BaseModel):
             return list(self.words or [])
         data = handler(self)
         given = self.model_fields_set | set(self.model_extra or {})
-        return {k: v for k, v in data.items() if k in given}
+        return _in_given_order({k: v for k, v in data.items() if k in given}, self._order)
 
     def semantic_lines(self) -> list[str]:
         """The semantic shapes as prompt lines: a string as it is, an object as `name：description（例：…）`."""
@@ -254,6 +258,14 @@ class EnforcedEntry:
     zero_tolerance: bool
 
 
+def _in_given_order(data: dict[str, Any], order: list[str]) -> dict[str, Any]:
+    """`data` with the keys the file gave first, in the file's order (a rewrite keeps a hand-written layout)."""
+    if not order:
+        return data
+    head = {k: data[k] for k in order if k in data}
+    return {**head, **{k: v for k, v in data.items() if k not in head}}
+
+
 def _whitelist_object(data: dict[str, Any]) -> dict[str, Any]:
     """`whitelist` given as an object -> a list of entries plus `whitelist_fields` (its other keys)."""
     rest = dict(data["whitelist"])
@@ -276,6 +288,15 @@ class AiBlacklist(FileModel):
     whitelist: list[WhitelistEntry] = Field(default_factory=list)
     # Set when the file gave `whitelist` as an object: its keys other than the entries, written back with them.
     whitelist_fields: dict[str, Any] | None = None
+    _order: list[str] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _given_order(cls, data: Any, handler: Any) -> Any:
+        made = handler(data)
+        if isinstance(data, dict) and isinstance(made, AiBlacklist):
+            made._order = [k for k in data if k != "whitelist_fields"]
+        return made
 
     @model_validator(mode="before")
     @classmethod
@@ -296,7 +317,15 @@ class AiBlacklist(FileModel):
             data.pop("categories", None)
         if "limited_rate" not in self.model_fields_set and self.limited_rate == DEFAULT_LIMITED_RATE:
             data.pop("limited_rate", None)
-        return data
+        return _in_given_order(data, self._order)
+
+    def __eq__(self, other: object) -> bool:
+        # the remembered key order is layout, not content
+        if not isinstance(other, AiBlacklist):
+            return NotImplemented
+        return self.to_data() == other.to_data()
+
+    __hash__ = None  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ reading
 
