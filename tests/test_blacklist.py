@@ -265,3 +265,31 @@ def test_a_category_only_word_is_still_a_notice(tmp_path: Path) -> None:
     (root / "ai-blacklist.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     notices = Project.open(root).notices(lang="en")
     assert [n.json_path for n in notices if "刹那间" in n.reason] == ["$.categories.time_cliche[1]"]
+
+
+def test_the_sample_novel_has_its_own_list_on_top_of_the_default(tmp_path: Path) -> None:
+    from studio.init_project import init_project
+    from studio.project import Project
+
+    project = Project.open(init_project(tmp_path / "sample", sample=True))
+    own = project.ai_blacklist
+    default = default_blacklist()
+    assert set(default.listed_words()) < set(own.listed_words())
+    assert {"灯火摇曳", "浓雾…吞没"} <= set(own.effective_words())
+    assert "就在这时" not in own.effective_words()  # the author keeps it (whitelist with a reason)
+    for chapter in (1, 2):
+        text = project.paths.chapter(chapter).read_text(encoding="utf-8")
+        # chapter 2's single 忍不住 is a limited use under its rate: no finding (it used to be banned outright)
+        assert _findings(own, text) == [], chapter
+    assert [f.text for f in _findings(default, project.paths.chapter(1).read_text(encoding="utf-8"))] == ["就在这时"]
+
+
+def test_a_zero_tolerance_hit_caps_the_judges_style_score() -> None:
+    from pipeline.agents.judge_calibration import style_cap_reason
+
+    bl = AiBlacklist.parse_data(_plugin())
+    sample = Path(__file__).parents[1] / "templates" / "sample" / "chapters" / "chapter-002.md"
+    plain = sample.read_text(encoding="utf-8").replace("——", "，")
+    assert style_cap_reason(prose_metrics(plain, blacklist_matcher(bl))) is None
+    reason = style_cap_reason(prose_metrics(plain + "\n他走了——没有回头。\n", blacklist_matcher(bl)))
+    assert reason == "零容忍用语「——」出现 1 次"
