@@ -34,7 +34,7 @@ async def test_the_dialog_approves_and_rejects_from_the_studio(sample: Path) -> 
     app = make_app(sample)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        results: list[int] = []
+        results: list[int | None] = []
         app.push_screen(BlacklistProposalsDialog(paths, "zh"), results.append)
         await pilot.pause()
         dialog = app.screen
