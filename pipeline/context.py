@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from pipeline.context_pieces import (
     style_anchors,
     with_paragraphs,
 )
+from pipeline.platform_gates import gates_for, gates_prompt, platform_of
 from pipeline.prompts_registry import (
     PromptRegistry,
     RenderedSection,
@@ -54,11 +56,12 @@ from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
 from studio.author_brief import load_brief
 from studio.checks.judge_evidence import judge_evidence
-from studio.checks.matcher import Entry, Matcher
+from studio.checks.matcher import Entry, Matcher, blacklist_matcher
 from studio.checks.metrics import prose_metrics
 from studio.fileio import read_text
 from studio.foreshadow_ledger import overdue_items
 from studio.ids import is_slug
+from studio.models.blacklist import AiBlacklist
 from studio.models.contract import ChapterContract
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.schedule import StorylineSchedule
@@ -761,7 +764,7 @@ def _writer_variables(
         "style_profile": _style_profile(project),
         "style_directives": _lines(project.style_profile.directive_lines()),
         "style_anchors": _style_anchors(project),
-        "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
+        "ai_blacklist": project.ai_blacklist.prompt_text(),
         "world_rules": _world_rules(project),
         "volume_outline": _volume_outline(info.outline),
         "style_drift": _lines(project.style_drift.injected_directives()),
@@ -932,7 +935,7 @@ def refiner_context(
     variables = {
         "project_brief": project_brief(project),
         "style_profile": _style_profile(project),
-        "ai_blacklist": "、".join(project.ai_blacklist.effective_words()),
+        "ai_blacklist": project.ai_blacklist.prompt_text(),
         "style_drift": _lines(project.style_drift.injected_directives()),
         "max_edit_chars": str(cap_chars_for(text, cap_ratio)),
         "judge_findings": _lines(with_paragraphs(findings or [], text)),
@@ -947,9 +950,29 @@ def refiner_context(
     return render_bundle("style_refiner", REFINER_PROMPT, variables, data, registry, root=project.root)
 
 
-def style_metrics(text: str, blacklist: list[str]) -> dict[str, Any]:
-    """Cheap measured style figures for the judge (seed 000 Layer 4): `studio.checks.metrics` defines them."""
-    return prose_metrics(text, Matcher(Entry.parse(w) for w in blacklist if w)).as_dict()
+def project_platform(project: Project) -> str | None:
+    """The platform the style profile names (the plugin's `platform` field), as a `pipeline.platform_gates` key."""
+    return platform_of((project.style_profile.model_extra or {}).get("platform"))
+
+
+def style_metrics(text: str, blacklist: AiBlacklist | Sequence[str], *, names: Sequence[str] = ()) -> dict[str, Any]:
+    """Cheap measured style figures for the judge (seed 000 Layer 4): `studio.checks.metrics` defines them.
+    `blacklist`: the project's list (tiers, shapes and category flags enforced) or plain phrases; `names` are
+    left out of the repeated phrases (repeating a name is no tic)."""
+    if isinstance(blacklist, AiBlacklist):
+        matcher = blacklist_matcher(blacklist)
+    else:
+        matcher = Matcher(Entry.parse(w) for w in blacklist if w)
+    return prose_metrics(text, matcher, names=names).as_dict()
+
+
+def _known_names(project: Project, state: CurrentState) -> list[str]:
+    """Every name the story knows: characters (and their aliases), then the state's items, places and factions."""
+    out = [n for c in project.characters.values() for n in (c.display_name, *c.aliases) if n]
+    out += [c.display_name for c in state.characters.values() if c.display_name]
+    for entities in (state.items, state.locations, state.factions):
+        out += [str(v.get("display_name")) for v in entities.values() if v.get("display_name")]
+    return list(dict.fromkeys(out))
 
 
 def judge_context(
@@ -966,13 +989,15 @@ def judge_context(
     info = chapter_info(project, chapter, state)
     names = _names(project, state)
     previous = recent_summaries(project, chapter, 1)
-    blacklist = project.ai_blacklist.effective_words()
+    blacklist = project.ai_blacklist
+    measured = style_metrics(text, blacklist, names=_known_names(project, state))
+    platform = project_platform(project)
     variables = {
         "project_brief": project_brief(project),
         "world_rules": _world_rules(project),
         "storyline_spec": dumps(project.storyline_spec.to_data()),
         "style_profile": _style_profile(project),
-        "ai_blacklist": "、".join(blacklist),
+        "ai_blacklist": blacklist.prompt_text(),
         "storyline_schedule": dumps(info.schedule.to_data()) if info.schedule is not None else "",
         "chapter_num": str(chapter),
         "storyline_id": info.storyline_id,
@@ -983,7 +1008,8 @@ def judge_context(
         "character_contracts": _character_contracts(project, info, names),
         "prev_summary": _recent_text(previous),
         "cross_references": _lines(cross_references or []),
-        "style_metrics": dumps(style_metrics(text, blacklist)),
+        "platform_gates": gates_prompt(platform, chapter),
+        "style_metrics": dumps(measured),
         "check_findings": judge_evidence(project, chapter, text),
         "chapter_content": numbered_paragraphs(text),
     }
@@ -1001,6 +1027,9 @@ def judge_context(
         "objective_ids": [o.id for o in info.contract.objectives] if info.contract is not None else [],
         "ls_rule_ids": [r.id for r in project.storyline_spec.rules],
         "quotes": first_sentences(text),
+        "platform_gate_ids": [gate_id for gate_id, _ in gates_for(platform, chapter)],
+        # what the offline judge may propose for the blacklist: phrases the chapter repeats (names excluded)
+        "repeated_phrases": dict(measured.get("repeated_phrases") or {}),
     }
     return render_bundle("quality_judge", JUDGE_PROMPT, variables, data, registry, root=project.root)
 

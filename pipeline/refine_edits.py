@@ -8,7 +8,9 @@ Rules, in the order they are checked:
 
 1. ``no_op``: ``original == refined``; ``adds_blacklist``: the refined text has more hits of some blacklist entry
    than the original (the refiner may never bring a listed phrase in; issue 9), counted with the checks'
-   matcher, so a shape like ``一股…涌上心头`` counts too.
+   matcher, so a shape like ``一股…涌上心头`` and an entry's own pattern count too. Every tier counts (a limited
+   phrase is still one the refiner must not add), and where a hit stands is not asked: a narration-only word
+   brought into dialogue is refused too (the edit alone does not show whether it is dialogue).
 2. Location by exact substring search. Occurrences are every start index where ``original`` matches, overlapping
    matches included (``"啊啊"`` occurs twice in ``"啊啊啊"``). With ``occurrence`` (1-based) that occurrence is
    taken, else ``occurrence_out_of_range``; without it the span must occur exactly once, else ``ambiguous``
@@ -18,9 +20,9 @@ Rules, in the order they are checked:
    This runs before the cap, so an earlier edit later dropped for the cap still blocks an overlapping one.
 4. ``over_cap``: the change budget is ``cap_chars = floor(cap_ratio * len(text))`` code points of the whole
    chapter text (title and whitespace included, the same unit as the cost: the summed ``len(original)`` of the
-   applied edits). The budget is filled first with the edits that remove a blacklist hit (the original contains
-   a blacklist word the refined text does not contain), in the refiner's order, then with the others in the
-   refiner's order. An edit larger than what is left is dropped and filling goes on with the next one, so a
+   applied edits). The budget is filled first with the edits that remove a banned entry's hit (the original
+   contains it, the refined text does not), then with those that remove a limited entry's hit, each group in the
+   refiner's order, then with the others in the refiner's order. An edit larger than what is left is dropped and filling goes on with the next one, so a
    smaller later edit may still fit. ``cap_ratio`` is taken as its decimal literal (``Decimal(str(0.15))``), so
    ``0.15 * 200`` is exactly 30.
 
@@ -193,15 +195,17 @@ def apply_edits(
     text: str,
     edits: Sequence[RefineEdit],
     *,
-    blacklist: Sequence[str] = (),
+    blacklist: Sequence[str] | Matcher = (),
     cap_ratio: float = 0.15,
 ) -> RefineResult:
-    """Decide every edit (see the module docstring) and apply the kept ones to ``text``."""
+    """Decide every edit (see the module docstring) and apply the kept ones to ``text``. ``blacklist``: the
+    project's matcher (``studio.checks.matcher.blacklist_matcher``: tiers, patterns) or plain phrases (banned)."""
     cap = cap_chars_for(text, cap_ratio)
     decisions: list[EditDecision | None] = [None] * len(edits)
     located: list[tuple[int, int, int]] = []  # (index, start, end) in refiner order, clear of overlaps
     removed: dict[int, tuple[str, ...]] = {}
-    matcher = Matcher(Entry.parse(w) for w in blacklist if w.strip())
+    matcher = blacklist if isinstance(blacklist, Matcher) else Matcher(Entry.parse(w) for w in blacklist if w.strip())
+    banned = {e.ref for e in matcher.entries if e.tier == "banned"}
 
     for index, edit in enumerate(edits):
         removed[index] = _blacklist_removed(edit, matcher)
@@ -233,10 +237,11 @@ def apply_edits(
         located.append((index, start, end))
 
     budget = cap
-    priority = [item for item in located if removed[item[0]]]
+    first = [item for item in located if banned.intersection(removed[item[0]])]
+    then = [item for item in located if removed[item[0]] and not banned.intersection(removed[item[0]])]
     others = [item for item in located if not removed[item[0]]]
     kept: list[tuple[int, int, int]] = []
-    for index, start, end in priority + others:
+    for index, start, end in first + then + others:
         edit = edits[index]
         size = end - start
         if size <= budget:

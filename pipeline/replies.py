@@ -19,12 +19,13 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from pipeline.refine_edits import RefineReply
 from studio.checks.tags import TAGS, normalise_tag
 from studio.errors import StudioError
 from studio.ids import is_slug
+from studio.models.blacklist_proposals import SuggestedEntry
 from studio.models.evaluation import (
     ContractVerification,
     Evaluation,
@@ -218,6 +219,32 @@ class JudgeReply(BaseModel):
     required_fixes: list[RequiredFix] = Field(default_factory=list)
     issues: list[str] = Field(default_factory=list)
     strengths: list[str] = Field(default_factory=list)
+    # Advisory: entries the judge would add to the blacklist. Never applied here (the author approves them,
+    # `studio.blacklist_review`); an unusable item is dropped rather than failing the whole verdict.
+    blacklist_suggestions: list[SuggestedEntry] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plugin_suggestions(cls, data: Any) -> Any:
+        # the reference plugin's judge writes them under anti_ai.blacklist_update_suggestions
+        if isinstance(data, dict) and "blacklist_suggestions" not in data and isinstance(data.get("anti_ai"), dict):
+            found = data["anti_ai"].get("blacklist_update_suggestions")
+            if found is not None:
+                data = {**data, "blacklist_suggestions": found}
+        return data
+
+    @field_validator("blacklist_suggestions", mode="before")
+    @classmethod
+    def _usable_suggestions(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return []
+        out = []
+        for item in value:
+            try:
+                out.append(SuggestedEntry.model_validate(item))
+            except ValidationError:
+                continue
+        return out
 
     @field_validator("scores", mode="before")
     @classmethod
@@ -322,6 +349,26 @@ _CHECK = _object(
     },
     ["id", "status", "confidence", "detail"],
 )
+# Optional in the schema (quality-judge v2 asks for them; v1 replies leave them out).
+_GATE = _object(
+    {
+        "gate_id": _STR,
+        "status": {"type": "string", "enum": ["pass", "fail", "skipped"]},
+        "detail": _STR,
+        "fix_suggestion": {"anyOf": [_STR, {"type": "null"}]},
+    },
+    ["gate_id", "status", "detail"],
+)
+_SUGGESTION = _object(
+    {
+        "phrase": _STR,
+        "count_in_chapter": {"type": "integer"},
+        "examples": _STR_LIST,
+        "tier": {"type": "string", "enum": ["banned", "limited"]},
+        "note": _STR,
+    },
+    ["phrase", "count_in_chapter", "examples", "tier", "note"],
+)
 # Evidence first, then the reason, then the score (issue 9 item 3): a model writes in schema order, so it
 # quotes before it reasons and reasons before it scores.
 _SCORE = _object({"evidence": _STR, "reason": _STR, "score": {"type": "integer"}}, ["evidence", "reason", "score"])
@@ -345,6 +392,7 @@ JUDGE_SCHEMA: dict[str, Any] = _object(
                 "l2_checks": {"type": "array", "items": _CHECK},
                 "l3_checks": {"type": "array", "items": _CHECK},
                 "ls_checks": {"type": "array", "items": _CHECK},
+                "platform_hard_gates": {"type": "array", "items": _GATE},
                 "has_violations": {"type": "boolean"},
             },
             ["l1_checks", "l2_checks", "l3_checks", "ls_checks", "has_violations"],
@@ -358,6 +406,7 @@ JUDGE_SCHEMA: dict[str, Any] = _object(
         },
         "issues": _STR_LIST,
         "strengths": _STR_LIST,
+        "blacklist_suggestions": {"type": "array", "items": _SUGGESTION},
     },
     [
         "chapter",

@@ -71,6 +71,11 @@ class ProjectPaths:
         return self.root / ".novel-studio" / "import.json"
 
     @property
+    def blacklist_proposals(self) -> Path:
+        """Blacklist entries the judge proposed (`studio.models.blacklist_proposals.BlacklistProposals`)."""
+        return self.root / ".novel-studio" / "blacklist-proposals.json"
+
+    @property
     def check_allow(self) -> Path:
         """The author's waivers of check findings."""
         return self.root / "checks-allow.json"

@@ -393,10 +393,8 @@ class Project:
         if cp.orchestrator_state == OrchestratorState.QUICK_START and step is not None:
             out.append(Problem(self.paths.checkpoint, tr(MESSAGES, "quick_start", lang, step=step), json_path="$.quick_start_step"))
         out += _foreign_changelog_notices(self.paths.changelog, lang)
-        listed = set(self.ai_blacklist.listed_words())
-        for where, word in _category_words(getattr(self.ai_blacklist, "categories", None)):
-            if word not in listed:
-                out.append(Problem(self.paths.ai_blacklist, tr(MESSAGES, "category_only", lang, word=word), json_path=where))
+        for where, word in self.ai_blacklist.category_only_words():
+            out.append(Problem(self.paths.ai_blacklist, tr(MESSAGES, "category_only", lang, word=word), json_path=where))
         return out
 
     # ------------------------------------------------------------------ full check
@@ -445,19 +443,6 @@ def _foreign_changelog_notices(path: Path, lang: Lang) -> list[Problem]:
         Problem(path, tr(MESSAGES, "foreign_lines", lang, first=run[0], last=run[-1], n=len(run)), line=run[0])
         for run in runs
     ]
-
-
-def _category_words(categories: object) -> list[tuple[str, str]]:
-    """(JSON path, word) of every word in the plugin blacklist's `categories` (lists, or objects with `words`)."""
-    out: list[tuple[str, str]] = []
-    if not isinstance(categories, dict):
-        return out
-    for name, value in categories.items():
-        words = value.get("words") if isinstance(value, dict) else value
-        suffix = ".words" if isinstance(value, dict) else ""
-        if isinstance(words, list):
-            out += [(f"$.categories.{name}{suffix}[{i}]", w) for i, w in enumerate(words) if isinstance(w, str)]
-    return out
 
 
 def _volume_of(checkpoint: Checkpoint) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.agents.runner import ModelAgents
-from pipeline.context import writer_context
+from pipeline.context import default_registry, writer_context
 from pipeline.context_pieces import first_sentences
 from pipeline.planning.prompt_context import (
     DEFAULT_VOLUME_LENGTH,
@@ -67,7 +67,8 @@ def test_every_alias_renders(root: Path, capsys: pytest.CaptureFixture[str]) -> 
     for alias, prompt_id in ALIASES.items():
         code, out, err = _run(capsys, "prompt", alias, "--project", str(root), "--lang", "en")
         assert code == 0, (alias, err)
-        assert f"prompt {prompt_id} v1" in out, alias
+        latest = default_registry().get(prompt_id).version  # prompts gain versions (quality-judge v2)
+        assert f"prompt {prompt_id} v{latest}" in out, alias
         assert ("not wired into a run yet" in out) == (alias in {"world", "character", "plot", "style"}), alias
         assert BRIEF_LINE in out, alias
 

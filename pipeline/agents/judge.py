@@ -67,7 +67,7 @@ async def run_judge(
             # the second reply replaces the first; a dimension it still cannot back is capped
             reply, missing = second.value, again
     evaluation = calibrate(reply.to_evaluation(chapter), unverified=missing, style_reason=style_reason)
-    return JudgeOutput(evaluation=evaluation, calls=calls)
+    return JudgeOutput(evaluation=evaluation, calls=calls, blacklist_suggestions=list(reply.blacklist_suggestions))
 
 
 def combine_evaluations(first: Evaluation, second: Evaluation) -> Evaluation:
@@ -85,6 +85,11 @@ def combine_evaluations(first: Evaluation, second: Evaluation) -> Evaluation:
             elif checks[same[0]].status != "violation":
                 checks[same[0]] = check
         setattr(verification, layer, checks)
+    gates = list(verification.platform_hard_gates)
+    for gate in high.contract_verification.platform_hard_gates:
+        if gate.status == "fail":  # a gate either judge failed stays failed
+            gates = [g for g in gates if g.gate_id != gate.gate_id] + [gate]
+    verification.platform_hard_gates = gates
     verification.has_violations = any(c.status == "violation" for c in verification.all_checks())
     fixes = list(low.required_fixes) + [f for f in high.required_fixes if f not in low.required_fixes]
     flags = list(dict.fromkeys([*low.risk_flags, *high.risk_flags]))

@@ -10,6 +10,7 @@ Rules:
   unfound is capped at `UNVERIFIED_CAP` and marked `evidence_verified: false`; found ones get `true`.
 - **Prose metrics** (`studio.checks.metrics`, the one definition): `style_naturalness` is capped at `STYLE_CAP`
   when the blacklist density reaches `BLACKLIST_PER_1K_LIMIT` (seed 000 section 7 L4: under 3 per 千字), when
+  an entry of a zero-tolerance category (the reference plugin's flag, e.g. its em-dash ban) is used at all, when
   `REPEATED_OPENINGS_LIMIT` or more sentences complete a run of repeated openings, or when one phrase (names
   excluded) recurs `REPEATED_PHRASE_LIMIT` times or more.
 - A cap only lowers a score, says why in `cap_reason`, and leaves the seed's eight weights alone: `overall` is
@@ -91,6 +92,9 @@ def style_cap_reason(metrics: ProseMetrics) -> str | None:
     reasons = []
     if metrics.blacklist_per_1k >= BLACKLIST_PER_1K_LIMIT:
         reasons.append(f"黑名单用语 {metrics.blacklist_per_1k} 次/千字（应低于 {BLACKLIST_PER_1K_LIMIT:g}）")
+    zero = [m.entry.ref for m in metrics.blacklist.matches if m.entry.zero_tolerance]
+    if zero:
+        reasons.append(f"零容忍用语「{zero[0]}」出现 {len(zero)} 次")
     if len(metrics.repeated_openings) >= REPEATED_OPENINGS_LIMIT:
         reasons.append(f"句首重复 {len(metrics.repeated_openings)} 处")
     phrase = next(((p, n) for p, n in metrics.repeated_phrases if n >= REPEATED_PHRASE_LIMIT), None)

@@ -24,6 +24,7 @@ from pipeline.providers.base import ModelRequest, Provider, UserBlock, user_mess
 from pipeline.refine_edits import RefineReply, apply_edits
 from pipeline.replies import schema_for
 from pipeline.structured import StructuredReplyError, run_structured
+from studio.checks.matcher import Matcher
 from studio.wordcount import word_count
 
 __all__ = ["LENGTH_PROMPT", "LengthFix", "TRIM_CAP_RATIO", "fix_length", "length_request"]
@@ -88,7 +89,7 @@ async def fix_length(
     min_chars: int,
     max_chars: int,
     registry: PromptRegistry,
-    blacklist: Sequence[str],
+    blacklist: Sequence[str] | Matcher,
 ) -> LengthFix | None:
     """One continuation or trim when `text` is outside `min_chars..max_chars`; None when it is inside."""
     count = word_count(text)

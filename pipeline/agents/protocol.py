@@ -12,6 +12,7 @@ from typing import Protocol
 
 from pipeline.providers.base import Usage
 from pipeline.refine_edits import RefineEdit, RefineResult
+from studio.models.blacklist_proposals import SuggestedEntry
 from studio.models.evaluation import Evaluation
 from studio.models.patch import StatePatch
 
@@ -81,6 +82,8 @@ class RefinerOutput:
 class JudgeOutput:
     evaluation: Evaluation  # overall recomputed by us; dual judge: the lower result, union of violations
     calls: list[CallRecord]
+    # the judge's advisory blacklist entries (both judges' on a key chapter); recorded for the author's review
+    blacklist_suggestions: list[SuggestedEntry] = field(default_factory=list)
 
 
 class Agents(Protocol):

@@ -9,6 +9,7 @@ from pipeline.prompts_registry import PromptRegistry
 from pipeline.providers.base import ModelRequest, Provider
 from pipeline.refine_edits import RefineReply, apply_edits
 from pipeline.structured import Invoke, call_structured
+from studio.checks.matcher import Matcher
 
 REFINE_CAP_RATIO = 0.15  # seed 000 5.7: at most 15% of the chapter changes
 POLISH_CAP_RATIO = 0.15  # the second (polish) pass has its own budget, measured on the refined text
@@ -21,7 +22,7 @@ async def run_refiner(
     *,
     registry: PromptRegistry,
     invoke: Invoke,
-    blacklist: Sequence[str],
+    blacklist: Sequence[str] | Matcher,
     cap_ratio: float,
     stage: str,
 ) -> RefinerOutput:

@@ -36,8 +36,10 @@ from pipeline.context import (
     FIX_CAP_RATIO,
     chapter_info,
     outline_for,
+    project_platform,
 )
 from pipeline.context_pieces import is_local
+from pipeline.platform_gates import apply_score_gates
 from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
@@ -45,6 +47,7 @@ from pipeline.providers.retry import run_with_stage_retry
 from pipeline.refine_edits import RefineReply, apply_edits
 from pipeline.structured import call_structured
 from pipeline.tokens import estimate_tokens
+from studio.blacklist_review import record_suggestions
 from studio.checks.matcher import blacklist_matcher
 from studio.checks.metrics import prose_metrics
 from studio.checks.names import NameRegistry
@@ -204,7 +207,7 @@ class ModelAgents:
         )
         text = revision.previous_text
         result = apply_edits(
-            text, reply.edits, blacklist=self.project.ai_blacklist.effective_words(), cap_ratio=FIX_CAP_RATIO
+            text, reply.edits, blacklist=blacklist_matcher(self.project.ai_blacklist), cap_ratio=FIX_CAP_RATIO
         )
         if not result.applied:
             return None, calls
@@ -247,7 +250,7 @@ class ModelAgents:
             min_chars=self.settings.writing.chapter_min_chars,
             max_chars=self.settings.writing.chapter_max_chars,
             registry=self.registry,
-            blacklist=self.project.ai_blacklist.effective_words(),
+            blacklist=blacklist_matcher(self.project.ai_blacklist),
         )
         if fixed_length is not None:
             title = str(built.bundle.data.get("title") or "")
@@ -290,7 +293,7 @@ class ModelAgents:
             text,
             registry=self.registry,
             invoke=self._invoker(self.provider),
-            blacklist=self.project.ai_blacklist.effective_words(),
+            blacklist=blacklist_matcher(self.project.ai_blacklist),
             cap_ratio=POLISH_CAP_RATIO if polish else REFINE_CAP_RATIO,
             stage="polish" if polish else "refine",
         )
@@ -321,7 +324,7 @@ class ModelAgents:
             style_reason=style_reason,
         )
         if not key_chapter:
-            return await primary
+            return self._judged(chapter, text, await primary)
         secondary = run_judge(
             self.secondary_provider,
             self.requests.judge(
@@ -335,10 +338,28 @@ class ModelAgents:
             style_reason=style_reason,
         )
         first, second = await asyncio.gather(primary, secondary)
-        return JudgeOutput(
-            evaluation=combine_evaluations(first.evaluation, second.evaluation),
-            calls=[*first.calls, *second.calls],
+        return self._judged(
+            chapter,
+            text,
+            JudgeOutput(
+                evaluation=combine_evaluations(first.evaluation, second.evaluation),
+                calls=[*first.calls, *second.calls],
+                blacklist_suggestions=[*first.blacklist_suggestions, *second.blacklist_suggestions],
+            ),
         )
+
+    def _judged(self, chapter: int, text: str, output: JudgeOutput) -> JudgeOutput:
+        """The verdict with the platform's score gates applied; the judge's blacklist suggestions recorded for
+        the author (`studio.blacklist_review`: pending until approved, never applied here)."""
+        evaluation = apply_score_gates(output.evaluation, project_platform(self.project), chapter)
+        if output.blacklist_suggestions:
+            try:
+                record_suggestions(
+                    self.project.paths, self.project.ai_blacklist, chapter, text, output.blacklist_suggestions
+                )
+            except StudioError:
+                pass  # a broken proposals file must not stop the chapter; `blacklist proposals` reports it
+        return replace(output, evaluation=evaluation)
 
 
 def _conforms(agents: ModelAgents) -> Agents:

@@ -313,6 +313,6 @@ def style_analyzer_context(project: Project, *, registry: PromptRegistry | None 
         "reference_author": "",
         "style_samples": "\n".join(samples) or "（尚无样本章节）",
     }
-    measured = style_metrics("\n\n".join(texts), project.ai_blacklist.effective_words()) if texts else {}
+    measured = style_metrics("\n\n".join(texts), project.ai_blacklist) if texts else {}
     data = {"source_type": "original", "sample_chapters": chapters, "metrics": measured}
     return _bundle(project, "style_analyzer", STYLE_PROMPT, variables, data, registry)

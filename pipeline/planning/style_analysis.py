@@ -194,7 +194,7 @@ def style_request(
     """The StyleAnalyzer request; `samples` are (name, text) of the author's prose (samples, write_then_extract)."""
     requests = AgentRequests(project, settings, registry or project_registry(project.root))
     texts = [text for _, text in samples]
-    measured = style_metrics("\n\n".join(texts), project.ai_blacklist.effective_words()) if texts else {}
+    measured = style_metrics("\n\n".join(texts), project.ai_blacklist) if texts else {}
     blocks = "\n".join(f'<sample name="{name}">\n{text}\n</sample>' for name, text in samples)
     if source == "reference":
         blocks = f"（仿写模式：请依据你对{reference_author}公开作品的了解提取风格，不附原文）"

@@ -358,13 +358,24 @@ def judge_reply(ctx: dict[str, Any], *, secondary: bool = False) -> dict[str, An
     if l3:
         l3.append(check("postconditions", "pass", "medium", "状态变化有因果支撑"))
     ls = [check(r, "pass", "medium", "未发现跨线矛盾或泄漏") for r in ctx.get("ls_rule_ids", [])]
+    gates = [
+        {"gate_id": str(g), "status": "pass", "detail": "离线评审：按平台硬门核对，未发现问题", "fix_suggestion": None}
+        for g in ctx.get("platform_gate_ids", [])
+    ]
     recommendation = "pass" if overall >= 4.0 else "polish" if overall >= 3.5 else "revise" if overall >= 2.0 else "rewrite"
     fixes = (
         [{"target": "第 3 段", "instruction": "把心理独白改成动作，推进本章核心冲突"}] if overall < 3.5 else []
     )
     return {
         "chapter": chapter,
-        "contract_verification": {"l1_checks": l1, "l2_checks": l2, "l3_checks": l3, "ls_checks": ls, "has_violations": False},
+        "contract_verification": {
+            "l1_checks": l1,
+            "l2_checks": l2,
+            "l3_checks": l3,
+            "ls_checks": ls,
+            "platform_hard_gates": gates,
+            "has_violations": False,
+        },
         "scores": {
             d: {"evidence": _evidence(ctx, i), "reason": "离线评审：按章号确定的分数", "score": s}
             for i, (d, s) in enumerate(scores.items())
@@ -374,4 +385,25 @@ def judge_reply(ctx: dict[str, Any], *, secondary: bool = False) -> dict[str, An
         "required_fixes": fixes,
         "issues": [] if overall >= 4.0 else ["节奏偏慢，冲突推进不够"],
         "strengths": ["场景动作推进清楚"],
+        "blacklist_suggestions": _blacklist_suggestions(ctx, chapter),
     }
+
+
+def _blacklist_suggestions(ctx: dict[str, Any], chapter: int) -> list[dict[str, Any]]:
+    """Now and then (every other chapter) the phrase the chapter repeats most, proposed as a limited entry, so
+    the demo shows the author's review of the judge's proposals."""
+    if chapter % 2:
+        return []
+    repeated = {str(k): int(v) for k, v in dict(ctx.get("repeated_phrases") or {}).items() if int(v) >= 3}
+    if not repeated:
+        return []
+    phrase = max(repeated, key=lambda p: (repeated[p], p))
+    return [
+        {
+            "phrase": phrase,
+            "count_in_chapter": repeated[phrase],
+            "examples": [],
+            "tier": "limited",
+            "note": "离线评审：本章反复出现的短语",
+        }
+    ]

@@ -10,9 +10,12 @@ Rules:
   `GAP` characters inside one sentence (no 。！？ or line break);
 - overlapping matches count once, the longest wins (ties: the earlier one; then the entry listed first): a
   listed 仿佛 inside a listed 时间仿佛静止了 is one hit of the longer phrase;
-- every entry carries a `tier` (`banned`: every use is a finding; `limited`: allowed up to a density) and a
+- every entry carries a `tier` (`banned`: every use is a finding; `limited`: allowed up to `rate` per 千字) and a
   free `category` (表情, 心理, ..., `platform-sensitive`, `structural`, `name:character`, ...), plus an
-  optional `ref` (what it stands for: a name's entity id, a blacklist entry's own word).
+  optional `ref` (what it stands for: a name's entity id, a blacklist entry's own word);
+- a blacklist entry may also say where a hit counts (`narration_only`: not inside dialogue; `position`:
+  `paragraph_start` / `sentence_start`); `placed` applies that, given the text's dialogue and paragraph spans.
+  The matcher itself finds every hit; placement is the caller's second step because it needs those spans.
 """
 
 from __future__ import annotations
@@ -25,14 +28,21 @@ from typing import Literal
 
 import ahocorasick
 
-from studio.models.blacklist import AiBlacklist
+from studio.models.blacklist import (
+    AiBlacklist,
+    BlacklistPatternError,
+    Position,
+    Severity,
+    compile_pattern,
+    shape_regex,
+)
 
 Tier = Literal["banned", "limited"]
 EntryKind = Literal["phrase", "pattern"]
 TIERS: tuple[Tier, ...] = ("banned", "limited")
-GAP = 12  # characters an ellipsis in a phrase may stand for
-_ELLIPSIS = re.compile(r"…+|\.{3,}")
-_SENTENCE_CHARS = r"[^。！？!?\n]"
+__all__ = ["TIERS", "Entry", "Match", "Matcher", "blacklist_matcher", "entries_from_blacklist", "placed", "spans_cover"]
+_SENTENCE_END = "。！？!?…\n"
+_OPENING_MARKS = " \u3000\t「『“‘\"'（(—"
 
 
 @dataclass(frozen=True)
@@ -42,14 +52,18 @@ class Entry:
     tier: Tier = "banned"
     category: str = ""
     ref: str = ""
+    rate: float | None = None  # limited: uses per 千字 allowed
+    severity: Severity | None = None  # of its findings; None: the check's default
+    narration_only: bool = False
+    position: Position | None = None
+    zero_tolerance: bool = False
 
     @classmethod
     def parse(cls, text: str, *, tier: Tier = "banned", category: str = "", ref: str = "") -> Entry:
-        """A phrase, or a shape when it contains an ellipsis (`一股…涌上心头`)."""
+        """A phrase, or a shape when it contains a gap mark (`一股…涌上心头`, `他*了`)."""
         text = text.strip()
-        if _ELLIPSIS.search(text):
-            parts = [re.escape(p) for p in _ELLIPSIS.split(text)]
-            regex = f"{_SENTENCE_CHARS}{{0,{GAP}}}?".join(parts)
+        regex = shape_regex(text)
+        if regex is not None:
             return cls(regex, "pattern", tier, category, ref or text)
         return cls(text, "phrase", tier, category, ref or text)
 
@@ -79,9 +93,9 @@ class Matcher:
                 continue
             if entry.kind == "pattern":
                 try:
-                    self._patterns.append((re.compile(entry.text), entry))
-                except re.error as exc:
-                    self.problems.append(f"{entry.text!r}: {exc}")
+                    self._patterns.append((compile_pattern(entry.text), entry))
+                except BlacklistPatternError as exc:
+                    self.problems.append(f"{entry.ref or entry.text!r}: {exc}")
                     continue
             elif entry.text in phrases:
                 continue  # listed twice: the first listing stands
@@ -138,32 +152,50 @@ class Matcher:
         return out
 
 
-def _tier_of(value: object) -> Tier:
-    return value if value in TIERS else "banned"
-
-
 def entries_from_blacklist(blacklist: AiBlacklist) -> list[Entry]:
-    """Today's blacklist as matcher entries: effective words (whitelist removed), with their category and, when
-    the entry says so, `tier` ("banned" / "limited"; default banned, what the refiner has always enforced) and
-    `pattern` (a regex, for shapes the ellipsis form cannot say)."""
-    keep = set(blacklist.whitelisted_words())
-    out: list[Entry] = []
-    for item in blacklist.words:
-        if item.word in keep:
-            continue
-        extra = item.model_extra or {}
-        tier = _tier_of(extra.get("tier"))
-        category = item.category or ""
-        pattern = extra.get("pattern")
-        if isinstance(pattern, str) and pattern:
-            out.append(Entry(pattern, "pattern", tier, category, item.word))
-        else:
-            out.append(Entry.parse(item.word, tier=tier, category=category))
-    return out
+    """The blacklist's enforced entries (`AiBlacklist.enforced`: whitelist removed, category flags resolved, semantic
+    categories left to the prompts) as matcher entries; `ref` is the entry's word as listed."""
+    return [
+        Entry(
+            e.regex if e.regex is not None else e.word,
+            "pattern" if e.regex is not None else "phrase",
+            e.tier,
+            e.category,
+            e.word,
+            rate=e.rate,
+            severity=e.severity,
+            narration_only=e.narration_only,
+            position=e.position,
+            zero_tolerance=e.zero_tolerance,
+        )
+        for e in blacklist.enforced()
+    ]
 
 
 def blacklist_matcher(blacklist: AiBlacklist) -> Matcher:
     return Matcher(entries_from_blacklist(blacklist))
+
+
+def placed(
+    match: Match,
+    text: str,
+    dialogue: Sequence[tuple[int, int]],
+    paragraphs: Sequence[tuple[int, int]],
+) -> bool:
+    """Whether a hit counts where it stands: not in `dialogue` for a narration-only entry, at the start of its
+    paragraph (quotes and spaces before it allowed) or of its sentence for a positioned one."""
+    entry = match.entry
+    if entry.narration_only and spans_cover(dialogue, match.start):
+        return False
+    if entry.position is None:
+        return True
+    i = bisect.bisect_right(paragraphs, (match.start, 10**12)) - 1
+    start = paragraphs[i][0] if i >= 0 and paragraphs[i][0] <= match.start < paragraphs[i][1] else 0
+    before = text[start : match.start]
+    if entry.position == "sentence_start":
+        cut = max(before.rfind(c) for c in _SENTENCE_END)
+        before = before[cut + 1 :]
+    return before.strip(_OPENING_MARKS) == ""
 
 
 def spans_cover(spans: Sequence[tuple[int, int]], pos: int) -> bool:

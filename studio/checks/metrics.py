@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from studio.checks.matcher import Match, Matcher, spans_cover
+from studio.checks.matcher import Match, Matcher, placed, spans_cover
 from studio.checks.paragraphs import Paragraphs
 from studio.wordcount import word_count
 
@@ -208,6 +208,8 @@ def blacklist_stats(
     for m in matcher.find(text):
         if not spans_cover(body_spans, m.start):
             continue  # in a heading or a comment
+        if not placed(m, text, spans, body_spans):
+            continue  # a narration-only entry in dialogue, a paragraph-start entry elsewhere
         stats.matches.append(m)
         stats.hits[m.entry.ref] = stats.hits.get(m.entry.ref, 0) + 1
         if spans_cover(spans, m.start):

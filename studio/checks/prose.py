@@ -4,9 +4,12 @@ Thresholds (seed 000 section 7 L4 for the limited tier; the rest are conservativ
 
 - `chapter_length`: 字数 outside `[writing] chapter_min_chars..chapter_max_chars`; an empty chapter is
   `empty_chapter` (medium); a chapter over `HUGE_CHARS` is reported and its other checks still run.
-- `blacklist`: each banned entry used in a chapter (one finding per entry: count, first place); entries of
-  category `platform-sensitive` (平台敏感) are medium, others low. Limited entries: one `blacklist_density`
-  finding when their hits exceed `LIMITED_PER_1K` per 千字.
+- `blacklist`: each banned entry used in a chapter (one finding per entry: count, first place). Its severity is
+  its category's (`ai-blacklist.json`): a zero-tolerance category's hits are high, platform-sensitive (平台敏感)
+  medium, others low. Hits a category's flags discount (narration-only words in dialogue, paragraph-start words
+  elsewhere) are not counted (`studio.checks.matcher.placed`). Limited entries: one `blacklist_density` finding
+  per entry whose uses exceed its rate per 千字 (its own, its category's or the file's `limited_rate`, default
+  `LIMITED_PER_1K`), naming the rate.
 - `structural_tic`: 不是X而是Y at least `NOT_BUT_MIN` times; dash pairs over `DASH_PER_1K` per 千字; triple
   parallel clauses at least `TRIPLE_MIN` times; the same sentence opening 3 times in 5 sentences at least
   `OPENING_MIN_WINDOWS` times; a 5-character phrase repeated at least `PHRASE_MIN_COUNT` times (names excluded;
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from studio.checks.matcher import Match
+from studio.checks.metrics import per_1k
 from studio.checks.registry import CheckContext
 from studio.i18n import Catalog, tr
 from studio.models.findings import Finding, Severity
@@ -44,8 +49,8 @@ MESSAGES: Catalog = {
         "'{text}' is on the AI-phrase blacklist ({category}, {count} in this chapter)",
     ),
     "density": (
-        "限用词每千字 {density} 次，超过 {limit} 次（最多的是「{text}」）",
-        "limited phrases at {density} per 1,000 characters, over {limit} (most: '{text}')",
+        "限用词「{text}」本章 {count} 次，每千字 {density} 次，超过限额 {limit} 次",
+        "limited phrase '{text}': {count} in this chapter, {density} per 1,000 characters, over its limit {limit}",
     ),
     "not_but": (
         "「不是……而是……」句式本章 {count} 次",
@@ -104,36 +109,40 @@ class BlacklistCheck:
             return out
         for ch in ctx.chapters:
             m = ctx.metrics(ch)
-            first: dict[str, int] = {}
-            shown: dict[str, str] = {}
-            limited: dict[str, int] = {}
+            first: dict[str, Match] = {}
+            limited: dict[str, list[Match]] = {}
             for match in m.blacklist.matches:
-                ref = match.entry.ref
                 if match.entry.tier == "limited":
-                    limited[ref] = limited.get(ref, 0) + 1
-                    continue
-                first.setdefault(ref, match.start)
-                shown.setdefault(ref, ch.text[match.start : match.end])
-            categories = {mm.entry.ref: mm.entry.category for mm in m.blacklist.matches}
-            for ref, pos in first.items():
-                category = categories.get(ref, "")
+                    limited.setdefault(match.entry.ref, []).append(match)
+                else:
+                    first.setdefault(match.entry.ref, match)
+            for ref, match in first.items():
+                entry = match.entry
+                shown = ch.text[match.start : match.end]
                 count = m.blacklist.hits[ref]
                 message = tr(
-                    MESSAGES, "banned", ctx.lang, text=shown[ref], category=category or "-", count=count
+                    MESSAGES, "banned", ctx.lang, text=shown, category=entry.category or "-", count=count
                 )
-                severity: Severity = "medium" if category in SENSITIVE else "low"
-                out.append(
-                    ch.finding(self.kind, pos, shown[ref], severity=severity, count=count, message=message)
-                )
-            if limited and m.limited_per_1k > LIMITED_PER_1K:
-                top = max(limited, key=lambda r: limited[r])
-                pos = next(mm.start for mm in m.blacklist.matches if mm.entry.ref == top)
+                severity: Severity = entry.severity or ("medium" if entry.category in SENSITIVE else "low")
+                out.append(ch.finding(self.kind, match.start, shown, severity=severity, count=count, message=message))
+            for ref, matches in limited.items():
+                rate = matches[0].entry.rate or LIMITED_PER_1K
+                density = per_1k(len(matches), m.chars)
+                if density <= rate:
+                    continue
+                match = matches[0]
                 message = tr(
-                    MESSAGES, "density", ctx.lang, density=m.limited_per_1k, limit=LIMITED_PER_1K, text=top
+                    MESSAGES, "density", ctx.lang, text=ref, count=len(matches), density=density, limit=f"{rate:g}"
                 )
-                text = ch.text[pos : next(mm.end for mm in m.blacklist.matches if mm.entry.ref == top)]
                 out.append(
-                    ch.finding("blacklist_density", pos, text, count=sum(limited.values()), message=message)
+                    ch.finding(
+                        "blacklist_density",
+                        match.start,
+                        ch.text[match.start : match.end],
+                        severity=match.entry.severity or "low",
+                        count=len(matches),
+                        message=message,
+                    )
                 )
         return out
 

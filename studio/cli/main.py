@@ -45,6 +45,7 @@ COMMAND_MODULES: list[str] = [
     "studio.cli.world_cmd",
     "studio.cli.import_cmd",
     "studio.cli.extract_cmd",
+    "studio.cli.blacklist_cmd",
 ]
 
 MESSAGES: Catalog = {

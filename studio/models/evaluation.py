@@ -19,7 +19,11 @@ Accepted input variants (the reference plugin, DankerMu/novel-writer-plugin, wri
   the verdict's fields are read at the top level, `metadata` / `content_eval` and the rest are kept as
   extra fields; the file is written back flat (`chapter`, the verdict's fields, then the extras).
 - a check named by `rule_id`, `contract_id`, `objective_id`, `gate_id` or `check_id` instead of `id` (read
-  as `id`, written back as `id`). Its `platform_hard_gates` list is kept as an extra field.
+  as `id`, written back as `id`).
+- its `contract_verification.platform_hard_gates` (`{gate_id, status: pass|fail|skipped, detail,
+  fix_suggestion}`, the golden-three-chapter gates of the platform guide, chapters 1-3) are read as written and
+  written back unchanged; a failed gate counts as a high-confidence violation (id = its gate_id, detail with the
+  fix), so it forces a revision whatever the score, as the plugin's gate does.
 - recommendations `pause_for_user` / `pause` (read as `review`) and `pause_for_user_force_rewrite` /
   `force_rewrite` (read as `rewrite`).
 """
@@ -117,11 +121,60 @@ def _layer_of(check_id: str) -> str:
     return "l3_checks"
 
 
+_GATE_STATUS: Final[dict[str, str]] = {
+    "violation": "fail",
+    "failed": "fail",
+    "failure": "fail",
+    "passed": "pass",
+    "skip": "skipped",
+    "n/a": "not_applicable",
+}
+
+
+class PlatformGate(_Object):
+    """One platform hard gate (the reference plugin's `platform_hard_gates`); written back as it was given."""
+
+    gate_id: str = Field(min_length=1)
+    status: Literal["pass", "fail", "skipped", "not_applicable"]
+    detail: str = ""
+    fix_suggestion: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_id(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "gate_id" not in data and isinstance(data.get("id"), str):
+            data = dict(data)
+            data["gate_id"] = data.pop("id")
+        return data
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _alias(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().lower()
+            return _GATE_STATUS.get(value, value)
+        return value
+
+    @model_serializer(mode="wrap")
+    def _as_given(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        given = self.model_fields_set | set(self.model_extra or {})
+        return {k: v for k, v in data.items() if k in given} if isinstance(data, dict) else data
+
+    def as_check(self) -> ContractCheck | None:
+        """A failed gate as the high-confidence violation the gate acts on; None when it did not fail."""
+        if self.status != "fail":
+            return None
+        detail = "；".join(p for p in (self.detail, self.fix_suggestion or "") if p)
+        return ContractCheck(id=self.gate_id, status="violation", confidence="high", detail=detail)
+
+
 class ContractVerification(_Object):
     l1_checks: list[ContractCheck] = Field(default_factory=list)
     l2_checks: list[ContractCheck] = Field(default_factory=list)
     l3_checks: list[ContractCheck] = Field(default_factory=list)
     ls_checks: list[ContractCheck] = Field(default_factory=list)
+    platform_hard_gates: list[PlatformGate] = Field(default_factory=list)
     has_violations: bool = False  # the judge's summary; `violations()` recomputes it from the checks
 
     @model_validator(mode="before")
@@ -140,7 +193,16 @@ class ContractVerification(_Object):
         }
 
     def all_checks(self) -> list[ContractCheck]:
-        return [*self.l1_checks, *self.l2_checks, *self.l3_checks, *self.ls_checks]
+        """Every check of the four layers, then each failed platform gate as a violation."""
+        gates = [c for c in (g.as_check() for g in self.platform_hard_gates) if c is not None]
+        return [*self.l1_checks, *self.l2_checks, *self.l3_checks, *self.ls_checks, *gates]
+
+    @model_serializer(mode="wrap")
+    def _gates_when_given(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not self.platform_hard_gates and "platform_hard_gates" not in self.model_fields_set:
+            data.pop("platform_hard_gates", None)  # files without gates stay without the key
+        return data
 
 
 class DimensionScore(_Object):
