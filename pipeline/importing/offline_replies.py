@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pipeline.providers.offline_summary import cut as _cut
+from pipeline.providers.offline_summary import rolled_summary
 from studio.ids import is_slug, slugify
 
 __all__ = ["import_reply", "summary_reply", "survey_reply"]
@@ -26,10 +28,6 @@ CAST_SIZE = 6
 THREAD_WORDS = ("秘密", "来历", "谜", "蹊跷", "不对劲")
 REVEAL_WORDS = ("真相", "原来如此", "水落石出")
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?")
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def survey_reply(ctx: dict[str, Any]) -> dict[str, Any]:
@@ -131,19 +129,7 @@ def summary_reply(ctx: dict[str, Any], text: str) -> dict[str, Any]:
     if hint is not None:
         ops.append({"op": "foreshadow", "path": f"import-ch{chapter:03d}", "value": "planted",
                     "detail": _cut(hint, 60), "scope": "medium"})
-    lines = [line for line in str(ctx.get("storyline_memory") or "").splitlines() if line.strip()]
-    lines.append(f"- 第{chapter}章：{_cut(summary, 80)}")
-    while len("\n".join(lines)) > 500 and len(lines) > 1:
-        lines.pop(1 if lines[0].startswith("#") and len(lines) > 2 else 0)
-    return {
-        "chapter": chapter,
-        "storyline_id": ctx.get("storyline_id") or "main-arc",
-        "summary": summary,
-        "ops": ops,
-        "storyline_memory": _cut("\n".join(lines), 500),
-        "cross_references": [],
-        "leak_risk": "low",
-    }
+    return rolled_summary(ctx, chapter, summary, ops, "main-arc")
 
 
 def import_reply(agent: str, ctx: dict[str, Any], chapter_text: str) -> dict[str, Any] | None:

@@ -27,6 +27,8 @@ from typing import Any
 from pipeline.importing.offline_replies import import_reply
 from pipeline.planning.offline_replies import planning_reply
 from pipeline.providers.base import ModelRequest, ModelResult, TextCallback, Usage
+from pipeline.providers.offline_summary import cut as _cut
+from pipeline.providers.offline_summary import rolled_summary
 from pipeline.refine_edits import find_occurrences
 from pipeline.tokens import estimate_tokens
 from studio.checks.paragraphs import Paragraphs
@@ -118,10 +120,6 @@ def judge_scores(target: float, chapter: int) -> dict[str, int]:
 
 def _chars(text: str) -> int:
     return len("".join(text.split()))
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class OfflineProvider:
@@ -267,19 +265,7 @@ def summarizer_reply(ctx: dict[str, Any]) -> dict[str, Any]:
             ops.append(
                 {"op": "foreshadow", "path": task["id"], "value": task["action"], "detail": f"第{chapter}章正文中的体现"}
             )
-    lines = [line for line in str(ctx.get("storyline_memory") or "").splitlines() if line.strip()]
-    lines.append(f"- 第{chapter}章：{_cut(summary, 80)}")
-    while len("\n".join(lines)) > 500 and len(lines) > 1:
-        lines.pop(1 if lines[0].startswith("#") and len(lines) > 2 else 0)
-    return {
-        "chapter": chapter,
-        "storyline_id": ctx.get("storyline_id") or "main",
-        "summary": summary,
-        "ops": ops,
-        "storyline_memory": _cut("\n".join(lines), 500),
-        "cross_references": [],
-        "leak_risk": "low",
-    }
+    return rolled_summary(ctx, chapter, summary, ops, "main")
 
 
 def fixer_reply(ctx: dict[str, Any], draft: str) -> dict[str, Any]:
