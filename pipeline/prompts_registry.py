@@ -55,6 +55,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from studio import prompt_pins
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, env_lang, tr
 from studio.paths import ProjectPaths
@@ -449,19 +450,15 @@ class PromptRegistry:
 # ----------------------------------------------------------------------------------------- project pins
 
 
-# Where the installed prompts are read from: None = the `prompts` package. Tests point it at a copy with a
-# newer version; nothing else sets it.
-PROMPTS_FOLDER: Path | None = None
-
-
 @lru_cache(maxsize=4)
 def _load(folder: Path | None) -> PromptRegistry:
     return PromptRegistry.load(folder)
 
 
 def installed_registry() -> PromptRegistry:
-    """The installed prompts (`PROMPTS_FOLDER`), loaded and checked once per process (no pins)."""
-    return _load(PROMPTS_FOLDER)
+    """The installed prompts (`studio.prompt_pins.PROMPTS_FOLDER`), loaded and checked once per process (no
+    pins)."""
+    return _load(prompt_pins.PROMPTS_FOLDER)
 
 
 @dataclass(frozen=True)

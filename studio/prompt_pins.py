@@ -68,9 +68,16 @@ _PROMPTS_HEADER = re.compile(r"""^\s*\[\s*(?:prompts|"prompts"|'prompts')\s*\]\s
 _COMMENT = "# 提示词版本：本项目固定使用的版本（新版本不会自动启用；升级用 novel-studio prompts upgrade）\n"
 
 
+# Where the installed prompts are read from (by `installed_versions` here and by
+# `pipeline.prompts_registry.installed_registry`): None = the `prompts` package. Tests point it at a copy with a
+# newer version; nothing else sets it.
+PROMPTS_FOLDER: Path | None = None
+
+
 def installed_versions(folder: Path | Traversable | None = None) -> dict[str, list[int]]:
-    """prompt id -> its installed versions, ascending (from the file names of `folder`, default the
-    installed `prompts` package)."""
+    """prompt id -> its installed versions, ascending (from the file names of `folder`, default
+    `PROMPTS_FOLDER`, else the installed `prompts` package)."""
+    folder = folder if folder is not None else PROMPTS_FOLDER
     root: Path | Traversable = resources.files("prompts") if folder is None else folder
     found: dict[str, list[int]] = {}
     for entry in root.iterdir():

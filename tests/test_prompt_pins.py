@@ -1,7 +1,7 @@
 """Prompt versions pinned per project (issue 9 item 8) and the prompt cache's share in status and the header.
 
 A second version of the writer's prompt lives in a copy of the installed prompts (`newer_prompts`), which the
-registry reads through `pipeline.prompts_registry.PROMPTS_FOLDER`.
+registry and status read through `studio.prompt_pins.PROMPTS_FOLDER`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 import prompts
-from pipeline import prompts_registry
 from pipeline.agents.requests import AgentRequests
 from pipeline.agents.runner import ModelAgents, section_hashes
 from pipeline.context import writer_context
@@ -27,6 +26,7 @@ from pipeline.prompts_registry import (
     project_registry,
 )
 from pipeline.providers.offline import OfflineProvider
+from studio import prompt_pins
 from studio.cli.main import main
 from studio.cli.prompts_cmd import pin_before_run
 from studio.init_project import init_project
@@ -44,16 +44,20 @@ WRITER = "chapter-writer"
 V2_RULE = "（第二版新增）开头三行之内必须抛出本章的钩子。"
 
 
-@pytest.fixture
-def newer_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def install_newer_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The installed prompts plus chapter-writer v2 (one more rule in the stable section)."""
     folder = tmp_path / "prompts"
     shutil.copytree(Path(prompts.__file__).parent, folder, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
     v1 = (folder / f"{WRITER}.v1.md").read_text(encoding="utf-8")
     v2 = v1.replace("version: 1", "version: 2", 1).replace("<!-- cache: volume -->", f"{V2_RULE}\n\n<!-- cache: volume -->", 1)
     (folder / f"{WRITER}.v2.md").write_text(v2, encoding="utf-8")
-    monkeypatch.setattr(prompts_registry, "PROMPTS_FOLDER", folder)
+    monkeypatch.setattr(prompt_pins, "PROMPTS_FOLDER", folder)
     return folder
+
+
+@pytest.fixture
+def newer_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return install_newer_prompts(tmp_path, monkeypatch)
 
 
 def _settings_without_pins(root: Path) -> None:

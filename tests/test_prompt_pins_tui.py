@@ -9,7 +9,7 @@ import pytest
 
 from studio.paths import ProjectPaths
 from studio.prompt_pins import read_pins
-from tests.test_prompt_pins import _settings_without_pins, newer_prompts  # noqa: F401 - the fixture
+from tests.test_prompt_pins import _settings_without_pins, install_newer_prompts
 from tests.tui_helpers import main_screen, make_app, notes, wait_for
 
 
@@ -27,15 +27,14 @@ async def test_the_studio_pins_a_project_without_pins_and_says_it_once(sample: P
         assert "首次固定了提示词版本" not in notes(again)
 
 
-@pytest.mark.usefixtures("newer_prompts")
-async def test_the_header_counts_prompts_with_a_newer_version(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pipeline import prompts_registry
-    from studio import status
+async def test_the_header_counts_prompts_with_a_newer_version(
+    sample: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from studio import prompt_pins
 
-    folder = prompts_registry.PROMPTS_FOLDER
-    assert folder is not None
-    real = status.installed_versions
-    monkeypatch.setattr(status, "installed_versions", lambda: real(folder))  # the header reads the same copy
+    assert read_pins(ProjectPaths(sample)) is not None  # the sample was pinned at init, before v2 exists
+    install_newer_prompts(tmp_path, monkeypatch)
+    assert prompt_pins.PROMPTS_FOLDER is not None  # the header reads the same copy as the registry
     app = make_app(sample)
     async with app.run_test(size=(200, 48)) as pilot:
         assert await wait_for(pilot, lambda: main_screen(app).is_mounted)

@@ -15,6 +15,11 @@ from studio.errors import PausedForAuthor, ProjectNotFoundError, StudioError
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, normalize_lang, tr
 from studio.lock import ProjectLock, StaleLockError
 
+# Commands that build prompts: before them a project without pins is pinned and told so once (`prompts_cmd`,
+# imported only for these). `rebuild` is not one of them: a refused rebuild must change nothing; its agents pin
+# the project (silently) when they build a prompt (`project_registry`).
+PIN_COMMANDS = frozenset({"continue", "plan", "start", "review", "character", "world", "import", "extract"})
+
 
 class ExitCode(IntEnum):
     OK = 0

@@ -21,7 +21,14 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from studio.cli.common import ExitCode, add_common_arguments, pre_scan_lang, resolve_lang, set_help_lang
+from studio.cli.common import (
+    PIN_COMMANDS,
+    ExitCode,
+    add_common_arguments,
+    pre_scan_lang,
+    resolve_lang,
+    set_help_lang,
+)
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
 
@@ -230,9 +237,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         func = getattr(args, "func", None)
         if func is None:
             return open_studio(args, parser)
-        from studio.cli.prompts_cmd import pin_before_run  # a project without prompt pins: pinned, said once
+        if getattr(args, "command", None) in PIN_COMMANDS:
+            from studio.cli.prompts_cmd import (
+                pin_before_run,  # a project without prompt pins: pinned, said once
+            )
 
-        pin_before_run(args)
+            pin_before_run(args)
         return int(func(args))
     except KeyboardInterrupt:
         if debug:

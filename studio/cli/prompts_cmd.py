@@ -30,6 +30,7 @@ from pipeline.prompts_registry import (
     section_changes,
 )
 from studio.cli.common import (
+    PIN_COMMANDS,
     ExitCode,
     JsonOut,
     add_common_arguments,
@@ -50,10 +51,6 @@ from studio.prompt_pins import PinRow, pin_rows, read_pins, write_pins
 
 __all__ = ["PIN_COMMANDS", "pin_before_run", "register", "run_list", "run_upgrade", "upgrade_targets"]
 
-# Commands that build prompts: before them a project without pins is pinned and told so once. `rebuild` is not
-# one of them: a refused rebuild must change nothing; its agents pin the project (silently) when they build a
-# prompt (`project_registry`).
-PIN_COMMANDS = frozenset({"continue", "plan", "start", "review", "character", "world", "import", "extract"})
 
 MESSAGES: Catalog = {
     "help": ("查看或升级本项目固定使用的提示词版本", "show or upgrade the prompt versions this project pins"),

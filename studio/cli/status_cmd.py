@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from pipeline.prompts_registry import installed_registry
 from studio.cli.common import add_common_arguments, help_lang, project_root, resolve_lang
 from studio.i18n import Catalog, tr
 from studio.project import Project
@@ -32,10 +31,9 @@ def run(args: argparse.Namespace) -> int:
     root = project_root(args)
     lang = resolve_lang(args, root)
     project = Project.open(root, lang=lang)
-    # Prompt versions: the installed registry (the same one runs use) says which newer versions exist.
-    registry = installed_registry()
-    versions = {pid: registry.versions(pid) for pid in registry.ids()}
-    report = build_status(project, lang=lang, prompt_versions=versions)
+    # Prompt versions from the installed prompt files' names (`studio.prompt_pins.installed_versions`): status
+    # stays light (no `pipeline`, no template parsing); runs check the templates themselves.
+    report = build_status(project, lang=lang)
     if getattr(args, "json", False):
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
