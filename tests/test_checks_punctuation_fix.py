@@ -105,7 +105,8 @@ async def test_a_and_shift_a_accept_the_fixes_in_the_findings_list(sample: Path)
     paths = ProjectPaths(sample)
     original = paths.chapter(2).read_text(encoding="utf-8")
     head, body = original.split("\n\n", 1)
-    text = f"{head}\n\n　　他说,好...她笑了,没说话。\n\n　　他又说,走...\n\n{body}"
+    # two paragraphs with punctuation to fix, and one with a banned phrase (a finding without a fix)
+    text = f"{head}\n\n　　他说,好...她笑了,没说话。\n\n　　他又说,走...\n\n　　她眉头微皱。\n\n{body}"
     paths.chapter(2).write_text(text, encoding="utf-8")
     recheck_chapter(Project.open(sample), 2)  # the report saved after the commit
     app = make_app(sample)

@@ -38,6 +38,8 @@ def test_saved_findings_skip_broken_reports_and_put_the_severe_first(sample: Pat
 
 
 def test_fresh_findings_run_the_cheap_checks(sample: Path) -> None:
+    chapter = ProjectPaths(sample).chapter(1)
+    chapter.write_text(chapter.read_text(encoding="utf-8") + "\n\n她眉头微皱，没有说话。\n", encoding="utf-8")
     found = fresh_findings(Project.open(sample))
     assert {f.kind for f in found} >= {"blacklist"} and "new_name" not in {f.kind for f in found}
 
