@@ -56,6 +56,7 @@ from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
 from studio.author_brief import load_brief
 from studio.checks.judge_evidence import judge_evidence
+from studio.checks.leaks import exclusive_entities
 from studio.checks.matcher import Entry, Matcher, blacklist_matcher
 from studio.checks.metrics import prose_metrics
 from studio.fileio import read_text
@@ -256,10 +257,7 @@ def _resolve(token: str | None, names: dict[str, str]) -> str | None:
 
 
 def _outline_text(ch: OutlineChapter | None) -> str:
-    if ch is None:
-        return ""
-    parts = [ch.title, ch.conflict, ch.arc, ch.state_changes, ch.location, ch.foreshadowing, *ch.notes]
-    return "\n".join(p for p in parts if p)
+    return ch.plan_text() if ch is not None else ""
 
 
 def _mentioned(text: str, names: dict[str, str]) -> list[str]:
@@ -273,7 +271,11 @@ def _chapter_characters(
     ch: OutlineChapter | None,
     contract: ChapterContract | None,
     names: dict[str, str],
+    foreign: frozenset[str] = frozenset(),
 ) -> list[str]:
+    """The chapter's characters: the POV, the contract's, the outline's; without a contract, the most recently
+    seen active characters fill up to the cap, leaving out `foreign` ones (exclusive to another storyline and
+    not bridged to this one: offering them would invite the leak LS-005 forbids)."""
     found: list[str] = [pov] if pov else []
     if contract is not None:
         keys = [*contract.preconditions.character_states, *contract.postconditions.state_changes]
@@ -287,8 +289,17 @@ def _chapter_characters(
     for n, text in recent_summaries(project, chapter):
         for slug in _mentioned(text, names):
             recency[slug] = n
-    rest = sorted((s for s in names if s not in ordered), key=lambda s: (-recency.get(s, 0), list(names).index(s)))
+    rest = sorted((s for s in names if s not in ordered and s not in foreign),
+                  key=lambda s: (-recency.get(s, 0), list(names).index(s)))
     return (ordered + rest)[:NO_CONTRACT_CHARACTER_LIMIT]
+
+
+def _foreign(project: Project, storyline_id: str, convergence: list[str]) -> frozenset[str]:
+    """Characters exclusive to another storyline, not bridged to `storyline_id` (none in a convergence chapter)."""
+    if convergence:
+        return frozenset()
+    return frozenset(entity for entity, (owner, bridged) in exclusive_entities(project.storylines).items()
+                     if owner != storyline_id and storyline_id not in bridged)
 
 
 def chapter_info(project: Project, chapter: int, state: CurrentState | None = None) -> ChapterInfo:
@@ -326,7 +337,8 @@ def chapter_info(project: Project, chapter: int, state: CurrentState | None = No
         pov_id=pov_id,
         pov_name=pov_name,
         title=ch.title if ch is not None else "",
-        character_ids=_chapter_characters(project, chapter, pov_id, ch, contract, names),
+        character_ids=_chapter_characters(project, chapter, pov_id, ch, contract, names,
+                                          _foreign(project, storyline_id, convergence)),
         convergence_lines=convergence,
     )
 

@@ -159,6 +159,12 @@ class OutlineChapter(BaseModel):
     extra: dict[str, str] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
 
+    def plan_text(self) -> str:
+        """What the entry plans, as one text (title, conflict, arc, state changes, location, threads, notes):
+        where the writer's context and the checks look for the characters a chapter is planned to have."""
+        parts = [self.title, self.conflict, self.arc, self.state_changes, self.location, self.foreshadowing, *self.notes]
+        return "\n".join(p for p in parts if p)
+
     @field_validator("storyline", "pov", "location", "conflict", "arc", "foreshadowing", "state_changes")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:

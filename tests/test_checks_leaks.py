@@ -113,3 +113,19 @@ def test_a_chapter_without_a_known_storyline_or_plan_is_skipped(tmp_path: Path) 
     _chapter(paths, 12, "许青禾站在门口。")  # in no outline, no meta, no log
     assert _findings(root, 12, 12) == []
     assert Storylines().storylines == [] and exclusive_entities(Storylines()) == {}
+
+
+def test_an_appearance_the_outline_plans_is_a_hint_not_a_pause(root: Path) -> None:
+    # The author's own outline has 许青禾 in chapter 3 (main-arc): not a leak the gate pauses for, but a low hint
+    # asking for a bridge between the storylines.
+    paths = ProjectPaths(root)
+    outline = paths.outline(1)
+    text = outline.read_text(encoding="utf-8")
+    outline.write_text(text.replace("- Arc: 顾远舟在旧债与旧友之间第一次动摇",
+                                    "- Arc: 顾远舟在旧债与旧友之间第一次动摇；许青禾来借灯", 1), encoding="utf-8")
+    _chapter(paths, 3, "沈照推开灯铺的门。\n许青禾站在门口，低声道：“跟我来。”")
+    _meta(paths, 3, storyline_id="main-arc")
+    found = _findings(root, 3, 3)
+    assert [(f.kind, f.text, f.severity) for f in found] == [("storyline_leak_hint", "许青禾", "low")]
+    assert "大纲" in found[0].message
+    assert pausing_findings(ChecksReport(findings=found)) == []

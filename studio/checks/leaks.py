@@ -8,7 +8,8 @@
   convergence event (every volume's `storyline-schedule.json`) of the storylines involved.
 - `storyline_leak` (high: a hard violation for the gate; it pauses a multi-chapter run): an exclusive character
   of another storyline speaks or acts in this chapter's narration (the attribution rules of
-  `studio.checks.continuity`: not in quotes, not a memory).
+  `studio.checks.continuity`: not in quotes, not a memory), unless the chapter's own outline entry names it: an
+  appearance the author planned is a `storyline_leak_hint` (low), for the author to bridge the storylines.
 - `storyline_leak_hint` (weaker signals, evidence for the judge): an exclusive entity only mentioned (low), or
   the Summarizer's own `leak_risk: high` for this chapter (medium).
 Waivers (`checks-allow.json`) apply as for every check: "deliberate" allows an entity everywhere.
@@ -31,6 +32,11 @@ MESSAGES: Catalog = {
         "「{name}」属于故事线「{line}」，不在本章故事线「{own}」的桥接中，本章也不是交汇章，却在本章出场",
         "'{name}' belongs to storyline '{line}', is no bridge to this chapter's storyline '{own}', and this is "
         "no convergence chapter, yet it appears here",
+    ),
+    "planned": (
+        "本章大纲安排了故事线「{line}」的专属人物「{name}」在故事线「{own}」出场；请在故事线关系里加上桥接，或改大纲",
+        "the outline has '{name}', exclusive to storyline '{line}', appear in storyline '{own}': add a bridge between "
+        "the storylines or change the outline",
     ),
     "mention": (
         "提及了故事线「{line}」的专属实体「{name}」（仅提及，请确认信息来源合理）",
@@ -117,6 +123,7 @@ class StorylineLeakCheck:
         if own is None or not exclusive:
             return out
         converging = story.convergence(chapter.number) or set()
+        planned = story.planned_text(chapter.number)
         spans: list[tuple[int, int]] | None = None
         for entity, (line, bridged) in sorted(exclusive.items()):
             if line == own or own in bridged or line in converging:
@@ -128,6 +135,14 @@ class StorylineLeakCheck:
             spans = dialogue_spans(chapter.paras) if spans is None else spans
             line_name, own_name = _line_name(story, line), _line_name(story, own)
             hits = list(acting_hits(chapter.text, names, spans))
+            if hits and any(n in planned for n in names):
+                out.append(
+                    chapter.finding(
+                        "storyline_leak_hint", hits[0].pos, hits[0].name, severity="low", count=len(hits),
+                        message=tr(MESSAGES, "planned", ctx.lang, name=hits[0].name, line=line_name, own=own_name),
+                    )
+                )
+                continue
             if hits:
                 out.append(
                     chapter.finding(

@@ -330,6 +330,13 @@ class StoryFacts:
     def _meta(self) -> dict[int, dict[str, Any]]:
         return {}
 
+    def planned_text(self, chapter: int) -> str:
+        """The chapter's outline entry as one text (`OutlineChapter.plan_text`); "" without one."""
+        volume = self.volume_of(chapter)
+        outline = self.outline(volume) if volume is not None else None
+        entry = outline.get(chapter) if outline is not None else None
+        return entry.plan_text() if entry is not None else ""
+
     def storyline(self, chapter: int) -> str | None:
         """The chapter's storyline: the Summarizer's meta, the pipeline log, then the outline."""
         value = self.meta(chapter).get("storyline_id")
