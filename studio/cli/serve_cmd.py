@@ -16,6 +16,8 @@ the studio's advice fits the browser (a missing key is set where `serve` runs, t
 Stopping (Ctrl+C, SIGTERM): before the server shuts down, every session process (the server's descendants) gets
 SIGINT, so a run in any tab is interrupted as `continue` is by Ctrl+C: the chapter stays resumable and the
 session exits 130 at once, instead of waiting for textual-serve's polite "quit" while it keeps committing.
+The page, its Chinese words, its key focus on load, and a tab that closes ending its session: see
+`studio.cli.serve_server` (imported only when textual-serve is installed).
 """
 
 from __future__ import annotations
@@ -132,12 +134,15 @@ def studio_command(root: Path, *, offline: bool, lang: Lang | None = None, pytho
 
 
 def _load_server() -> Any:
-    """textual_serve's `Server` class, or None when the optional extra is not installed."""
+    """The studio's server class (`serve_server.StudioServer`, a textual_serve `Server`), or None when the
+    optional extra is not installed."""
     try:
-        from textual_serve.server import Server
+        import textual_serve.server  # noqa: F401 - the optional extra
     except ImportError:
         return None
-    return Server
+    from studio.cli.serve_server import StudioServer
+
+    return StudioServer
 
 
 def descendants(pid: int, proc: Path = Path("/proc")) -> list[int]:
@@ -212,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
     print(tr(MESSAGES, "serving_url", lang, url=url))
     os.environ[SERVED_ENV] = "1"  # inherited by every session process
     server = interrupting(server_cls)(
-        command, host=host, port=port, title=tr(MESSAGES, "title", lang, name=root.name), public_url=url
+        command, lang=lang, host=host, port=port, title=tr(MESSAGES, "title", lang, name=root.name), public_url=url
     )
     server.serve()
     return int(ExitCode.OK)

@@ -1,0 +1,159 @@
+"""The studio's textual-serve server: our page, Chinese framework text, and sessions that end with their tab.
+
+Imported only when textual-serve is installed (`serve_cmd._load_server`). `StudioServer` is textual_serve's
+`Server` with two changes (the third, SIGINT to every session when `serve` stops, is
+`serve_cmd.interrupting`, wrapped around this class):
+
+- The page is ours: `templates/serve/app_index.html` (package data), a copy of textual-serve's page that
+  puts the key focus in the terminal as soon as the page loads (textual-serve's page only takes keys after a
+  click, and that first click could land on a button of the studio), names itself after the novel, loads
+  no web font from the internet (Google Fonts is blocked in mainland China and held the page back), and
+  shows its own words ("Session ended." / "Restart" / "Start") in the author's language: the template reads
+  them from the Jinja global `page` (`page_text(lang)`) and the `<html lang>` from `page_lang`.
+- A tab that closes or navigates away ends its session: when the websocket closes the session gets
+  textual-serve's polite "quit"; a session still there after `QUIT_GRACE_S` gets SIGINT (the studio's
+  resumable stop), then SIGTERM, then SIGKILL, `SIGNAL_GRACE_S` apart. textual-serve itself waits forever
+  for a session that does not quit (a studio busy on its event loop), leaving it running, hidden.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from importlib import resources
+from pathlib import Path
+
+from aiohttp import web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, to_int
+
+from studio.cli.serve_cmd import descendants
+from studio.i18n import Catalog, Lang, tr
+
+log = logging.getLogger("textual-serve")
+
+MESSAGES: Catalog = {  # the page's own words (the `page` Jinja global: key -> text)
+    "start": ("开始", "Start"),
+    "ended": ("会话已结束。", "Session ended."),
+    "ended_hint": (
+        "工作室已退出，或 novel-studio serve 已停止。",
+        "The studio has quit, or novel-studio serve has stopped.",
+    ),
+    "restart": ("重新打开", "Restart"),
+    "loading": ("正在打开工作室……", "Opening the studio…"),
+}
+
+
+def page_text(lang: Lang) -> dict[str, str]:
+    """Every word of the page in `lang` (the template's `page.KEY`)."""
+    return {key: tr(MESSAGES, key, lang) for key in MESSAGES}
+
+QUIT_GRACE_S = 1.5  # a quitting studio is gone in well under a second when idle
+SIGNAL_GRACE_S = 1.0  # between SIGINT, SIGTERM and SIGKILL
+ESCALATION: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
+
+
+def page_templates() -> Path:
+    """The folder of our page template (package data of `templates`)."""
+    return Path(str(resources.files("templates").joinpath("serve")))
+
+
+def signal_tree(pid: int, sig: signal.Signals) -> list[int]:
+    """Send `sig` to the process `pid` and every descendant (children first); returns the pids signalled.
+    The session is `sh -c COMMAND` (textual-serve runs it through the shell), so the studio is a child."""
+    signalled: list[int] = []
+    for target in [*descendants(pid), pid]:
+        try:
+            os.kill(target, sig)
+        except (ProcessLookupError, PermissionError):
+            continue
+        signalled.append(target)
+    return signalled
+
+
+class StudioAppService(AppService):
+    """One session process; `stop()` ends it for sure (see the module rules)."""
+
+    quit_grace_s: float = QUIT_GRACE_S
+    signal_grace_s: float = SIGNAL_GRACE_S
+
+    async def stop(self) -> None:
+        task = self._task
+        process = self._process
+        if task is None:
+            return
+        await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
+        await self.send_meta({"type": "quit"})
+        grace = self.quit_grace_s
+        for sig in ESCALATION:
+            done, _ = await asyncio.wait({task}, timeout=grace)
+            if done or process is None or process.returncode is not None:
+                break
+            log.info("session %s did not end, sending %s", process.pid, sig.name)
+            signal_tree(process.pid, sig)
+            grace = self.signal_grace_s
+        await task
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                await process.wait()  # reaped: no zombie left behind
+        self._task = None
+
+
+class StudioServer(Server):
+    """textual-serve's Server with our page, text and session ending (see the module rules)."""
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        lang: Lang = "zh",
+        host: str = "localhost",
+        port: int = 8000,
+        title: str | None = None,
+        public_url: str | None = None,
+    ) -> None:
+        super().__init__(command, host=host, port=port, title=title, public_url=public_url)
+        self.templates_path = page_templates()
+        self.lang: Lang = lang
+
+    async def _make_app(self) -> web.Application:
+        import aiohttp_jinja2
+
+        app = await super()._make_app()
+        env = aiohttp_jinja2.get_env(app)
+        env.globals["page"] = page_text(self.lang)
+        env.globals["page_lang"] = "zh-CN" if self.lang == "zh" else "en"
+        return app
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """textual-serve's handler (1.1), with `StudioAppService` for the session."""
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width = to_int(request.query.get("width", "80"), 80)
+        height = to_int(request.query.get("height", "24"), 24)
+        app_service: StudioAppService | None = None
+        try:
+            await websocket.prepare(request)
+            app_service = StudioAppService(
+                self.command,
+                write_bytes=websocket.send_bytes,
+                write_str=websocket.send_str,
+                close=websocket.close,  # type: ignore[arg-type]  # textual-serve passes it so (returns bool)
+                download_manager=self.download_manager,
+                debug=self.debug,
+            )
+            await app_service.start(width, height)
+            try:
+                await self._process_messages(websocket, app_service)
+            finally:
+                await app_service.stop()
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception as error:
+            log.exception(error)
+        finally:
+            if app_service is not None:
+                await app_service.stop()
+        return websocket

@@ -1,0 +1,110 @@
+"""`novel-studio serve` end to end: the real textual-serve server and the real studio session, driven over
+HTTP and the websocket the way the page's textual.js drives them (tests/serve_client.py), the screen read
+by pyte. No browser, no network beyond loopback, no fixed port.
+
+Ctrl+C on `serve` during a run: serve exits, the session process is gone, the chapter stays resumable
+(checkpoint at the chapter in flight, nothing committed) and nothing is printed as a traceback. A tab that
+closes during a run ends its session the same way, and the next tab is asked whether to resume.
+Deterministic: every step waits for text on the screen or a fact on disk with a generous timeout; nothing
+is timed (bench/bench_serve.py prints the times).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from studio.init_project import init_project
+from tests.serve_client import ServeProcess, Tab, alive, wait_until
+
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32", reason="reads /proc and sends POSIX signals"),
+    pytest.mark.serial,  # kills processes
+    pytest.mark.xdist_group("serial"),
+]
+
+SIZE = (100, 30)
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    home = tmp_path / "home"
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"),
+               NOVEL_STUDIO_OFFLINE_DELAY="0.2")  # the draft streams for a while: the stop lands mid-run
+    env.pop("ANTHROPIC_API_KEY", None)
+    return env
+
+
+def _checkpoint(root: Path) -> dict[str, object]:
+    data: dict[str, object] = json.loads((root / ".checkpoint.json").read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture
+def novel(tmp_path: Path) -> Path:
+    return init_project(tmp_path / "novel", sample=True)
+
+
+@pytest.fixture
+def serve(tmp_path: Path, novel: Path) -> Iterator[ServeProcess]:
+    server = ServeProcess.start(novel, tmp_path / "serve-logs", env=_env(tmp_path))
+    try:
+        assert server.wait_listening(), server.stderr()
+        yield server
+    finally:
+        server.close()
+
+
+def _open_and_start_a_chapter(serve: ServeProcess) -> tuple[Tab, list[int]]:
+    page = serve.page()
+    tab = Tab.open(page, SIZE)
+    assert tab.wait_for("大纲"), tab.text()  # the studio's Chinese main screen
+    assert "2/10章" in tab.text(), tab.text()
+    sessions = serve.sessions()
+    assert sessions and all(alive(pid) for pid in sessions)
+    tab.press("c")
+    assert tab.wait_for("写作中"), tab.text()  # chapter 3 streams into the chapter pane
+    return tab, sessions
+
+
+def test_ctrl_c_on_serve_stops_the_run_and_every_session(serve: ServeProcess, novel: Path) -> None:
+    tab, sessions = _open_and_start_a_chapter(serve)
+    try:
+        serve.interrupt()
+        assert serve.wait_exit() == 0, serve.stderr()
+        assert tab.closed.wait(60)  # the server closed the page's websocket
+    finally:
+        tab.close()
+    assert not [pid for pid in sessions if alive(pid)]
+    cp = _checkpoint(novel)
+    assert cp.get("last_completed_chapter") == 2 and cp.get("inflight_chapter") == 3, cp
+    assert not (novel / "chapters" / "chapter-003.md").exists()  # no half-committed chapter
+    log = (novel / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
+    assert "interrupted by a signal" in log  # stopped as Ctrl+C stops `continue`
+    err = serve.stderr() + serve.stdout()
+    assert "Traceback" not in err and "Event loop is closed" not in err, err
+
+
+def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeProcess, novel: Path) -> None:
+    tab, sessions = _open_and_start_a_chapter(serve)
+    tab.close()  # the author closes the tab (or navigates away) mid-run
+    assert wait_until(lambda: not [pid for pid in sessions if alive(pid)]), sessions
+    assert serve.proc.poll() is None  # serve itself keeps serving
+    cp = _checkpoint(novel)
+    assert cp.get("last_completed_chapter") == 2 and cp.get("inflight_chapter") == 3, cp
+    assert not (novel / "chapters" / "chapter-003.md").exists()
+
+    again = Tab.open(serve.page(), SIZE)
+    try:
+        assert again.wait_for("上次被中断"), again.text()  # resume, later or discard: asked at start-up
+    finally:
+        again.close()
+    serve.interrupt()
+    assert serve.wait_exit() == 0, serve.stderr()
+    err = serve.stderr() + serve.stdout()
+    assert "Traceback" not in err, err

@@ -1,0 +1,136 @@
+"""`studio.cli.serve_server`: the page the browser gets (focus on load, the author's language, no web font
+from the internet) served by the real aiohttp app on an ephemeral port, and a session that ignores the
+polite quit ended by signals when its tab closes."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from textual_serve.download_manager import DownloadManager
+
+from studio.cli import serve_cmd
+from studio.cli.serve_server import StudioAppService, StudioServer, page_templates
+from studio.i18n import Lang
+from tests.serve_client import WS_URL, alive
+
+
+async def served_page(lang: Lang, public_url: str = "http://127.0.0.1:8000") -> str:
+    server = StudioServer("true", lang=lang, title="novel-studio：守灯人", public_url=public_url)
+    async with TestClient(TestServer(await server._make_app())) as client:
+        reply = await client.get("/")
+        assert reply.status == 200
+        return await reply.text()
+
+
+def test_the_template_is_package_data() -> None:
+    assert (page_templates() / "app_index.html").is_file()
+
+
+async def test_the_page_takes_keys_without_a_click_and_speaks_chinese() -> None:
+    page = await served_page("zh")
+    assert 'lang="zh-CN"' in page
+    assert "<title>novel-studio：守灯人</title>" in page
+    assert ".xterm-helper-textarea" in page and "input.focus()" in page  # key focus on load
+    assert 'window.addEventListener("load"' in page
+    for words in ("会话已结束。", "重新打开", "正在打开工作室"):
+        assert words in page
+    for english in ("Session ended.", "Restart", ">Start<", "Textual Application"):
+        assert english not in page
+    assert "fonts.googleapis.com" not in page  # blocked in mainland China: the page would wait for it
+    assert "fonts/RobotoMono-VariableFont_wght.ttf" in page  # the same font, served by serve itself
+
+
+async def test_english_page() -> None:
+    page = await served_page("en")
+    assert 'lang="en"' in page
+    assert "Session ended." in page and "Restart" in page and ">Start<" in page
+    assert "会话" not in page
+
+
+async def test_the_page_addresses_come_from_the_public_url() -> None:
+    page = await served_page("zh", public_url="https://novel.example:9443")
+    match = WS_URL.search(page)
+    assert match and match.group(1) == "wss://novel.example:9443/ws"
+    assert "https://novel.example:9443/static/css/xterm.css" in page
+
+
+def test_serve_uses_the_studio_server() -> None:
+    assert serve_cmd._load_server() is StudioServer
+
+
+STUBBORN = """
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # a studio stuck on its event loop: not even SIGINT helps
+sys.stdout.write("__GANGLION__\\n"); sys.stdout.flush()
+while sys.stdin.buffer.read(1):  # reads the "quit" packet and ignores it
+    pass
+time.sleep(600)
+"""
+
+
+async def test_a_closed_tab_ends_a_session_that_ignores_quit(tmp_path: Path) -> None:
+    """textual-serve waits forever for a session that does not quit; ours escalates to signals."""
+    script = tmp_path / "stubborn.py"
+    script.write_text(STUBBORN, encoding="utf-8")
+    sent: list[bytes] = []
+
+    async def write_bytes(data: bytes) -> None:
+        sent.append(data)
+
+    async def write_str(data: str) -> None:
+        sent.append(data.encode())
+
+    async def close() -> None:
+        return None
+
+    service = StudioAppService(
+        shlex.join([sys.executable, str(script)]), write_bytes=write_bytes, write_str=write_str, close=close,
+        download_manager=DownloadManager(),
+    )
+    service.quit_grace_s = 0.2
+    service.signal_grace_s = 0.5
+    await service.start(80, 24)
+    process = service._process
+    assert process is not None
+    await asyncio.sleep(0)  # the reader task is running
+    await asyncio.wait_for(service.stop(), timeout=120)  # never returned before: the test failed by timing out
+    assert process.returncode is not None
+    assert process.returncode == -signal.SIGTERM or process.returncode == 128 + signal.SIGTERM
+    assert not alive(process.pid)
+
+
+async def test_a_session_that_quits_is_not_signalled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The polite quit is enough for a session that honours it: no signal is sent."""
+    script = tmp_path / "polite.py"
+    script.write_text('import sys\nsys.stdout.write("__GANGLION__\\n"); sys.stdout.flush()\nsys.stdin.buffer.read(1)\n',
+                      encoding="utf-8")
+    signals: list[int] = []
+
+    def record(pid: int, sig: signal.Signals) -> list[int]:
+        signals.append(sig)
+        return []
+
+    monkeypatch.setattr("studio.cli.serve_server.signal_tree", record)
+
+    async def ignore(data: object) -> None:
+        return None
+
+    async def close() -> None:
+        return None
+
+    service = StudioAppService(
+        shlex.join([sys.executable, str(script)]), write_bytes=ignore, write_str=ignore, close=close,
+        download_manager=DownloadManager(),
+    )
+    service.quit_grace_s = 120.0  # generous: the session ends on its own long before
+    await service.start(80, 24)
+    process = service._process
+    assert process is not None
+    await asyncio.wait_for(service.stop(), timeout=120)
+    assert process.returncode == 0 and signals == []
