@@ -52,7 +52,9 @@ STATUS_STYLES: dict[ChapterStatus, str] = {
 STORYLINE_PALETTE: tuple[str, ...] = ("cyan", "magenta", "yellow", "green", "bright_blue", "bright_red")
 
 TITLE_MAX_CELLS = 16
+TITLE_MIN_CELLS = 5  # a title cut shorter than this (two characters and the ellipsis) is left out instead
 TAG_CELLS = 4
+SCORE_CELLS = 4  # `4.15`: two decimals, as the judge gives them
 
 
 def status_legend(lang: Lang = "zh") -> str:
@@ -75,10 +77,13 @@ def storyline_tag(name: str | None, storyline_id: str | None, cells: int = TAG_C
 
 
 def fit(text: str, width: int) -> str:
-    """`text` cut or padded with spaces to exactly `width` cells (a cut ends in `~`)."""
+    """`text` cut or padded with spaces to exactly `width` cells (a cut ends in `…`)."""
     if cell_len(text) <= width:
         return text + " " * (width - cell_len(text))
-    return set_cell_size(text, max(0, width - 1)) + "~"
+    if width <= 0:
+        return ""
+    cut = set_cell_size(text, width - 1).rstrip()  # a wide character cut in half leaves a space: dropped
+    return cut + "…" + " " * (width - 1 - cell_len(cut))
 
 
 def _thousands(n: int) -> str:
@@ -87,37 +92,60 @@ def _thousands(n: int) -> str:
 
 @dataclass(frozen=True)
 class Columns:
-    """Column widths (cells) shared by every chapter line of the tree, so they align."""
+    """Column widths (cells) shared by every chapter line of the tree, so they align. A width of 0 leaves the
+    column out (`title` 0: no title; `words` 0: no word counts; `score` 0: no chapter has a score yet)."""
 
     number: int
     title: int
     words: int
+    score: int = SCORE_CELLS
 
 
-def columns_for(rows: list[VolumeRow], lang: Lang = "zh") -> Columns:
+def columns_for(rows: list[VolumeRow], lang: Lang = "zh", width: int | None = None) -> Columns:
+    """The columns of `rows`' chapter lines in `width` cells (None: no limit, every column at its natural width).
+
+    `第12章 标题      3,021字 4.15 ✓ 主线`. The number, the score, the status mark and the storyline tag always
+    stay; when the line does not fit, the title gives way first (cut with an ellipsis, down to
+    `TITLE_MIN_CELLS`), then the word counts go (the title grows back into their room), then the title
+    shrinks further and finally goes too. Narrower than number, score, mark and tag, the tree cuts the line.
+    """
     chapters = [c for v in rows for c in v.chapters]
     if not chapters:
         return Columns(number=cell_len(tr(MESSAGES, "chapter", lang, n=1)), title=4, words=0)
     number = max(cell_len(tr(MESSAGES, "chapter", lang, n=c.number)) for c in chapters)
-    title = min(TITLE_MAX_CELLS, max(cell_len(c.title) for c in chapters))
+    title = max(2, min(TITLE_MAX_CELLS, max(cell_len(c.title) for c in chapters)))
     words = max(
         (cell_len(tr(MESSAGES, "words", lang, n=_thousands(c.word_count))) for c in chapters if c.word_count is not None),
         default=0,
     )
-    return Columns(number=number, title=max(title, 2), words=words)
+    score = SCORE_CELLS if any(c.overall is not None for c in chapters) else 0
+    natural = Columns(number=number, title=title, words=words, score=score)
+    if width is None:
+        return natural
+    tag = max((cell_len(storyline_tag(c.storyline_name, c.storyline_id)) for c in chapters), default=0)
+    # number, mark and tag with their separators; the title's separator is counted with the title
+    kept = number + (1 + score if score else 0) + 2 + (1 + tag if tag else 0)
+    room = width - kept - 1  # what the title may use with its separator
+    if words and room - (1 + words) >= min(title, TITLE_MIN_CELLS):
+        return Columns(number=number, title=min(title, room - (1 + words)), words=words, score=score)
+    shrunk = min(title, room)
+    return Columns(number=number, title=shrunk if shrunk >= min(title, TITLE_MIN_CELLS) else 0, words=0,
+                   score=score)
 
 
 def chapter_label(row: ChapterRow, columns: Columns, lang: Lang = "zh") -> Text:
     """`第12章 标题      3,021字 4.15 ✓ 主线` with cell-aligned columns and styled mark and tag."""
     text = Text(no_wrap=True, end="")
     text.append(fit(tr(MESSAGES, "chapter", lang, n=row.number), columns.number))
-    text.append(" ")
-    text.append(fit(row.title, columns.title), style="dim" if row.status == ChapterStatus.PLANNED else "")
+    if columns.title:
+        text.append(" ")
+        text.append(fit(row.title, columns.title), style="dim" if row.status == ChapterStatus.PLANNED else "")
     if columns.words:
         words = tr(MESSAGES, "words", lang, n=_thousands(row.word_count)) if row.word_count is not None else ""
         text.append(" " + " " * (columns.words - cell_len(words)) + words)
-    score = f"{row.overall:.2f}" if row.overall is not None else ""
-    text.append(" " + score.rjust(4))
+    if columns.score:
+        score = f"{row.overall:.2f}" if row.overall is not None else ""
+        text.append(" " + score.rjust(columns.score))
     text.append(" ")
     text.append(STATUS_MARKS[row.status], style=STATUS_STYLES[row.status])
     tag = storyline_tag(row.storyline_name, row.storyline_id)
@@ -266,7 +294,7 @@ class OutlineTree(Tree[NodeData]):
         elif cursor is not None and isinstance(cursor.data, VolumeRow):
             cursor_key = ("volume", cursor.data.number)
 
-        columns = columns_for(rows, self.lang)
+        columns = columns_for(rows, self.lang, self._label_cells())
         same_shape = [v.number for v in rows] == [v.number for v in self._rows] and all(
             [c.number for c in new.chapters] == [c.number for c in old.chapters]
             for new, old in zip(rows, self._rows, strict=True)
@@ -311,7 +339,7 @@ class OutlineTree(Tree[NodeData]):
 
     def _fill(self, rows: list[VolumeRow], *, expanded: set[int] | None) -> None:
         self._rows = list(rows)
-        self._columns = columns_for(rows, self.lang)
+        self._columns = columns_for(rows, self.lang, self._label_cells())
         if expanded is None:
             expanded = default_expanded(rows)
         for volume in rows:
@@ -321,6 +349,24 @@ class OutlineTree(Tree[NodeData]):
                 self._chapter_nodes[chapter.number] = vnode.add_leaf(
                     chapter_label(chapter, self._columns, self.lang), data=chapter
                 )
+
+    def _label_cells(self) -> int | None:
+        """Cells a chapter line's label may use: the pane's width less the guide before it (chapters sit one
+        guide in: the root is hidden); None before the first layout (every column at its natural width)."""
+        width = self.scrollable_content_region.width
+        return width - self.guide_depth if width > 0 else None
+
+    def on_resize(self) -> None:
+        """The columns give way in the pane's width (`columns_for`): relabel when they change with it."""
+        columns = columns_for(self._rows, self.lang, self._label_cells())
+        if columns == self._columns:
+            return
+        self._columns = columns
+        for volume in self._rows:
+            for chapter in volume.chapters:
+                node = self._chapter_nodes.get(chapter.number)
+                if node is not None:
+                    node.set_label(chapter_label(chapter, columns, self.lang))
 
     def _restore_cursor(self, key: tuple[str, int] | None) -> None:
         if key is None:
