@@ -13,7 +13,9 @@ Imported only when textual-serve is installed (`serve_cmd._load_server`). `Studi
 - A tab that closes or navigates away ends its session: when the websocket closes the session gets
   textual-serve's polite "quit"; a session still there after `QUIT_GRACE_S` gets SIGINT (the studio's
   resumable stop), then SIGTERM, then SIGKILL, `SIGNAL_GRACE_S` apart. textual-serve itself waits forever
-  for a session that does not quit (a studio busy on its event loop), leaving it running, hidden.
+  for a session that does not quit (a studio busy on its event loop), leaving it running, hidden. The session
+  is the studio process itself (textual-serve runs `sh -c COMMAND`; the command is `shlex.join`ed by
+  `serve_cmd.studio_command`, so it splits back exactly).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import shlex
 import signal
+from asyncio.subprocess import Process
 from importlib import resources
 from pathlib import Path
 
@@ -61,11 +65,13 @@ def page_templates() -> Path:
     return Path(str(resources.files("templates").joinpath("serve")))
 
 
-def signal_tree(pid: int, sig: signal.Signals) -> list[int]:
-    """Send `sig` to the process `pid` and every descendant (children first); returns the pids signalled.
-    The session is `sh -c COMMAND` (textual-serve runs it through the shell), so the studio is a child."""
+def signal_tree(pids: set[int], sig: signal.Signals) -> list[int]:
+    """Send `sig` to every process of `pids` and to their descendants now (who are added to `pids`, so a
+    child orphaned by its parent's end still gets the next signal); returns the pids signalled."""
+    for pid in list(pids):
+        pids.update(descendants(pid))
     signalled: list[int] = []
-    for target in [*descendants(pid), pid]:
+    for target in sorted(pids, reverse=True):  # children (higher pids, as a rule) before their parents
         try:
             os.kill(target, sig)
         except (ProcessLookupError, PermissionError):
@@ -80,6 +86,21 @@ class StudioAppService(AppService):
     quit_grace_s: float = QUIT_GRACE_S
     signal_grace_s: float = SIGNAL_GRACE_S
 
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        """The studio itself, not `sh -c` around it (textual-serve's way): the signals of `stop()` and of
+        Ctrl+C on `serve` reach the studio, and no shell is left to die first and orphan it."""
+        environment = self._build_environment(width=width, height=height)
+        self._process = process = await asyncio.create_subprocess_exec(
+            *shlex.split(self.command),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=environment,
+        )
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        return process
+
     async def stop(self) -> None:
         task = self._task
         process = self._process
@@ -87,13 +108,14 @@ class StudioAppService(AppService):
             return
         await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
         await self.send_meta({"type": "quit"})
+        pids = {process.pid} if process is not None else set()
         grace = self.quit_grace_s
         for sig in ESCALATION:
             done, _ = await asyncio.wait({task}, timeout=grace)
-            if done or process is None or process.returncode is not None:
+            if done:  # the session's output ended: it and anything holding its pipe are gone
                 break
-            log.info("session %s did not end, sending %s", process.pid, sig.name)
-            signal_tree(process.pid, sig)
+            log.info("session %s did not end, sending %s", sorted(pids), sig.name)
+            signal_tree(pids, sig)
             grace = self.signal_grace_s
         await task
         if process is not None and process.returncode is None:

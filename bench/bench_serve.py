@@ -1,0 +1,170 @@
+"""The browser mode's two waits: a page's first frame, and Ctrl+C on `serve` until it is gone.
+
+    python bench/bench_serve.py [--runs 3] [--delay 0.2] [--keep DIR]
+
+Prints figures only (no asserts). Each run starts the real `novel-studio serve` (textual-serve, offline
+studio, a fresh sample novel, a free port) and drives it as the page's textual.js does (tests/serve_client.py):
+- page -> first frame: from `GET /` until the first output frame of the session arrives on the websocket
+  (textual.js shows the terminal then), and until the studio's main screen shows (大纲): wall time;
+- Ctrl+C -> serve gone: with chapter 3 streaming in the tab (the offline provider paced at `--delay`
+  seconds per delta), SIGINT to serve until serve has exited, and until its session process is gone too:
+  wall time, and the CPU time serve and its sessions spent from the SIGINT to their end (utime+stime from
+  /proc before, the reaped totals of wait4 after) -- on a loaded machine the wall time is inflated, the
+  CPU time much less so;
+- a closed tab -> session gone: the same, closing the websocket instead of stopping serve.
+Medians and maxima over `--runs`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import run_in_workdir  # noqa: E402
+
+from studio.init_project import init_project  # noqa: E402
+from tests.serve_client import ServeProcess, Tab, alive, wait_until  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+SIZE = (100, 30)
+
+
+@dataclass
+class Figures:
+    first_frame: list[float] = field(default_factory=list)
+    main_screen: list[float] = field(default_factory=list)
+    stop_serve: list[float] = field(default_factory=list)
+    stop_sessions: list[float] = field(default_factory=list)
+    stop_cpu: list[float] = field(default_factory=list)
+    close_sessions: list[float] = field(default_factory=list)
+
+
+def cpu_seconds(pid: int, *, with_reaped: bool) -> float:
+    """utime+stime of `pid` (and of its reaped children when `with_reaped`) from /proc, in seconds."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
+    if with_reaped:
+        ticks += int(fields[13]) + int(fields[14])  # cutime, cstime
+    return ticks / TICKS
+
+
+def env_for(work: Path, delay: float) -> dict[str, str]:
+    env = dict(os.environ)
+    home = work / "home"
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"),
+               NOVEL_STUDIO_OFFLINE_DELAY=str(delay))
+    env.pop("ANTHROPIC_API_KEY", None)
+    return env
+
+
+def start(work: Path, name: str, delay: float) -> ServeProcess:
+    root = init_project(work / name / "novel", sample=True)
+    serve = ServeProcess.start(root, work / name / "logs", env=env_for(work / name, delay))
+    if not serve.wait_listening():
+        raise SystemExit(f"serve did not start:\n{serve.stderr()}")
+    return serve
+
+
+def open_tab(serve: ServeProcess, figures: Figures | None) -> Tab:
+    t0 = time.perf_counter()
+    tab = Tab.open(serve.page(), SIZE)
+    if not tab.wait_for("大纲"):
+        raise SystemExit(f"no main screen:\n{tab.text()}")
+    shown = time.perf_counter()
+    if figures is not None and tab.first_frame_at is not None:
+        figures.first_frame.append(tab.first_frame_at - t0)
+        figures.main_screen.append(shown - t0)
+    return tab
+
+
+def start_chapter(tab: Tab) -> None:
+    tab.press("c")
+    if not tab.wait_for("写作中"):
+        raise SystemExit(f"the chapter did not start:\n{tab.text()}")
+
+
+def measure_stop(work: Path, run: int, delay: float, figures: Figures) -> None:
+    serve = start(work, f"stop-{run}", delay)
+    tab: Tab | None = None
+    try:
+        tab = open_tab(serve, figures)
+        start_chapter(tab)
+        sessions = serve.sessions()
+        before = cpu_seconds(serve.proc.pid, with_reaped=True) + sum(
+            cpu_seconds(pid, with_reaped=True) for pid in sessions)
+        t0 = time.perf_counter()
+        serve.interrupt()
+        _, status, usage = os.wait4(serve.proc.pid, 0)
+        gone = time.perf_counter()
+        serve.proc.returncode = os.waitstatus_to_exitcode(status)
+        wait_until(lambda: not [pid for pid in sessions if alive(pid)])
+        figures.stop_serve.append(gone - t0)
+        figures.stop_sessions.append(time.perf_counter() - t0)
+        after = usage.ru_utime + usage.ru_stime  # serve + every session it reaped
+        figures.stop_cpu.append(max(0.0, after - before))
+    finally:
+        if tab is not None:
+            tab.close()
+        serve.close()
+
+
+def measure_close(work: Path, run: int, delay: float, figures: Figures) -> None:
+    serve = start(work, f"close-{run}", delay)
+    try:
+        tab = open_tab(serve, None)
+        start_chapter(tab)
+        sessions = serve.sessions()
+        t0 = time.perf_counter()
+        tab.close()
+        wait_until(lambda: not [pid for pid in sessions if alive(pid)])
+        figures.close_sessions.append(time.perf_counter() - t0)
+        serve.proc.send_signal(signal.SIGINT)
+        serve.wait_exit()
+    finally:
+        serve.close()
+
+
+def line(label: str, values: list[float]) -> str:
+    if not values:
+        return f"{label:<44} n/a"
+    return f"{label:<44} median {statistics.median(values) * 1000:7.0f} ms   max {max(values) * 1000:7.0f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--delay", type=float, default=0.2, help="offline provider: seconds per text delta")
+    parser.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
+    args = parser.parse_args()
+    figures = Figures()
+
+    def run(work: Path) -> None:
+        for n in range(args.runs):
+            measure_stop(work, n, args.delay, figures)
+            measure_close(work, n, args.delay, figures)
+
+    run_in_workdir(args.keep, "bench-serve-", run)
+    print(f"novel-studio serve, {args.runs} runs, offline provider at {args.delay}s per delta, tab {SIZE[0]}x{SIZE[1]}")
+    print(line("page -> first frame (wall)", figures.first_frame))
+    print(line("page -> main screen shown (wall)", figures.main_screen))
+    print(line("Ctrl+C mid-run -> serve exited (wall)", figures.stop_serve))
+    print(line("Ctrl+C mid-run -> sessions gone (wall)", figures.stop_sessions))
+    print(line("Ctrl+C mid-run -> gone (CPU, serve+sessions)", figures.stop_cpu))
+    print(line("tab closed mid-run -> session gone (wall)", figures.close_sessions))
+
+
+if __name__ == "__main__":
+    main()
