@@ -105,7 +105,8 @@ class ServeProcess:
         return False
 
     def page(self, path: str = "/") -> str:
-        with urllib.request.urlopen(self.base_url + path, timeout=60) as reply:
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via an HTTP(S)_PROXY
+        with direct.open(self.base_url + path, timeout=60) as reply:
             body: bytes = reply.read()
         return body.decode("utf-8")
 

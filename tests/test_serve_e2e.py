@@ -88,6 +88,7 @@ def test_ctrl_c_on_serve_stops_the_run_and_every_session(serve: ServeProcess, no
     assert "interrupted by a signal" in log  # stopped as Ctrl+C stops `continue`
     err = serve.stderr() + serve.stdout()
     assert "Traceback" not in err and "Event loop is closed" not in err, err
+    assert "按 Ctrl+C 停止" in serve.stdout() and "Press Ctrl+C to quit" not in serve.stdout()  # one language
 
 
 def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeProcess, novel: Path) -> None:
@@ -108,3 +109,18 @@ def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeP
     assert serve.wait_exit() == 0, serve.stderr()
     err = serve.stderr() + serve.stdout()
     assert "Traceback" not in err, err
+
+
+def test_chinese_typed_in_the_page_reaches_the_studio(serve: ServeProcess) -> None:
+    """An input method's text arrives as textual.js sends it (one `stdin` frame of composed characters)."""
+    tab = Tab.open(serve.page(), SIZE)
+    try:
+        assert tab.wait_for("大纲"), tab.text()
+        tab.press("/")
+        assert tab.wait_for("搜索正文和摘要"), tab.text()
+        tab.press("守灯司")
+        assert tab.wait_until(lambda: "守灯司" in tab.text() and "条结果" in tab.text()), tab.text()
+    finally:
+        tab.close()
+    serve.interrupt()
+    assert serve.wait_exit() == 0, serve.stderr()

@@ -1,13 +1,14 @@
 """The studio's textual-serve server: our page, Chinese framework text, and sessions that end with their tab.
 
 Imported only when textual-serve is installed (`serve_cmd._load_server`). `StudioServer` is textual_serve's
-`Server` with two changes (the third, SIGINT to every session when `serve` stops, is
+`Server` with these changes (besides, SIGINT to every session when `serve` stops is
 `serve_cmd.interrupting`, wrapped around this class):
 
 - The page is ours: `templates/serve/app_index.html` (package data), a copy of textual-serve's page that
   puts the key focus in the terminal as soon as the page loads (textual-serve's page only takes keys after a
   click, and that first click could land on a button of the studio), names itself after the novel, loads
-  no web font from the internet (Google Fonts is blocked in mainland China and held the page back), and
+  no web font from the internet (a render-blocking stylesheet from Google Fonts, unreachable from mainland
+  China, would hold the page back until it times out), and
   shows its own words ("Session ended." / "Restart" / "Start") in the author's language: the template reads
   them from the Jinja global `page` (`page_text(lang)`) and the `<html lang>` from `page_lang`.
 - A tab that closes or navigates away ends its session: when the websocket closes the session gets
@@ -16,6 +17,7 @@ Imported only when textual-serve is installed (`serve_cmd._load_server`). `Studi
   for a session that does not quit (a studio busy on its event loop), leaving it running, hidden. The session
   is the studio process itself (textual-serve runs `sh -c COMMAND`; the command is `shlex.join`ed by
   `serve_cmd.studio_command`, so it splits back exactly).
+- No English banner at start: `serve` prints its own line (where to open, how to stop) in the author's language.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ MESSAGES: Catalog = {  # the page's own words (the `page` Jinja global: key -> t
 def page_text(lang: Lang) -> dict[str, str]:
     """Every word of the page in `lang` (the template's `page.KEY`)."""
     return {key: tr(MESSAGES, key, lang) for key in MESSAGES}
+
 
 QUIT_GRACE_S = 1.5  # a quitting studio is gone in well under a second when idle
 SIGNAL_GRACE_S = 1.0  # between SIGINT, SIGTERM and SIGKILL
@@ -140,6 +143,10 @@ class StudioServer(Server):
         super().__init__(command, host=host, port=port, title=title, public_url=public_url)
         self.templates_path = page_templates()
         self.lang: Lang = lang
+
+    async def on_startup(self, app: web.Application) -> None:
+        """Nothing more to print: `serve` has said where to open and how to stop in the author's language
+        (textual-serve prints an English banner, the shell command and "Press Ctrl+C to quit")."""
 
     async def _make_app(self) -> web.Application:
         import aiohttp_jinja2
