@@ -5,7 +5,8 @@
 Prints figures only (no asserts). Each run starts the real `novel-studio serve` (textual-serve, offline
 studio, a fresh sample novel, a free port) and drives it as the page's textual.js does (tests/serve_client.py):
 - page -> first frame: from `GET /` until the first output frame of the session arrives on the websocket
-  (textual.js shows the terminal then), and until the studio's main screen shows (大纲): wall time;
+  (textual.js shows the terminal then), and until the studio's main screen shows (大纲): wall time, and
+  the CPU time the session process had used by then (its start-up: imports, project load, first paint);
 - Ctrl+C -> serve gone: with chapter 3 streaming in the tab (the offline provider paced at `--delay`
   seconds per delta), SIGINT to serve until serve has exited, and until its session process is gone too:
   wall time, and the CPU time serve and its sessions spent from the SIGINT to their end (utime+stime from
@@ -43,6 +44,7 @@ SIZE = (100, 30)
 class Figures:
     first_frame: list[float] = field(default_factory=list)
     main_screen: list[float] = field(default_factory=list)
+    main_screen_cpu: list[float] = field(default_factory=list)
     stop_serve: list[float] = field(default_factory=list)
     stop_sessions: list[float] = field(default_factory=list)
     stop_cpu: list[float] = field(default_factory=list)
@@ -87,6 +89,7 @@ def open_tab(serve: ServeProcess, figures: Figures | None) -> Tab:
     if figures is not None and tab.first_frame_at is not None:
         figures.first_frame.append(tab.first_frame_at - t0)
         figures.main_screen.append(shown - t0)
+        figures.main_screen_cpu.append(sum(cpu_seconds(pid, with_reaped=True) for pid in serve.sessions()))
     return tab
 
 
@@ -160,6 +163,7 @@ def main() -> None:
     print(f"novel-studio serve, {args.runs} runs, offline provider at {args.delay}s per delta, tab {SIZE[0]}x{SIZE[1]}")
     print(line("page -> first frame (wall)", figures.first_frame))
     print(line("page -> main screen shown (wall)", figures.main_screen))
+    print(line("page -> main screen shown (CPU, the session)", figures.main_screen_cpu))
     print(line("Ctrl+C mid-run -> serve exited (wall)", figures.stop_serve))
     print(line("Ctrl+C mid-run -> sessions gone (wall)", figures.stop_sessions))
     print(line("Ctrl+C mid-run -> gone (CPU, serve+sessions)", figures.stop_cpu))
