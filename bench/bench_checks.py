@@ -291,7 +291,7 @@ def _after_commit(project: Project, last: int, cache_home: Path) -> None:
     the last ten chapters)."""
     import os
 
-    from studio.checks import recent, variants
+    from studio.checks import recent, stats_cache
     from studio.checks.run import check_after_commit
 
     os.environ["XDG_CACHE_HOME"] = str(cache_home)
@@ -309,7 +309,7 @@ def _after_commit(project: Project, last: int, cache_home: Path) -> None:
     for i, label in enumerate(("memory cache", "disk cache only (new process)")):
         path.write_text(original + f"\n\u3000\u3000林枫又看了一眼窗外，第{i}次。\n", encoding="utf-8")
         if i == 1:
-            variants._SHARED.clear()
+            stats_cache._SHARED.clear()
             recent._MEMO.clear()
         start, cpu = time.perf_counter(), time.process_time()
         check_after_commit(project, chapter, min_chars=2500, max_chars=3500)
