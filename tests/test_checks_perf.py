@@ -4,6 +4,7 @@ use, and the faster prose metrics giving the same answers as their plain definit
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -244,3 +245,18 @@ def test_acting_hits_find_what_one_combined_pattern_finds() -> None:
                 and not continuity._is_memory(text, m.start(), m.group("name"))
             ]
             assert [(h.pos, h.name) for h in acting_hits(text, names, [], extra_verbs=extra)] == expected
+
+
+@pytest.mark.parametrize("bad", [-5, 0, 2.5, "75", True, None])
+def test_implausible_sums_in_the_index_are_rebuilt_not_believed(tmp_path: Path, bad: object) -> None:
+    cache = tmp_path / "cache"
+    texts = [LINE * 3] * 5 + ["第二天，林峰站在门口。\n"]
+    expected = _findings(_book(tmp_path, texts), None)
+    assert [(c, t) for c, t, _, _ in expected] == [(6, "林峰")]
+    assert _findings(_book(tmp_path, texts), cache) == expected
+    (index,) = cache.glob("book-*.json")
+    data = json.loads(index.read_text(encoding="utf-8"))
+    data["totals"]["names"]["林枫"] = bad  # a well-formed file whose sums cannot be right
+    index.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    stats_cache._SHARED.clear()
+    assert _findings(_book(tmp_path, texts), cache) == expected

@@ -61,8 +61,9 @@ def _text_key(names_hash: str, text: str) -> str:
 
 
 def _int_counter(data: Any) -> Counter[str]:
-    if not isinstance(data, dict) or not all(type(v) is int for v in data.values()):  # noqa: E721 - not bool
-        raise ValueError("counts must be integers")
+    """Counts as written by `NameTotals.to_data`: positive integers (zero entries are never kept)."""
+    if not isinstance(data, dict) or not all(type(v) is int and v > 0 for v in data.values()):  # noqa: E721
+        raise ValueError("counts must be positive integers")
     return Counter({str(k): v for k, v in data.items()})
 
 
