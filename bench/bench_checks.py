@@ -289,14 +289,9 @@ def _posseg_candidates(segmenter: object, text: str) -> list[tuple[str, str, int
     for pair in segmenter.pos.cut(text):  # type: ignore[attr-defined]
         word, flag, start = pair.word, pair.flag, pos
         pos += len(word)
-        if not newnames._HAN.fullmatch(word) or word in newnames.STOP_WORDS:
-            continue
-        if chinese.word_freq(word) > newnames.COMMON_FREQ:
-            continue
-        if flag in newnames.PERSON_TAGS and newnames._is_person(word):
-            out.append((word, "person", start))
-        elif flag in newnames.PLACE_TAGS and newnames._is_place(word):
-            out.append((word, "place", start))
+        kind = newnames.candidate_kind(word, flag)
+        if kind is not None:
+            out.append((word, kind, start))
     return out
 
 

@@ -71,14 +71,9 @@ def _posseg_candidates(segmenter: newnames._Segmenter, text: str) -> list[newnam
     for pair in segmenter.pos.cut(text):
         word, flag, start = pair.word, pair.flag, pos
         pos += len(word)
-        if not newnames._HAN.fullmatch(word) or word in newnames.STOP_WORDS:
-            continue
-        if newnames.chinese.word_freq(word) > newnames.COMMON_FREQ:
-            continue
-        if flag in newnames.PERSON_TAGS and newnames._is_person(word):
-            out.append((word, "person", start))
-        elif flag in newnames.PLACE_TAGS and newnames._is_place(word):
-            out.append((word, "place", start))
+        kind = newnames.candidate_kind(word, flag)
+        if kind is not None:
+            out.append((word, kind, start))
     return out
 
 
@@ -91,5 +86,13 @@ def test_tagging_only_the_runs_that_may_hold_a_name_gives_the_answers_of_a_full_
     texts = [real[:12_000], real[12_000:], TEXT * 3, "　　欧阳明月走进洛水城，司马青云在城门口等她。\n", ""]
     for text in texts:
         assert segmenter.candidates(text) == _posseg_candidates(segmenter, text)
-    found = {w for w, _, _ in segmenter.candidates(real)}
-    assert {"王胡", "邹七嫂", "未庄"} <= found  # unregistered people and a village of the story
+    found = {w: kind for w, kind, _ in segmenter.candidates(real)}
+    assert {"王胡", "邹七嫂", "未庄"} <= set(found)  # unregistered people and a village of the story
+    assert found["王胡"] == "person" and found["赵府"] == "place"  # 赵府: the Zhao household, no person
+
+
+def test_a_surname_and_a_household_word_is_no_person() -> None:
+    assert newnames.candidate_kind("赵府", "nr") == "place"
+    assert newnames.candidate_kind("王家", "nr") is None
+    assert newnames.candidate_kind("王胡", "nr") == "person"
+    assert newnames.candidate_kind("林峰", "nr") == "person"  # a given name that is a place suffix stays a name

@@ -8,6 +8,8 @@ How:
 - a token is a candidate person name when tagged as one (nr, nrfg, nrt), 2-4 Han characters, opening with a
   common surname (`SURNAMES`, compound ones too); a candidate place/organisation when tagged ns, nt or nz,
   2-5 Han characters, ending with a place or sect suffix (`PLACE_SUFFIXES`: 港, 城, 宗, 谷, ...);
+- a surname and a household word (`HOUSEHOLDS`: 赵府, 王家, 李氏) is no person: a place when it ends with a place
+  suffix (府), else nothing;
 - never a candidate: a registered name, a token overlapping a registered name's occurrence, a word jieba's
   dictionary knows as a common word (frequency over `COMMON_FREQ`: 东西, 明白, 师兄, 冷笑), `STOP_WORDS`;
 - reported once per name over the checked chapters (the chapter and place of its first appearance, the count),
@@ -37,7 +39,7 @@ from studio.fileio import atomic_write_text
 from studio.i18n import Catalog, tr
 from studio.models.findings import Finding
 
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"  # 2: households (赵府) are no persons
 COMMON_FREQ = 5
 MIN_COUNT = 2
 MAX_FINDINGS = 30
@@ -74,6 +76,7 @@ SURNAMES = frozenset(
     "楚凌萧柳云慕温秋宁岳聂燕"
 )
 PLACE_SUFFIXES = tuple("港城镇村县州府省国山峰岭谷岛湖江河海关宗门派帮阁殿宫楼寺庙观院堂庄寨街巷坊桥渡洲")
+HOUSEHOLDS = frozenset("府家宅氏")  # after a surname: a household or clan (赵府 is a place, 王家 no name)
 STOP_WORDS = frozenset(
     {"师兄", "师姐", "师父", "师傅", "玉佩", "冷笑", "明白", "老者", "少年", "公子", "姑娘"}
 )
@@ -164,12 +167,22 @@ class _Segmenter:
 
     @staticmethod
     def _consider(word: str, flag: str, start: int, out: list[Candidate]) -> None:
-        if not _HAN.fullmatch(word) or word in STOP_WORDS or chinese.word_freq(word) > COMMON_FREQ:
-            return
-        if flag in PERSON_TAGS and _is_person(word):
-            out.append((word, "person", start))
-        elif flag in PLACE_TAGS and _is_place(word):
-            out.append((word, "place", start))
+        kind = candidate_kind(word, flag)
+        if kind is not None:
+            out.append((word, kind, start))
+
+
+def candidate_kind(word: str, flag: str) -> str | None:
+    """"person", "place" or None for a token `word` tagged `flag` (see the module rules)."""
+    if not _HAN.fullmatch(word) or word in STOP_WORDS or chinese.word_freq(word) > COMMON_FREQ:
+        return None
+    if flag in PERSON_TAGS and _is_person(word):
+        if len(word) == 2 and word[1] in HOUSEHOLDS:  # 赵府, 王家: a household, not a person
+            return "place" if _is_place(word) else None
+        return "person"
+    if flag in PLACE_TAGS and _is_place(word):
+        return "place"
+    return None
 
 
 def _may_hold_candidate(run: str) -> bool:
