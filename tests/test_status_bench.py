@@ -42,3 +42,22 @@ def test_bench_prints_whole_process_figures(tmp_path: Path, capsys: pytest.Captu
     assert "CPU (user+sys of the child)" in out
     assert "peak memory of a status process" in out
     assert "bytecode:" in out and "load average" in out
+
+
+def test_planned_synthetic_book_has_rules_contracts_and_summaries(tmp_path: Path) -> None:
+    synth = load_bench("synth")
+    synth.generate_project(tmp_path / "plain", 4, chars_per_chapter=300)
+    synth.generate_project(tmp_path / "planned", 4, chars_per_chapter=300, planned=True)
+    from studio.project import Project, validate_project
+
+    plain, planned = Project.open(tmp_path / "plain"), Project.open(tmp_path / "planned")
+    assert validate_project(tmp_path / "planned") == []
+    assert len(planned.world_rules.rules) == 12 and not plain.world_rules.rules
+    assert planned.contract(5) is not None and plain.contract(5) is None  # the next chapter has its contract
+    assert all(c.contracts for c in planned.characters.values())
+    summaries = [planned.summary(n) or "" for n in range(1, 5)]
+    assert len(set(summaries)) == 4 and all(len(s) >= 150 for s in summaries)
+    # the default book is unchanged by the option: the other benches' data stays as it was
+    for folder in ("chapters", "evaluations", "logs"):
+        for path in sorted((tmp_path / "plain" / folder).iterdir()):
+            assert path.read_bytes() == (tmp_path / "planned" / folder / path.name).read_bytes()
