@@ -61,3 +61,13 @@ def test_planned_synthetic_book_has_rules_contracts_and_summaries(tmp_path: Path
     for folder in ("chapters", "evaluations", "logs"):
         for path in sorted((tmp_path / "plain" / folder).iterdir()):
             assert path.read_bytes() == (tmp_path / "planned" / folder / path.name).read_bytes()
+
+
+def test_start_bench_measures_the_childs_cpu_and_a_cold_copy(tmp_path: Path) -> None:
+    bench = load_bench("bench_start")
+    if Path("/proc/self/stat").is_file():
+        spent = sum(i * i for i in range(200_000))  # some CPU of our own to see
+        assert spent > 0 and bench.child_cpu_s(os.getpid()) > 0
+    copy = bench.cold_copy(tmp_path)
+    assert (copy / "studio" / "tui" / "app.py").is_file() and (copy / "templates" / "sample").is_dir()
+    assert not list(copy.rglob("__pycache__"))  # run from there, every start compiles the studio's modules
