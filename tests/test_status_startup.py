@@ -72,3 +72,25 @@ async def test_first_paint_computes_rows_words_and_scores_once(novel: Path, monk
         assert counts["status cold-start notes"] == 0
         assert counts["status scores"] == 0
         assert screen.header.info.project_tokens > 0
+
+
+def test_status_parses_the_changelog_once(novel: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cold-start check reads the changelog; the notices only look for other tools' lines, without a
+    second validating pass over every entry."""
+    import studio.coldstart as coldstart_module
+    import studio.state_engine as engine
+
+    counts: Counter[str] = Counter()
+    _spy(monkeypatch, counts, coldstart_module, "parse_changelog", "parse")
+    _spy(monkeypatch, counts, engine, "parse_changelog", "parse")
+    report = build_status(Project.open(novel))
+    assert counts["parse"] == 1
+    assert report.notices == []
+
+
+def test_notices_still_name_other_tools_lines(novel: Path) -> None:
+    changelog = novel / "state" / "changelog.jsonl"
+    foreign = '{"chapter": 3, "delta": {"林枫": "受伤"}}\n'
+    changelog.write_text(foreign + changelog.read_text(encoding="utf-8"), encoding="utf-8")
+    notices = [str(p) for p in Project.open(novel).notices(lang="en")]
+    assert len(notices) == 1 and "lines 1-1 (1 lines)" in notices[0]
