@@ -4,20 +4,21 @@
 
 Prints figures only (no asserts):
 (a) each agent's request (writer, reviser, summarizer, refiner, judge; built by `pipeline.agents.requests`, the
-    code `ModelAgents` and `novel-studio prompt` use) at the `--at` chapters of a synthetic project
-    (`bench/synth.py`) enriched to look like a real one: 12 world rules, three L2 contracts per character, an L3
-    contract for the measured chapter, 250-character summaries; estimated tokens (`pipeline.tokens`) by cache
-    tier, against the seed 002 section 8.4 budget of the agent;
-(b) the cache-read share per agent on the bundled sample novel, chapters 3 to 10 in order: the tokens of the
-    request's cached prefix (every block up to the last breakpoint) that are byte-identical to the previous
-    chapter's request, over the request's tokens. This is the share a steady run would be served from the
-    cache (within the cache's lifetime), with the chapter text standing in for what each agent reads.
+    code `ModelAgents` and `novel-studio prompt` use) at the `--at` chapters of a planned synthetic book
+    (`bench/synth.py --planned`: 12 world rules, three L2 contracts per character, an L3 contract for every
+    chapter, summaries of realistic length that differ per chapter); estimated tokens (`pipeline.tokens`) by
+    cache tier, against the seed 002 section 8.4 budget of the agent;
+(b) the cache-read share per agent, chapters 3 to 10 in order: the tokens of the request's cached prefix (every
+    block up to the last breakpoint) that are byte-identical to the previous chapter's request, over the
+    request's tokens. Measured on the planned synthetic book as it stood before each chapter (one project per
+    chapter, so the state, foreshadowing ledger, summaries and contracts change between two requests as in a
+    real run: a block that changes every chapter inside a cached tier shows as a miss), and, for comparison,
+    on the bundled sample novel (one project for every chapter: its state and ledger never change).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import run_in_workdir  # noqa: E402
-from synth import CHARACTERS, generate_project  # noqa: E402
+from synth import generate_project  # noqa: E402
 
 from pipeline.agents.protocol import RevisionInput  # noqa: E402
 from pipeline.agents.requests import AgentRequests  # noqa: E402
@@ -35,20 +36,14 @@ from pipeline.context import default_registry  # noqa: E402
 from pipeline.providers.base import ModelRequest  # noqa: E402
 from pipeline.tokens import estimate_tokens  # noqa: E402
 from studio.config import load_settings  # noqa: E402
-from studio.ids import chapter_id, volume_id  # noqa: E402
 from studio.init_project import init_project  # noqa: E402
 from studio.project import Project  # noqa: E402
 
 Out = Callable[[str], None]
 # seed 002 section 8.4 ("非硬上限"): the upper end of each agent's estimate; the reviser is the writer's budget
+CHAPTERS = range(3, 11)  # the cache-share measure: chapters 3 to 10 in order
 BUDGETS = {"writer": 24_000, "reviser": 24_000, "summarizer": 12_000, "refiner": 8_000, "judge": 16_000}
 AGENTS = tuple(BUDGETS)
-SUMMARY = (
-    "林枫在{place}与赵明对峙，陈老暗中出手替他挡下一剑。宗门大比的名单公布，林枫排在末位，引来一片哄笑。"
-    "夜里他独自练剑到天明，发现剑鞘上的旧纹在月光下会亮，像是某种阵法的残片。苏晚晴送来一封没有署名的信，"
-    "信里只写了三个字：别回头。林枫把信烧了，灰烬却在桌上拼出一个“青”字。第二天一早，外门执事宣布封山三日，"
-    "理由语焉不详。赵明在山门口拦住林枫，说大长老要见他。林枫答应了，却在半路拐进了后山的竹林。"
-)
 
 
 def _blocks(request: ModelRequest) -> list[tuple[str, bool]]:
@@ -100,72 +95,11 @@ def requests_at(project: Project, chapter: int) -> dict[str, ModelRequest]:
     }
 
 
-def _write_json(path: Path, data: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-
-
-def enrich(root: Path, chapter: int) -> None:
-    """Rules, contracts and real-length summaries on a synthetic project (what a planned book has)."""
-    _write_json(
-        root / "world" / "rules.json",
-        {
-            "rules": [
-                {
-                    "id": f"W-{i:03d}",
-                    "category": "magic_system",
-                    "rule": f"第{i}条：修炼者突破境界需要对应浓度的天地灵气，强行突破必遭反噬，三日内无法运转真元",
-                    "constraint_type": "hard" if i % 3 else "soft",
-                    "exceptions": [] if i % 3 else ["宗门禁地灵脉附近可例外，但正文须交代"],
-                }
-                for i in range(1, 13)
-            ]
-        },
-    )
-    for slug, name, _ in CHARACTERS:
-        path = root / "characters" / "active" / f"{slug}.json"
-        data = json.loads(path.read_text(encoding="utf-8"))
-        data["contracts"] = [
-            {"id": f"C-{slug.upper()}-00{k}", "type": kind, "rule": f"{name}{rule}"}
-            for k, (kind, rule) in enumerate(
-                [
-                    ("capability", "当前修为筑基后期，无法使用金丹期以上的剑诀"),
-                    ("personality", "面对强敌倾向智取而非硬碰，除非保护身边人"),
-                    ("relationship", "不信任宗门大长老一系，任何人替大长老传话都会当面追问"),
-                ],
-                1,
-            )
-        ]
-        _write_json(path, data)
-    volume = (chapter - 1) // 50 + 1
-    names = [name for _, name, _ in CHARACTERS]
-    _write_json(
-        root / "volumes" / volume_id(volume) / "chapter-contracts" / f"{chapter_id(chapter)}.json",
-        {
-            "chapter": chapter,
-            "preconditions": {
-                "character_states": {names[0]: {"location": "后山竹林", "emotional_state": "警觉"}},
-                "required_world_rules": ["W-001", "W-002"],
-            },
-            "objectives": [
-                {"id": f"OBJ-{chapter:03d}-1", "type": "plot", "required": True, "description": "林枫在竹林里发现封山的真正原因"},
-                {"id": f"OBJ-{chapter:03d}-2", "type": "character", "required": True, "description": "赵明第一次向林枫示弱"},
-            ],
-            "postconditions": {"state_changes": {names[0]: {"location": "外门", "emotional_state": "疑虑"}}},
-            "acceptance_criteria": [f"OBJ-{chapter:03d}-1 在正文中明确体现", "不违反 W-001, W-002"],
-        },
-    )
-    for n in range(max(1, chapter - 3), chapter):
-        path = root / "summaries" / f"{chapter_id(n)}-summary.md"
-        path.write_text(f"第{n}章：" + SUMMARY.format(place=f"第{n}峰"), encoding="utf-8")
-
-
 def prompt_sizes(work: Path, at: tuple[int, ...], out: Out) -> dict[int, dict[str, int]]:
     figures: dict[int, dict[str, int]] = {}
     for chapter in at:
         root = work / f"synth-{chapter}"
-        generate_project(root, chapter - 1)
-        enrich(root, chapter)
+        generate_project(root, chapter - 1, planned=True)
         project = Project.open(root)
         figures[chapter] = {}
         out(f"  ch {chapter} ({chapter - 1} chapters written):")
@@ -178,35 +112,50 @@ def prompt_sizes(work: Path, at: tuple[int, ...], out: Out) -> dict[int, dict[st
     return figures
 
 
-def cache_share(work: Path, out: Out) -> dict[str, float]:
-    root = init_project(work / "sample", sample=True)
-    project = Project.open(root)
-    chapters = range(3, 11)
+def _shares(pairs: list[tuple[dict[str, ModelRequest], dict[str, ModelRequest]]], first: dict[str, ModelRequest],
+            label: str, out: Out) -> dict[str, float]:
     served = dict.fromkeys(AGENTS, 0)
-    sent = dict.fromkeys(AGENTS, 0)
-    previous: dict[str, ModelRequest] | None = None
-    for chapter in chapters:
-        current = requests_at(project, chapter)
+    sent = {agent: tiers(first[agent])[1] for agent in AGENTS}
+    for previous, current in pairs:
         for agent in AGENTS:
-            total = tiers(current[agent])[1]
-            sent[agent] += total
-            if previous is not None:
-                served[agent] += shared_prefix(previous[agent], current[agent])
-        previous = current
+            sent[agent] += tiers(current[agent])[1]
+            served[agent] += shared_prefix(previous[agent], current[agent])
     shares = {}
     for agent in AGENTS:
         shares[agent] = served[agent] / sent[agent] if sent[agent] else 0.0
-        out(f"    {agent:<11} {shares[agent]:6.1%} of {sent[agent]:,} input tokens over chapters 3-10")
+        out(f"    {agent:<11} {shares[agent]:6.1%} of {sent[agent]:,} input tokens over chapters {label}")
     return shares
 
 
+def cache_share(work: Path, out: Out, chapters: range = CHAPTERS) -> dict[str, float]:
+    """The planned synthetic book as it stood before each chapter (its own project per chapter: the state,
+    ledger, summaries and contracts a real run changes between two chapters), requests in chapter order."""
+    built = []
+    for chapter in chapters:
+        root = work / f"book-before-{chapter}"
+        generate_project(root, chapter - 1, chars_per_chapter=1200, planned=True)
+        built.append(requests_at(Project.open(root), chapter))
+    return _shares(list(zip(built, built[1:], strict=False)), built[0], f"{chapters[0]}-{chapters[-1]}", out)
+
+
+def sample_cache_share(work: Path, out: Out, chapters: range = CHAPTERS) -> dict[str, float]:
+    """The bundled sample novel, one project for every chapter (state and ledger as after its last chapter)."""
+    root = init_project(work / "sample", sample=True)
+    project = Project.open(root)
+    built = [requests_at(project, chapter) for chapter in chapters]
+    return _shares(list(zip(built, built[1:], strict=False)), built[0], f"{chapters[0]}-{chapters[-1]}", out)
+
+
 def run_benchmark(work: Path, at: tuple[int, ...], out: Out = print) -> dict[str, object]:
-    out("(a) prompt size per agent, estimated tokens (synthetic project with rules, contracts, real summaries)")
+    out("(a) prompt size per agent, estimated tokens (planned synthetic book: world rules, contracts, realistic summaries)")
     sizes = prompt_sizes(work, at, out)
     out("")
-    out("(b) cache-read share per agent on the sample novel (cached prefix identical to the previous chapter's)")
+    out("(b) cache-read share per agent (cached prefix identical to the previous chapter's request), on the "
+        "planned synthetic book as it stood before each chapter")
     shares = cache_share(work, out)
-    return {"sizes": sizes, "shares": shares}
+    out("    and on the bundled sample novel (one project: its state, ledger and contracts fixed for every chapter)")
+    sample = sample_cache_share(work, out)
+    return {"sizes": sizes, "shares": shares, "sample_shares": sample}
 
 
 def main(argv: list[str] | None = None) -> int:

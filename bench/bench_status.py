@@ -3,13 +3,21 @@
     python bench/bench_status.py [--chapters 500] [--runs 5] [--keep DIR]
 
 Prints figures only (no asserts): generation time, median wall time of in-process Project.open +
-build_status + render_status cold and warm, median wall time of `python -m studio.cli.main status` as a
-subprocess (warm), and the peak resident memory of this process.
+build_status + render_status cold and warm, and `python -m studio.cli.main status` as a whole process (warm:
+its caches filled), median and min over `--runs` of its wall time and of its own CPU time (user+sys, from
+`os.wait4`, which counts that child alone), and the child's peak resident memory.
+
+The child's peak memory is its own `VmHWM` (/proc/self/status, read by a two-line shim at its exit): Linux's
+`ru_maxrss` of a child (RUSAGE_CHILDREN, wait4) starts from the parent's high-water mark at fork, so for a
+small child of this big bench it would report the bench's own peak. Where /proc is missing (macOS), the
+child's ru_maxrss is printed with that caveat. The machine's load average is printed with the figures:
+wall times on a loaded machine are inflated; CPU times much less so.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import resource
 import shutil
@@ -18,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +38,65 @@ from synth import generate_project  # noqa: E402
 from studio.project import Project  # noqa: E402
 from studio.status import build_status, cache_folder, render_status  # noqa: E402
 
+HWM_MARK = "novel-studio-bench-vmhwm-kb:"
+# Runs the CLI as `python -m studio.cli.main` would, then prints this process's VmHWM on stderr at exit.
+_HWM_SHIM = (
+    "import atexit, runpy, sys\n"
+    "def _hwm():\n"
+    "    try:\n"
+    "        for line in open('/proc/self/status'):\n"
+    "            if line.startswith('VmHWM:'):\n"
+    f"                sys.stderr.write('{HWM_MARK}' + line.split()[1] + '\\n')\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "atexit.register(_hwm)\n"
+    "sys.argv[0] = 'novel-studio'\n"
+    "runpy.run_module('studio.cli.main', run_name='__main__', alter_sys=True)\n"
+)
+
+
+@dataclass
+class ChildRun:
+    wall_s: float
+    cpu_s: float  # user + sys of the child alone (os.wait4)
+    exit_code: int
+    maxrss_mb: float  # the child's ru_maxrss (inflated by the parent's peak on Linux: see the module doc)
+
+
+def run_child(cmd: list[str], env: dict[str, str], stderr: int | None = subprocess.DEVNULL) -> tuple[ChildRun, bytes]:
+    """One whole-process run: wall time, the child's own CPU time and its stderr (when `stderr=PIPE`)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    err = proc.stderr.read() if proc.stderr is not None else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.stderr is not None:
+        proc.stderr.close()
+    return ChildRun(wall, usage.ru_utime + usage.ru_stime, proc.returncode, _peak_mb(usage.ru_maxrss)), err
+
+
+def child_peak_mb(root: Path, env: dict[str, str]) -> tuple[float, str]:
+    """The peak resident memory of one `status` process, and where the figure comes from."""
+    cmd = [sys.executable, "-c", _HWM_SHIM, "status", "--project", str(root)]
+    run, err = run_child(cmd, env, stderr=subprocess.PIPE)
+    for line in err.decode("utf-8", "replace").splitlines():
+        if line.startswith(HWM_MARK):
+            return int(line[len(HWM_MARK):]) / 1024, "VmHWM of the child"
+    return run.maxrss_mb, "ru_maxrss of the child: includes the parent's peak at fork, an upper bound"
+
+
+def bytecode_note() -> str:
+    """Whether the child runs from cached bytecode: without it every run compiles the studio's modules again
+    (PYTHONDONTWRITEBYTECODE set and no __pycache__), which a real install does once."""
+    main_py = ROOT / "studio" / "cli" / "main.py"
+    warm = Path(importlib.util.cache_from_source(str(main_py))).is_file()
+    flag = " (PYTHONDONTWRITEBYTECODE is set)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""
+    if warm:
+        return f"bytecode: warm (.pyc cached){flag}"
+    return (f"bytecode: COLD, no .pyc for the studio's modules{flag}: every run below compiles them; "
+            "run `python -m compileall -q studio pipeline` once for the warm figure")
+
 
 def _status_once(root: Path) -> float:
     start = time.perf_counter()
@@ -36,9 +104,12 @@ def _status_once(root: Path) -> float:
     return time.perf_counter() - start
 
 
-def _peak_mb(who: int = resource.RUSAGE_SELF) -> float:
-    peak = resource.getrusage(who).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB on Linux
+def _peak_mb(ru_maxrss: int) -> float:
+    return ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else ru_maxrss / 1024  # bytes on macOS, KiB on Linux
+
+
+def _ms(values: list[float]) -> str:
+    return f"median {statistics.median(values) * 1000:.0f} ms (min {min(values) * 1000:.0f})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,21 +138,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"status in-process, warm (cache):    median {statistics.median(warm) * 1000:.0f} ms "
               f"(min {min(warm) * 1000:.0f}, max {max(warm) * 1000:.0f}, {args.runs} runs)")
 
+        print(bytecode_note())
         if (ROOT / "studio" / "cli" / "main.py").is_file():
             env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
             cmd = [sys.executable, "-m", "studio.cli.main", "status", "--project", str(root)]
-            times: list[float] = []
-            code = 0
-            for _ in range(args.runs):
-                start = time.perf_counter()
-                code = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-                times.append(time.perf_counter() - start)
-            print(f"status subprocess (python -m studio.cli.main status, warm): median "
-                  f"{statistics.median(times) * 1000:.0f} ms (exit {code}, {args.runs} runs)")
-            print(f"peak memory of a status subprocess (ru_maxrss, children): {_peak_mb(resource.RUSAGE_CHILDREN):.1f} MB")
+            runs = [run_child(cmd, env)[0] for _ in range(args.runs)]
+            print(f"status as a whole process (python -m studio.cli.main status, warm), {args.runs} runs: "
+                  f"wall {_ms([r.wall_s for r in runs])}, CPU (user+sys of the child) "
+                  f"{_ms([r.cpu_s for r in runs])}; exit {runs[-1].exit_code}")
+            peak, source = child_peak_mb(root, env)
+            print(f"peak memory of a status process: {peak:.1f} MB ({source})")
         else:
             print("status subprocess: studio/cli/main.py not there, skipped")
-        print(f"peak memory of this process (generation included, ru_maxrss): {_peak_mb():.1f} MB")
+        print(f"peak memory of this bench (generation included, ru_maxrss): "
+              f"{_peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
+        print(f"load average while measuring: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -1,6 +1,6 @@
 """A consistent synthetic novel project of N chapters, for benchmarks and tests.
 
-    python bench/synth.py DIR --chapters 500 [--chars 3000] [--seed 0]
+    python bench/synth.py DIR --chapters 500 [--chars 3000] [--seed 0] [--planned]
 
 Every file is in the seed formats (001 section 9.2): 5 characters with slug ids, 3 storylines, volumes of
 50 chapters with a parseable outline.md and storyline-schedule.json, chapter text (~3,000 Chinese characters
@@ -9,6 +9,13 @@ pipeline logs with tokens and costs, the state built through the real state engi
 replaying the changelog gives the state), the foreshadowing ledger and a checkpoint at the last chapter.
 
 Bulk files are written plainly (no fsync): this is test data, and 500 chapters must take seconds, not minutes.
+
+`planned=True` (`--planned`) makes it a planned book as a real one stands: 12 world rules (`world/rules.json`,
+hard and soft, some with exceptions), three L2 contracts per character, an L3 chapter contract for every
+written chapter and the next one (each requiring the world rules its chapter touches), and summaries of
+realistic length (about 200 characters) that differ from chapter to chapter. Without it (the default, which the
+other benches use) the project is exactly as before: the planned parts draw from their own random stream,
+so the chapters, evaluations and logs stay byte-identical.
 """
 
 from __future__ import annotations
@@ -456,8 +463,116 @@ def _build_state(root: Path, chapters: int, seed: int, fs_by_chapter: dict[int, 
             raise RuntimeError(f"synthetic patch of chapter {c} was not clean: {entry.warnings}")
 
 
-def generate_project(root: Path, chapters: int, *, chars_per_chapter: int = 3000, seed: int = 0) -> None:
-    """Write a consistent synthetic project of `chapters` committed chapters at `root`."""
+WORLD_RULE_TEXTS: list[str] = [
+    "修炼者突破境界需要对应浓度的天地灵气，强行突破必遭反噬，三日内无法运转真元",
+    "青云宗外门弟子不得擅入后山禁地，违者废去修为逐出山门",
+    "剑修的本命剑与主人神识相连，剑断则主人重伤",
+    "药王谷的丹药出谷须有谷主印记，无印记者一律视为赝品",
+    "天魔殿弟子身上的魔纹遇月光会显形，无法以术法遮掩",
+    "筑基期以下的修士无法御剑飞行，只能借助飞舟或灵兽",
+    "宗门大比期间同门之间不得私斗，违者取消比试资格",
+    "灵石是修真界的通用货币，一块上品灵石抵一百块下品灵石",
+    "传音符只能在百里之内使用，超出距离符纸自燃",
+    "阵法的阵眼一旦被毁，整座阵法在一炷香内崩解",
+    "秘境每三十年开启一次，每次只容金丹期以下修士进入",
+    "凡人无法看见修士布下的隐匿阵法，但能感到莫名的寒意",
+]
+SUMMARY_OPENINGS = ["{pov}在{place}与{rival}正面交锋", "{pov}奉命前往{place}查探异动", "{pov}在{place}意外撞见{rival}",
+                    "{pov}回到{place}，发现一切都变了样", "{pov}独自留在{place}疗伤"]
+SUMMARY_MIDDLES = [
+    "{rival}当众揭出一桩旧事，逼得{pov}不得不表态；{ally}暗中递来消息，说宗门里有人在打听他的来历。",
+    "一场意外让{pov}的修为出现异动，{ally}替他压住了伤势，却也看出了他身上不该有的气息。",
+    "{pov}在旧书里找到一段残缺的剑诀，与剑鞘上的纹路隐隐相合；{rival}的人一路尾随，始终没有动手。",
+    "宗门公布了新的规矩，矛头隐隐指向{pov}；{ally}劝他暂避锋芒，他却决定当面问个清楚。",
+    "{pov}与{ally}联手破开一座残阵，阵中留下的血字提到了{rival}的师父。",
+]
+SUMMARY_ENDINGS = [
+    "章末，{rival}留下一句狠话离去，{pov}握紧了剑柄，心里第一次生出退意。",
+    "章末，一封没有署名的信送到{pov}手中，信里只有三个字：别回头。",
+    "章末，{ally}不告而别，只留下一枚刻着“青”字的玉佩。",
+    "章末，封山的钟声响起，{pov}意识到自己已经被卷进了更大的局。",
+    "章末，{pov}在月光下看见剑鞘上的旧纹亮了一瞬，随即熄灭。",
+]
+CONTRACT_RULES: list[tuple[str, str]] = [
+    ("capability", "当前修为筑基后期，无法使用金丹期以上的剑诀"),
+    ("personality", "面对强敌倾向智取而非硬碰，除非保护身边人"),
+    ("relationship", "不信任宗门大长老一系，任何人替大长老传话都会当面追问"),
+]
+
+
+def summary_text(rng: random.Random, chapter: int) -> str:
+    """A summary of realistic length (about 200 characters) that differs from chapter to chapter."""
+    names = [name for _, name, _ in CHARACTERS]
+    pov = pov_of(storyline_of(chapter))
+    pov_name = next((name for slug, name, _ in CHARACTERS if slug == pov), names[0])
+    others = [n for n in names if n != pov_name]
+    fill = {"pov": pov_name, "rival": others[chapter % len(others)], "ally": others[(chapter + 2) % len(others)],
+            "place": LOCATIONS[chapter % len(LOCATIONS)]}
+    parts = [rng.choice(SUMMARY_OPENINGS).format(**fill) + "，" + CONFLICTS[chapter % len(CONFLICTS)] + "。",
+             *(m.format(**fill) for m in rng.sample(SUMMARY_MIDDLES, 4)), rng.choice(SUMMARY_ENDINGS).format(**fill)]
+    return f"第{chapter}章：" + "".join(parts) + "\n"
+
+
+def world_rules_data() -> dict[str, Any]:
+    return {
+        "rules": [
+            {
+                "id": f"W-{i:03d}",
+                "category": "magic_system" if i % 2 else "social",
+                "rule": f"第{i}条：{text}",
+                "constraint_type": "hard" if i % 3 else "soft",
+                "exceptions": [] if i % 3 else ["宗门禁地灵脉附近可例外，但正文须交代"],
+            }
+            for i, text in enumerate(WORLD_RULE_TEXTS, start=1)
+        ]
+    }
+
+
+def chapter_contract_data(chapter: int) -> dict[str, Any]:
+    """An L3 contract: where the chapter starts, what it must do, which world rules it touches."""
+    names = [name for _, name, _ in CHARACTERS]
+    pov = names[chapter % len(names)]
+    rules = [f"W-{(chapter + k) % len(WORLD_RULE_TEXTS) + 1:03d}" for k in (0, 5)]
+    return {
+        "chapter": chapter,
+        "storyline_id": storyline_of(chapter),
+        "preconditions": {
+            "character_states": {pov: {"location": LOCATIONS[chapter % len(LOCATIONS)], "emotional_state": "警觉"}},
+            "required_world_rules": rules,
+        },
+        "objectives": [
+            {"id": f"OBJ-{chapter:03d}-1", "type": "plot", "required": True,
+             "description": f"{pov}{CONFLICTS[chapter % len(CONFLICTS)]}，并查明{LOCATIONS[(chapter + 1) % len(LOCATIONS)]}的异动"},
+            {"id": f"OBJ-{chapter:03d}-2", "type": "character", "required": True,
+             "description": f"{names[(chapter + 2) % len(names)]}第一次向{pov}示弱"},
+        ],
+        "postconditions": {"state_changes": {pov: {"location": LOCATIONS[(chapter + 1) % len(LOCATIONS)],
+                                                   "emotional_state": "疑虑"}}},
+        "acceptance_criteria": [f"OBJ-{chapter:03d}-1 在正文中明确体现", f"不违反 {', '.join(rules)}"],
+    }
+
+
+def plan_book(root: Path, chapters: int, seed: int) -> None:
+    """World rules, character contracts, L3 contracts of chapters 1..chapters+1 and realistic summaries."""
+    _write_json(root / "world" / "rules.json", world_rules_data())
+    for slug, name, _ in CHARACTERS:
+        contracts = [{"id": f"C-{slug.upper()}-00{k}", "type": kind, "rule": f"{name}{rule}"}
+                     for k, (kind, rule) in enumerate(CONTRACT_RULES, 1)]
+        _write_json(root / "characters" / "active" / f"{slug}.json",
+                    {"id": slug, "display_name": name, "contracts": contracts})
+    for c in range(1, chapters + 2):
+        _write_json(root / "volumes" / volume_id(volume_of(c)) / "chapter-contracts" / f"{chapter_id(c)}.json",
+                    chapter_contract_data(c))
+    summaries = random.Random(f"summaries-{seed}")  # its own stream: the chapters stay as without planning
+    for c in range(1, chapters + 1):
+        _write(root / "summaries" / f"{chapter_id(c)}-summary.md", summary_text(summaries, c))
+
+
+def generate_project(
+    root: Path, chapters: int, *, chars_per_chapter: int = 3000, seed: int = 0, planned: bool = False
+) -> None:
+    """Write a consistent synthetic project of `chapters` committed chapters at `root` (`planned`: with world
+    rules, contracts and realistic summaries, see the module doc)."""
     if chapters < 0:
         raise ValueError("chapters must be >= 0")
     root = Path(root)
@@ -512,6 +627,8 @@ def generate_project(root: Path, chapters: int, *, chars_per_chapter: int = 3000
             "last_checkpoint_time": "2026-03-15T15:30:00+08:00",
         },
     )
+    if planned:
+        plan_book(root, chapters, seed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -520,8 +637,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chapters", type=int, default=500)
     parser.add_argument("--chars", type=int, default=3000, help="characters per chapter")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--planned", action="store_true", help="world rules, contracts, realistic summaries")
     args = parser.parse_args(argv)
-    generate_project(args.dir, args.chapters, chars_per_chapter=args.chars, seed=args.seed)
+    generate_project(args.dir, args.chapters, chars_per_chapter=args.chars, seed=args.seed, planned=args.planned)
     print(f"{args.dir}: {args.chapters} chapters")
     return 0
 

@@ -70,7 +70,7 @@ from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.search import SearchHit
-from studio.status import build_status
+from studio.status import spend_figures
 from studio.tui.editor import edit_chapter
 from studio.tui.host import RunRequest, Severity, StudioServices
 from studio.tui.import_flow import ExtractionFlow
@@ -445,10 +445,12 @@ class MainScreen(Screen[None]):
         project = self.project
         cp = project.checkpoint
         try:
-            report = build_status(project)
-            tokens = report.input_tokens + report.output_tokens
-            cost = report.cost_usd
-            cache_share, prompt_updates = report.cache.book, len(report.prompt_updates)
+            # The spend figures alone: the whole status report would also count words, read the scores and
+            # run the cold-start checks, which the outline and the start-up checks do (once) themselves.
+            figures = spend_figures(project)
+            tokens = figures.input_tokens + figures.output_tokens
+            cost = figures.cost_usd
+            cache_share, prompt_updates = figures.cache.book, len(figures.prompt_updates)
         except StudioError:
             tokens, cost = 0, 0.0
             cache_share, prompt_updates = None, 0

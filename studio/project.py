@@ -14,6 +14,7 @@ category, the plugin's quick-start checkpoint) so the author sees it instead of 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from functools import partial
@@ -27,6 +28,7 @@ from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, env_lang, tr
 from studio.ids import is_slug
 from studio.models.blacklist import AiBlacklist
+from studio.models.changelog import ChangelogEntry
 from studio.models.character import CharacterFile
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.contract import ChapterContract
@@ -418,8 +420,32 @@ def _load_contract(path: Path, chapter: int) -> ChapterContract:
     return ChapterContract.load(path)
 
 
+def _has_foreign_lines(path: Path) -> bool:
+    """Whether any changelog line is another tool's, by the model's own rule on the parsed line, without
+    validating every entry (a 500-chapter log costs a few ms here instead of a pydantic pass). A line that is
+    not JSON answers True: the full read below then decides (and reports nothing for a broken log)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # the full read reports it
+    for line in raw.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError:
+            return True
+        if ChangelogEntry.is_foreign_data(data):
+            return True
+    return False
+
+
 def _foreign_changelog_notices(path: Path, lang: Lang) -> list[Problem]:
     """One notice per run of consecutive changelog lines written by another tool."""
+    if not _has_foreign_lines(path):
+        return []
     try:
         entries = load_changelog(path)
     except FormatError:

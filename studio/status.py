@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -553,6 +554,41 @@ def _storylines(project: Project) -> list[StorylineSummary]:
     return out
 
 
+@dataclass(frozen=True)
+class SpendFigures:
+    """What the book cost and what the studio's header shows of it: a part of `StatusReport` that needs no
+    chapter text, evaluation, cold-start check or changelog (`spend_figures`)."""
+
+    cost_usd: float
+    input_tokens: int
+    output_tokens: int
+    chapters_without_cost: int
+    cache: CacheShare
+    prompts_pinned: bool
+    prompt_updates: list[PromptVersionNote]
+
+
+def spend_figures(
+    project: Project,
+    problems: list[str] | None = None,
+    prompt_versions: Mapping[str, list[int]] | None = None,
+) -> SpendFigures:
+    """Cost, tokens, prompt-cache share and prompt updates: the same figures `build_status` reports, alone
+    (the studio's header needs these and nothing else of the report before its first paint)."""
+    problems = [] if problems is None else problems
+    if project.paths.spend_ledger.exists():
+        # The spend ledger: every call ever paid, failed and repair calls too; undo never lowers it.
+        book = spend_totals(project.paths.spend_ledger)
+        cost, tokens_in, tokens_out, unknown_cost = book.cost_usd, book.tokens_in, book.tokens_out, book.unpriced_calls
+        cache = _cache_share(project, problems, book.cache_read_share, book.cache_calls)
+    else:
+        # A project written before the ledger existed: its chapter logs are the only record of what it cost.
+        cost, tokens_in, tokens_out, unknown_cost = _costs(project, problems)
+        cache = _cache_share(project, problems, None, None)
+    prompts_pinned, prompt_updates = _prompt_updates(project, prompt_versions, problems)
+    return SpendFigures(cost, tokens_in, tokens_out, unknown_cost, cache, prompts_pinned, prompt_updates)
+
+
 def build_status(
     project: Project,
     *,
@@ -577,16 +613,7 @@ def build_status(
 
     total, _ = total_word_count(project, problems)
     average, evaluated, recent = _scores(project, problems)
-    if project.paths.spend_ledger.exists():
-        # The spend ledger: every call ever paid, failed and repair calls too; undo never lowers it.
-        book = spend_totals(project.paths.spend_ledger)
-        cost, tokens_in, tokens_out, unknown_cost = book.cost_usd, book.tokens_in, book.tokens_out, book.unpriced_calls
-        cache = _cache_share(project, problems, book.cache_read_share, book.cache_calls)
-    else:
-        # A project written before the ledger existed: its chapter logs are the only record of what it cost.
-        cost, tokens_in, tokens_out, unknown_cost = _costs(project, problems)
-        cache = _cache_share(project, problems, None, None)
-    prompts_pinned, prompt_updates = _prompt_updates(project, prompt_versions, problems)
+    spend = spend_figures(project, problems, prompt_versions)
 
     ledger = project.foreshadowing
     unresolved = [item for item in ledger.foreshadowing if item.status != "resolved"]
@@ -626,10 +653,10 @@ def build_status(
         foreshadowing_overdue=overdue,
         active_storylines=_storylines(project),
         lock=_lock_summary(lock_status),
-        cost_usd=cost,
-        input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        chapters_without_cost=unknown_cost,
+        cost_usd=spend.cost_usd,
+        input_tokens=spend.input_tokens,
+        output_tokens=spend.output_tokens,
+        chapters_without_cost=spend.chapters_without_cost,
         skipped_ops_warnings=len(getattr(cp, "skipped_ops_chapters", []) or []),
         pending_actions=len(getattr(cp, "pending_actions", []) or []),
         problems=problems,
@@ -637,9 +664,9 @@ def build_status(
         blockers=blockers,
         self_repairs=repairs,
         notes=notes,
-        cache=cache,
-        prompts_pinned=prompts_pinned,
-        prompt_updates=prompt_updates,
+        cache=spend.cache,
+        prompts_pinned=spend.prompts_pinned,
+        prompt_updates=spend.prompt_updates,
     )
 
 

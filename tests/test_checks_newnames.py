@@ -14,6 +14,8 @@ from studio.checks.newnames import NewNameCheck
 from studio.checks.registry import ChapterText, CheckContext
 from studio.models.character import CharacterFile
 
+REAL = Path(__file__).resolve().parent.parent / "bench" / "data" / "ah-q-zhengzhuan.txt"
+
 TEXT = (
     "　　沈照推开门，许青禾跟在后面。沈怀山坐在堂屋里，没有抬头。\n"
     "　　雾港的船一早就走了。沈照说：“沈怀山，你明白我的意思。”\n"
@@ -60,3 +62,37 @@ def test_results_are_cached_per_chapter_outside_the_project(
 def test_the_default_cache_is_the_user_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert newnames.cache_dir().is_relative_to(tmp_path / "xdg")
+
+
+def _posseg_candidates(segmenter: newnames._Segmenter, text: str) -> list[newnames.Candidate]:
+    """The definition: jieba's part-of-speech cut over the whole text, every token filtered."""
+    out: list[newnames.Candidate] = []
+    pos = 0
+    for pair in segmenter.pos.cut(text):
+        word, flag, start = pair.word, pair.flag, pos
+        pos += len(word)
+        kind = newnames.candidate_kind(word, flag)
+        if kind is not None:
+            out.append((word, kind, start))
+    return out
+
+
+def test_tagging_only_the_runs_that_may_hold_a_name_gives_the_answers_of_a_full_tagging() -> None:
+    registry = NameRegistry.from_sources(
+        {"zhao": CharacterFile(display_name="赵太爷"), "wu": CharacterFile(display_name="吴妈")}
+    )
+    segmenter = newnames._Segmenter(registry)
+    real = REAL.read_text(encoding="utf-8")  # a real public-domain novella (bench/data/README.md)
+    texts = [real[:12_000], real[12_000:], TEXT * 3, "　　欧阳明月走进洛水城，司马青云在城门口等她。\n", ""]
+    for text in texts:
+        assert segmenter.candidates(text) == _posseg_candidates(segmenter, text)
+    found = {w: kind for w, kind, _ in segmenter.candidates(real)}
+    assert {"王胡", "邹七嫂", "未庄"} <= set(found)  # unregistered people and a village of the story
+    assert found["王胡"] == "person" and found["赵府"] == "place"  # 赵府: the Zhao household, no person
+
+
+def test_a_surname_and_a_household_word_is_no_person() -> None:
+    assert newnames.candidate_kind("赵府", "nr") == "place"
+    assert newnames.candidate_kind("王家", "nr") is None
+    assert newnames.candidate_kind("王胡", "nr") == "person"
+    assert newnames.candidate_kind("林峰", "nr") == "person"  # a given name that is a place suffix stays a name

@@ -90,3 +90,24 @@ def test_rarity_counts_the_rest_of_the_book_when_a_range_is_checked() -> None:
     assert list(NameVariantCheck().run(alone)) == []  # the name is not established in one chapter
     with_book = CheckContext([typo], registry, Matcher([]), reference=[ChapterText(1, FILLER * 2)])
     assert [(f.chapter, f.text) for f in NameVariantCheck().run(with_book)] == [(2, "林讽")]
+
+
+# ---------------------------------------------------------------------------------------------- a real novel
+
+
+def test_no_false_alarm_on_real_prose_and_injected_typos_found() -> None:
+    """阿Q正传 (public domain, bench/data/README.md) with its cast registered: its own prose gives no variant
+    finding; typos injected into its name occurrences are found, and nothing else is."""
+    bench = load_bench("bench_checks")
+    chapters = bench.real_chapters()
+    assert len(chapters) == 9  # the importer's splitter finds the nine chapters
+    registry = bench.real_registry()
+    clean, _ = bench.real_score(bench.Corpus(chapters, {}, NamesFile()), registry)
+    assert clean == set()
+    found = right = injected = 0
+    for seed in range(4):
+        corpus = bench.real_typos(chapters, registry, seed=seed)
+        hits, good = bench.real_score(corpus, registry)
+        assert hits == good, f"seed {seed}: false alarms {hits - good}"
+        found, right, injected = found + len(hits), right + len(good), injected + len(corpus.injected)
+    assert injected == 20 and right >= 18

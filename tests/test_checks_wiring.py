@@ -13,7 +13,7 @@ from pipeline.decisions import take_recommended
 from pipeline.events import ChapterCommitted, ChecksRan, Event, Notice
 from pipeline.orchestrator import ChapterReport, Orchestrator
 from studio.checks import run as checks_run
-from studio.checks import variants
+from studio.checks import stats_cache, variants
 from studio.checks.matcher import Matcher
 from studio.checks.names import NameRegistry
 from studio.checks.registry import ChapterText, CheckContext
@@ -161,7 +161,7 @@ def test_name_counts_come_from_the_cache_without_reading_unchanged_chapters(
     ctx = _ctx(tmp_path, texts, 6)
     first = [(f.chapter, f.text, f.suggestion) for f in NameVariantCheck(cache).run(ctx)]
     assert first == [(6, "林峰", "林枫")]  # the name's 75 uses are in the other chapters only
-    variants._SHARED.clear()  # a new process: the disk cache only
+    stats_cache._SHARED.clear()  # a new process: the disk cache only
     computed: list[str] = []
     real = variants.chapter_name_stats
 
@@ -202,11 +202,11 @@ def test_a_changed_chapter_is_counted_again_and_a_broken_cache_entry_recomputed(
     assert [f.text for f in NameVariantCheck(cache).run(ctx)] == ["林峰"]
     for entry in cache.glob("*.json"):  # the book's statistics and the names' variants
         entry.write_text("{broken", encoding="utf-8")
-    variants._SHARED.clear()
+    stats_cache._SHARED.clear()
     # the other chapters now say 林峰 as often as 林枫: two real spellings, not a typo any more
     changed = [FILLER.replace("林枫", "林峰") * 3] * 5 + ["第二天，林峰站在门口。\n"]
     assert list(NameVariantCheck(cache).run(_ctx(tmp_path, changed, 6))) == []
-    variants._SHARED.clear()
+    stats_cache._SHARED.clear()
     assert [f.text for f in NameVariantCheck(cache).run(_ctx(tmp_path, texts, 6))] == ["林峰"]
 
 

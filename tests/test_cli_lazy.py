@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,4 +81,34 @@ def test_status_imports_no_other_command_no_sdk_no_textual(tmp_path: Path) -> No
     commands = [m for m in mods if m.startswith("studio.cli.") and m.endswith("_cmd")]
     assert commands == ["studio.cli.status_cmd"]
     heavy = [m for m in mods if m.split(".")[0] in {"anthropic", "textual", "rich", "jieba", "pypinyin", "pipeline"}]
+    assert heavy == []
+
+
+def test_offline_studio_start_imports_no_sdk_and_no_tokenizer(tmp_path: Path) -> None:
+    """The studio painted offline needs neither the vendor SDK (and its HTTP stack) nor jieba: they load at
+    the first real call or the first check that segments text."""
+    root = init_project(tmp_path / "novel", sample=True)
+    code = (
+        "import asyncio, json, sys\n"
+        "from pathlib import Path\n"
+        "from studio.tui.app import NovelStudioApp\n"
+        "async def paint():\n"
+        f"    app = NovelStudioApp(Path({str(root)!r}), lang='zh', offline=True)\n"
+        "    async with app.run_test(headless=True, size=(100, 30)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        await app.workers.wait_for_complete()\n"
+        "        await pilot.pause()\n"
+        "        painted = app.main_screen is not None\n"
+        "        app.exit()\n"
+        "    return painted\n"
+        "painted = asyncio.run(paint())\n"
+        "print(json.dumps({'painted': painted, 'mods': sorted(sys.modules)}))\n"
+    )
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          check=False, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    assert data["painted"]
+    heavy = [m for m in data["mods"] if m.split(".")[0] in {"anthropic", "httpx", "jieba", "pypinyin"}]
     assert heavy == []

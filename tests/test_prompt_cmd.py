@@ -69,7 +69,9 @@ def test_every_alias_renders(root: Path, capsys: pytest.CaptureFixture[str]) -> 
         assert code == 0, (alias, err)
         latest = default_registry().get(prompt_id).version  # prompts gain versions (quality-judge v2)
         assert f"prompt {prompt_id} v{latest}" in out, alias
-        assert ("not wired into a run yet" in out) == (alias in {"world", "character", "plot", "style"}), alias
+        planning = alias in {"world", "character", "plot", "style"}
+        assert ("rendered from what the project holds now" in out) == planning, alias
+        assert "not wired" not in out, alias  # the planning agents run since issue 7
         assert BRIEF_LINE in out, alias
 
 
@@ -215,3 +217,28 @@ def test_a_staged_chapter_that_is_not_utf8_is_reported(root: Path, capsys: pytes
     code, out, err = _run(capsys, "prompt", "judge", "3", "--project", str(root))
     assert code == 1 and out == "" and "chapter-003" in err
     assert staged.read_bytes() == b"\xff\xfe\x00\x81 not utf-8"  # nothing rewritten
+
+
+def test_contracts_preview_shows_the_batch_that_holds_the_chapter(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "prompt", "contracts", "5", "--project", str(root))
+    assert code == 0, err
+    assert "plot-contracts v1" in out
+    assert "涵盖第 1-10 章" in out  # the sample's volume 1 outline holds chapters 1-10: one batch
+    assert "为第 1 章至第 10 章各写一条章节契约" in out
+    code, out, err = _run(capsys, "prompt", "plot-contracts", "--project", str(root), "--lang", "en")
+    assert code == 0 and "covers chapters 1-10" in out, err
+
+
+def test_contracts_preview_outside_every_plan_says_to_plan(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "prompt", "contracts", "99", "--project", str(root))
+    assert code == 1
+    assert "第 99 章" in err and "novel-studio plan" in err
+
+
+def test_survey_preview_reads_the_written_chapters(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "prompt", "survey", "--project", str(root))
+    assert code == 0, err
+    assert "import-survey v1" in out and "涵盖第 1-2 章" in out  # the sample has chapters 1-2 committed
+    assert '<chapter n="1">' in out and '<chapter n="2">' in out
+    code, _, err = _run(capsys, "prompt", "survey", "3", "--project", str(root))
+    assert code == 1 and "第 3 章" in err

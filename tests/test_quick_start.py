@@ -327,3 +327,40 @@ def test_after_the_trial_plan_plans_the_rest_of_volume_one_and_continue_writes_o
     assert [read_text(paths.chapter(n)) for n in (1, 2, 3)] == written  # committed chapters untouched
     assert main(["continue", "1", "--project", str(root), "--offline", "--yes"]) == 0
     assert paths.chapter(4).is_file()
+
+
+def test_after_confirm_on_a_terminal_start_offers_to_plan_and_keeps_offline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Confirming the trial on a terminal offers the volume plan; `y` runs `plan` with this run's `--offline` and
+    language (a quick start tried offline never goes on to spend money); a later `start` offers it again."""
+    root = tmp_path / "n"
+    assert main(["start", str(root), "--offline", "--json", *BRIEF_ARGS]) == 3  # the trial waits for the author
+    import studio.cli.main as cli_main
+
+    handed: list[list[str]] = []
+    real_main = cli_main.main
+
+    def recording_main(argv: list[str] | None = None) -> int:
+        if argv and argv[0] == "plan":
+            handed.append(list(argv))
+            return 0
+        return real_main(argv)
+
+    typed = iter(["y", "n"])
+    asked: list[str] = []
+
+    def answer(prompt: str = "") -> str:
+        asked.append(prompt)
+        return next(typed)
+
+    monkeypatch.setattr(cli_main, "main", recording_main)
+    monkeypatch.setattr("studio.cli.start_cmd.is_interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", answer)
+    capsys.readouterr()
+    assert main(["start", str(root), "--offline", "--answer", "confirm"]) == 0
+    assert asked == ["现在规划第 1 卷吗？[y/N] "]
+    assert handed == [["plan", "--project", str(root.resolve()), "--lang", "zh", "--offline"]]
+    assert main(["start", str(root), "--offline"]) == 0  # planning is due: offered again, declined ("n")
+    assert asked[-1] == "现在规划第 1 卷吗？[y/N] " and len(handed) == 1
+    assert "novel-studio plan" in capsys.readouterr().out

@@ -64,6 +64,7 @@ __all__ = [
     "PlanRejected",
     "batches",
     "call_model",
+    "contracts_batch_request",
     "derive_contracts",
     "estimate_contracts_cost",
     "estimate_plan_cost",
@@ -182,6 +183,28 @@ def contracts_request(
     bundle = plot_contracts_context(project, plan, chapters, before, registry=requests.registry)
     request = requests.build(bundle, PLAN_AGENT, chapter=chapters[0])
     return replace(request, stage=CONTRACT_STAGE, max_tokens=min(request.max_tokens, CONTRACT_MAX_TOKENS))
+
+
+def contracts_batch_request(
+    project: Project,
+    settings: Settings,
+    plan: VolumePlan,
+    chapter: int | None = None,
+    *,
+    registry: PromptRegistry | None = None,
+) -> tuple[list[int], ModelRequest]:
+    """(the batch's chapters, its request): the contract batch of `plan` that holds `chapter` (default: the
+    first chapter without a contract, else the first), chained from the plan's contracts before it, as the plan
+    session would ask it (what `novel-studio prompt contracts` shows). ValueError for a chapter outside the plan."""
+    numbers = plan.outline.numbers() or list(plan.chapters())
+    if chapter is None:
+        chapter = next((n for n in numbers if plan.contract(n) is None), numbers[0])
+    batch = next((b for b in batches(numbers) if chapter in b), None)
+    if batch is None:
+        raise ValueError(f"chapter {chapter} is not in the plan of volume {plan.volume}")
+    ctx = _context(project, plan, [])
+    before = state_before([c for c in plan.contracts if c.chapter < batch[0]], ctx, batch[0])
+    return batch, contracts_request(project, settings, plan, batch, before, registry=registry)
 
 
 def _usd(input_tokens: int, output_tokens: int, model: str, settings: Settings) -> float:

@@ -5,8 +5,9 @@
 - else the Anthropic(-compatible) provider: base URL from the settings, else from the preset;
 - always wrapped in `LedgerProvider`, so every call is booked in the project's spend ledger.
 `is_offline(settings, offline)` answers the first question alone (the CLI asks it before building).
-The offline provider's pace: `NOVEL_STUDIO_OFFLINE_DELAY` seconds between its text deltas (default 0.01; a
-realistic demo, the real-pty tests and benches set it).
+The offline provider's pace, seconds between its text deltas: `NOVEL_STUDIO_OFFLINE_DELAY` when set (the
+real-pty tests and benches set it per process), else `[provider] offline_delay_s` of the settings (default 0.01; a
+realistic demo: 0.03-0.05).
 """
 
 from __future__ import annotations
@@ -32,13 +33,15 @@ def is_offline(settings: Settings, offline: bool = False) -> bool:
 OFFLINE_DELAY_ENV = "NOVEL_STUDIO_OFFLINE_DELAY"
 
 
-def offline_delay(env: Mapping[str, str]) -> float:
-    """Seconds between the offline provider's deltas: `NOVEL_STUDIO_OFFLINE_DELAY`, else 0.01 (a bad value too)."""
+def offline_delay(env: Mapping[str, str], setting: float = 0.01) -> float:
+    """Seconds between the offline provider's deltas: `NOVEL_STUDIO_OFFLINE_DELAY` when set to a number in
+    0..10, else the `[provider] offline_delay_s` setting (default 0.01)."""
+    fallback = setting
     try:
-        value = float(env.get(OFFLINE_DELAY_ENV, "") or 0.01)
+        value = float(env.get(OFFLINE_DELAY_ENV, "") or fallback)
     except ValueError:
-        return 0.01
-    return value if 0 <= value <= 10 else 0.01
+        return fallback
+    return value if 0 <= value <= 10 else fallback
 
 
 def base_provider(
@@ -53,7 +56,9 @@ def base_provider(
     if is_offline(settings, offline):
         from pipeline.providers.offline import OfflineProvider
 
-        return OfflineProvider(delay_s=offline_delay(os.environ if env is None else env))
+        return OfflineProvider(
+            delay_s=offline_delay(os.environ if env is None else env, settings.provider.offline_delay_s)
+        )
     from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
 
     p = settings.provider

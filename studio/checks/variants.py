@@ -25,36 +25,34 @@ One finding per variant and chapter: first place, count in the chapter, the name
 
 Book-wide counts must not make the check after a commit grow with the book, so each chapter's name statistics
 (name counts, the characters seen around each name, the variant hits with what rule 2 decided about them alone)
-are cached by `NameStatsCache`: in memory for the process and on disk under novel-studio's user cache (never in
-the author's folder), keyed by a hash of the chapter text and of the registered names, one file per book. Only
-new or changed chapters are matched and segmented again; pypinyin and jieba are imported only when needed (the
-variants of new names; a variant hit in a new chapter).
+and their book-wide sums are cached by `studio.checks.stats_cache.NameStatsCache`: in memory for the process and
+on disk under novel-studio's user cache (never in the author's folder), keyed by a hash of the chapter text and
+of the registered names. A check after a commit reads the book's small index and sums, not every chapter's
+statistics; only new or changed chapters are matched and segmented again; pypinyin and jieba are imported only
+when needed (the variants of new names; a variant hit in a new chapter).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import platformdirs
+from typing import TYPE_CHECKING, Any
 
 from studio.checks import chinese
 from studio.checks.matcher import Entry, Matcher
 from studio.checks.names import MIN_NAME_LEN, NameEntity, NameRegistry
-from studio.checks.registry import ChapterText, CheckContext
-from studio.fileio import atomic_write_text
+from studio.checks.registry import CheckContext
 from studio.i18n import Catalog, tr
 from studio.models.findings import Finding
 
+if TYPE_CHECKING:
+    from studio.checks.stats_cache import NameStatsCache
+
 VARIANT = "name-variant"
-STATS_VERSION = "2"
-MEMORY_ENTRIES = 20_000
-LOOSE_ENTRIES = 16
+STATS_VERSION = "3"
 MIN_NAME_COUNT = 3
 RARITY = 5
 MAX_TYPO_COUNT = 5
@@ -249,224 +247,39 @@ def chapter_name_stats(index: VariantIndex, text: str) -> ChapterNameStats:
     return stats
 
 
-def stats_cache_dir() -> Path:
-    return Path(platformdirs.user_cache_dir("novel-studio")) / "name-stats"
-
-
-def _book_key(chapters: Path) -> str:
-    return hashlib.sha256(str(chapters.resolve()).encode()).hexdigest()[:32]
-
-
-@dataclass
-class _Book:
-    """The cache file of one chapters folder: for each chapter file its signature (size, mtime_ns) and content
-    key, and the statistics of those keys, all for one set of registered names (`names_hash`)."""
-
-    names_hash: str
-    chapters: dict[str, list[object]] = field(default_factory=dict)  # file name -> [size, mtime_ns, key]
-    stats: dict[str, ChapterNameStats] = field(default_factory=dict)  # content key -> statistics
-    raw: dict[str, object] = field(default_factory=dict)  # content key -> statistics as read, parsed on use
-    loose: list[str] = field(default_factory=list)  # keys of texts not read from a file (a staged chapter)
-
-    def lookup(self, key: str) -> ChapterNameStats | None:
-        found = self.stats.get(key)
-        if found is None and key in self.raw:
-            try:
-                found = self.stats[key] = ChapterNameStats.from_data(self.raw[key])
-            except (ValueError, TypeError, KeyError, AttributeError):
-                return None  # recomputed
-        return found
-
-    def to_json(self) -> str:
-        # statistics no chapter uses are dropped, but for the last few texts that were not files yet
-        keys = {str(entry[2]) for entry in self.chapters.values()} | set(self.loose)
-        # what was read is written back as read; new statistics are converted once and kept for the next write
-        for k, v in self.stats.items():
-            if k in keys and k not in self.raw:
-                self.raw[k] = v.to_data()
-        stats: dict[str, object] = {k: v for k, v in self.raw.items() if k in keys}
-        data = {
-            "version": STATS_VERSION,
-            "names_hash": self.names_hash,
-            "chapters": self.chapters,
-            "loose": self.loose,
-            "stats": stats,
-        }
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-    @classmethod
-    def read(cls, path: Path, names_hash: str) -> _Book:
-        """The book cache at `path` when it is for these names; an empty one otherwise (or when unreadable)."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.get("version") != STATS_VERSION or data.get("names_hash") != names_hash:
-                return cls(names_hash)
-            chapters = {str(k): list(v) for k, v in data["chapters"].items() if isinstance(v, list) and len(v) == 3}
-            raw = dict(data["stats"])
-            loose = [str(k) for k in data.get("loose", [])][-LOOSE_ENTRIES:]
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            return cls(names_hash)
-        return cls(names_hash, chapters, {}, raw, loose)
-
-
-class NameStatsCache:
-    """Each chapter's `ChapterNameStats` by hash of (registered names, chapter text): in memory, and on disk under
-    `folder` when given. A broken or unwritable disk file only costs time.
-
-    On disk: one file per chapters folder (`book-<hash of its path>.json`, see `_Book`), read once per process
-    and written back by `flush`, so a new process pays one read however long the book is; a chapter read from
-    disk (`ChapterText.on_disk`) whose file signature (size, mtime_ns) is the recorded one is answered without
-    reading the file. The variants of the registered names (pypinyin's homophones: the costly import) are
-    cached too (`variants-<names hash>.json`), so a process whose chapters are all known never imports pypinyin,
-    and one with a new chapter imports jieba only when that chapter holds a variant."""
-
-    def __init__(self, folder: Path | None = None) -> None:
-        self.folder = folder
-        self._memory: dict[str, ChapterNameStats] = {}
-        self._books: dict[Path, _Book] = {}  # chapters folder -> its cache
-        self._dirty: set[Path] = set()
-        self._indexes: dict[str, VariantIndex] = {}  # names hash -> index
-
-    def index(self, registry: NameRegistry) -> VariantIndex:
-        """The variant index of `registry`, its variants read from the disk cache when there."""
-        names_hash = registry_hash(registry)
-        found = self._indexes.get(names_hash)
-        if found is not None:
-            return found
-        path = self.folder / f"variants-{names_hash[:32]}.json" if self.folder is not None else None
-        table: dict[str, list[Variant]] | None = None
-        if path is not None and path.is_file():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                if data.get("version") == STATS_VERSION and data.get("names_hash") == names_hash:
-                    table = {
-                        str(t): [Variant(str(t), str(n), str(h)) for n, h in vs] for t, vs in data["variants"].items()
-                    }
-            except (OSError, ValueError, TypeError, KeyError, AttributeError):
-                table = None
-        index = VariantIndex(registry, table)
-        if table is None and path is not None:
-            data = {
-                "version": STATS_VERSION,
-                "names_hash": names_hash,
-                "variants": {t: [[v.name, v.how] for v in vs] for t, vs in index.variants.items()},
-            }
-            try:
-                atomic_write_text(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")), durable=False)
-            except OSError:
-                pass
-        if len(self._indexes) >= 8:
-            self._indexes.clear()
-        self._indexes[names_hash] = index
-        return index
-
-    def _book(self, chapters: Path, names_hash: str) -> _Book | None:
-        if self.folder is None:
-            return None
-        found = self._books.get(chapters)
-        if found is None or found.names_hash != names_hash:
-            found = _Book.read(self.folder / f"book-{_book_key(chapters)}.json", names_hash)
-            self._books[chapters] = found
-        return found
-
-    def flush(self) -> None:
-        """Write the book caches that changed (a failure only costs time next process)."""
-        for chapters in sorted(self._dirty):
-            book = self._books.get(chapters)
-            if book is not None and self.folder is not None:
-                try:
-                    atomic_write_text(
-                        self.folder / f"book-{_book_key(chapters)}.json", book.to_json(), durable=False
-                    )
-                except OSError:
-                    pass
-        self._dirty.clear()
-
-    def _remember(self, key: str, stats: ChapterNameStats) -> None:
-        if len(self._memory) >= MEMORY_ENTRIES:
-            self._memory.clear()  # a long session of edits: start over rather than grow without end
-        self._memory[key] = stats
-
-    def get(self, index: VariantIndex, chapter: ChapterText, book_folder: Path | None = None) -> ChapterNameStats:
-        """The chapter's statistics; a text that is no file (`book_folder`: the chapters folder of the book it
-        belongs to) is kept in that book's cache by content key, as one of its last `LOOSE_ENTRIES`."""
-        on_disk = chapter.folder is not None and chapter.name is not None and chapter.signature is not None
-        folder = chapter.folder if on_disk else book_folder
-        book = self._book(folder, index.names_hash) if folder is not None else None
-        entry: list[object] | None = None
-        if book is not None and chapter.name is not None and chapter.signature is not None:
-            entry = book.chapters.get(chapter.name)
-            if entry is not None and entry[:2] == list(chapter.signature):
-                found = self._memory.get(str(entry[2])) or book.lookup(str(entry[2]))
-                if found is not None:
-                    return found
-        key = hashlib.sha256(f"{STATS_VERSION}\0{index.names_hash}\0{chapter.text}".encode()).hexdigest()
-        found = self._memory.get(key) or (book.lookup(key) if book is not None else None)
-        if found is None:
-            found = chapter_name_stats(index, chapter.text)
-            self._remember(key, found)
-        if book is None or folder is None:
-            return found
-        book.stats[key] = found
-        if on_disk and chapter.name is not None and chapter.signature is not None:
-            new: list[object] = [*chapter.signature, key]
-            if entry != new:
-                book.chapters[chapter.name] = new
-                self._dirty.add(folder)
-        elif key not in book.loose:
-            book.loose = [*book.loose, key][-LOOSE_ENTRIES:]
-            self._dirty.add(folder)
-        return found
-
-
-_SHARED: dict[Path, NameStatsCache] = {}
-
-
-def shared_cache(folder: Path) -> NameStatsCache:
-    """One cache per folder for the process, so a run's after-commit checks reuse what the last one matched."""
-    cache = _SHARED.get(folder)
-    if cache is None:
-        cache = _SHARED[folder] = NameStatsCache(folder)
-    return cache
-
-
 class NameVariantCheck:
     kind = "name_variant"
 
     def __init__(self, cache: Path | None = None, *, use_cache: bool = True) -> None:
-        self.cache = shared_cache(cache or stats_cache_dir()) if use_cache else None
+        from studio.checks.stats_cache import shared_cache, stats_cache_dir
+
+        self.cache: NameStatsCache | None = shared_cache(cache or stats_cache_dir()) if use_cache else None
 
     def run(self, ctx: CheckContext) -> Iterable[Finding]:
         registry = ctx.registry
         if not registry.names():
             return []
         index = self.cache.index(registry) if self.cache is not None else VariantIndex(registry)
-        every = [*ctx.chapters, *ctx.reference]
-        folder = next((c.folder for c in every if c.folder is not None), None)
-        stats = [
-            self.cache.get(index, c, folder) if self.cache is not None else chapter_name_stats(index, c.text)
-            for c in every
-        ]
         if self.cache is not None:
+            stats, totals = self.cache.collect(index, ctx.chapters, ctx.reference)
             self.cache.flush()
-        name_counts: Counter[str] = Counter()
-        contexts: dict[str, set[str]] = {}  # name -> the characters seen around it (`_around`)
-        for s in stats:
-            name_counts.update(s.names)
-            for name, seen in s.contexts.items():
-                contexts.setdefault(name, set()).update(seen)
+        else:
+            from studio.checks.stats_cache import sum_stats
+
+            every = [chapter_name_stats(index, c.text) for c in [*ctx.chapters, *ctx.reference]]
+            stats = every[: len(ctx.chapters)]
+            totals = sum_stats([(str(i), s) for i, s in enumerate(every)])
+        name_counts = totals.names
+        contexts = totals.context_sets()  # name -> the characters seen around it (`_around`)
+        variant_counts = totals.variant_counts(index, contexts)
         hits: list[tuple[int, list[VariantHit]]] = []  # (chapter index, variant hits kept)
-        variant_counts: Counter[str] = Counter()
-        checked = len(ctx.chapters)
         for ci, s in enumerate(stats):
             kept = [
                 h
                 for h in s.hits
                 if h.plain or any(h.around in contexts.get(v.name, ()) for v in index.variants[h.ref])
             ]
-            for h in kept:
-                variant_counts[h.ref] += 1
-            if kept and ci < checked:
+            if kept:
                 hits.append((ci, kept))
         findings: list[Finding] = []
         for ci, kept in hits:

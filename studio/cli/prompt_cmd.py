@@ -2,12 +2,16 @@
 
 Read-only: no model call, no lock, no write. The request is built by the same code the run uses
 (`pipeline.agents.requests.AgentRequests` for the writing agents, `pipeline.planning.prompt_context` for the
-planning agents, which are not wired into a run yet and are rendered from what the project holds now).
+planning agents, `pipeline.planning.plan_volume.contracts_batch_request` for a batch of contracts,
+`pipeline.importing.survey.survey_request` for the import's cast pass). The planning agents are rendered from what
+the project holds now (brief, world, characters, storylines, state), as the next `plan` / `start` would ask them.
 
 AGENT is a prompt id (`chapter-writer`, `quality-judge`, ...) or an alias (writer, reviser, summarizer, refiner,
-judge, world, character, plot, style). CHAPTER defaults to the next chapter; the agents that read a chapter
-(summarizer, refiner, judge, reviser) take its committed text, else its staged text, and without CHAPTER they
-default to the staged next chapter, else the last committed one.
+judge, world, character, plot, contracts, style, review, survey). CHAPTER defaults to the next chapter; the agents
+that read a chapter (summarizer, refiner, judge, reviser) take its committed text, else its staged text, and without
+CHAPTER they default to the staged next chapter, else the last committed one. `contracts` shows the contract batch
+holding CHAPTER (default: the first chapter without a contract) of the newest staged plan holding it, else of the
+volume whose outline holds it; `survey` shows the import's cast pass over the chapters from CHAPTER (default 1).
 
 Text output: a header (prompt id and version, model, max_tokens, chapter, estimated tokens, the endpoint with
 any credentials stripped), then each system block and user block with its cache mark. `--json`: the request body
@@ -17,6 +21,7 @@ exactly as the SDK sends it (`build_params` + `"stream": true`); it never holds 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +30,8 @@ from urllib.parse import urlsplit, urlunsplit
 from pipeline.agents.protocol import RevisionInput
 from pipeline.agents.requests import AgentRequests
 from pipeline.agents.runner import request_text
+from pipeline.importing.survey import SURVEY_MODEL_AGENT, survey_chapters, survey_request
+from pipeline.planning.plan_volume import contracts_batch_request
 from pipeline.planning.prompt_context import (
     character_weaver_context,
     plot_architect_context,
@@ -32,7 +39,7 @@ from pipeline.planning.prompt_context import (
     world_builder_context,
 )
 from pipeline.planning.review import review_request
-from pipeline.prompts_registry import project_registry
+from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.anthropic_provider import build_params
 from pipeline.providers.base import ModelRequest
 from pipeline.providers.presets import preset_base_url
@@ -45,7 +52,9 @@ from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.models.evaluation import Evaluation
 from studio.models.settings import Settings
+from studio.models.volume_plan import VolumePlan, load_volume_plan
 from studio.planning.review_report import build_review
+from studio.planning.staged import load_staged_plan, staged_plans
 from studio.project import Project
 
 __all__ = ["ALIASES", "PLANNING_AGENTS", "PromptPreview", "build_preview", "register", "request_body", "run"]
@@ -60,8 +69,10 @@ ALIASES: dict[str, str] = {
     "world": "world-builder",
     "character": "character-weaver",
     "plot": "plot-architect",
+    "contracts": "plot-contracts",
     "style": "style-analyzer",
     "review": "volume-review",
+    "survey": "import-survey",
 }
 # prompt id -> the agent name of the settings' [models] / [max_tokens] tables
 SETTINGS_AGENT: dict[str, str] = {
@@ -73,8 +84,10 @@ SETTINGS_AGENT: dict[str, str] = {
     "world-builder": "world_builder",
     "character-weaver": "character_weaver",
     "plot-architect": "plot_architect",
+    "plot-contracts": "plot_architect",
     "style-analyzer": "style_analyzer",
     "volume-review": "plot_architect",  # the volume review uses PlotArchitect's model (pipeline.planning.review)
+    "import-survey": SURVEY_MODEL_AGENT,  # the import's cast pass uses CharacterWeaver's model
 }
 READERS = frozenset({"chapter-reviser", "summarizer", "style-refiner", "quality-judge"})
 PLANNING_AGENTS = frozenset({"world-builder", "character-weaver", "plot-architect", "style-analyzer"})
@@ -101,14 +114,28 @@ MESSAGES: Catalog = {
         "prompt {prompt}  model {model}  max_tokens {max_tokens}  about {tokens} tokens (estimate)",
     ),
     "chapter": ("第 {n} 章{source}", "chapter {n}{source}"),
+    "batch": ("涵盖第 {first}-{last} 章", "covers chapters {first}-{last}"),
     "source_committed": ("（读取已提交的正文）", " (reads the committed text)"),
     "source_staged": ("（读取暂存稿）", " (reads the staged text)"),
     "endpoint": ("接口：{url}（不含密钥）", "endpoint: {url} (no key shown)"),
     "not_sent": ("仅预览：未发送，未加锁", "preview only: nothing sent, no lock taken"),
-    "not_wired": (
-        "注意：该智能体尚未接入写作流程，以下按项目现有内容（纲领、世界观、角色、故事线、状态）渲染",
-        "Note: this agent is not wired into a run yet; rendered from what the project holds now "
-        "(brief, world, characters, storylines, state)",
+    "planning_note": (
+        "按项目现有内容（纲领、世界观、角色、故事线、状态）渲染，即下一次规划会发送的请求",
+        "rendered from what the project holds now (brief, world, characters, storylines, state), as the next "
+        "planning run would send it",
+    ),
+    "no_plan": (
+        "没有可派生章节契约的卷纲：第 {n} 章不在任何暂存的规划或卷纲中。先运行 novel-studio plan",
+        "No plan to derive contracts from: chapter {n} is in no staged plan and no volume outline. "
+        "Run novel-studio plan first",
+    ),
+    "no_plan_any": (
+        "没有可派生章节契约的卷纲。先运行 novel-studio plan",
+        "No plan to derive contracts from. Run novel-studio plan first",
+    ),
+    "no_chapters": (
+        "第 {n} 章起没有正文：导入的角色梳理需要读已有章节",
+        "No chapter text from chapter {n} on: the import's cast pass reads the written chapters",
     ),
     "revision_source": ("修订依据：{source}", "revision from: {source}"),
     "rev_staged": ("暂存的修订输入", "the staged revision input"),
@@ -129,10 +156,12 @@ class PromptPreview:
     text_source: str | None = None  # "committed" | "staged" for the agents that read a chapter
     revision_source: str | None = None  # "staged" | "evaluation" | "none" for the reviser
     estimated_tokens: int = 0
+    batch: list[int] | None = None  # the chapters a contract batch or the import's cast pass covers
 
     @property
-    def wired(self) -> bool:
-        return self.prompt_id not in PLANNING_AGENTS
+    def planning(self) -> bool:
+        """Rendered from the project as it stands (no chapter): a note says so."""
+        return self.prompt_id in PLANNING_AGENTS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -244,6 +273,17 @@ def build_preview(
             bundle = style_analyzer_context(project, registry=registry)
         request = AgentRequests(project, settings, registry).build(bundle, settings_agent)
         return PromptPreview(prompt_id, None, request, estimated_tokens=bundle.estimated_tokens)
+    if prompt_id == "plot-contracts":
+        batch, request = _contracts_request(project, settings, chapter, registry, lang)
+        return PromptPreview(prompt_id, None, request, estimated_tokens=_estimate(request), batch=batch)
+    if prompt_id == "import-survey":
+        first = chapter if chapter is not None else 1
+        chapters = survey_chapters(project.paths, first, max(first, project.last_completed_chapter))
+        if not chapters:
+            raise StudioError(tr(MESSAGES, "no_chapters", lang, n=first))
+        request = survey_request(project, settings, chapters, registry=registry)
+        numbers = [n for n, _ in chapters]
+        return PromptPreview(prompt_id, None, request, estimated_tokens=_estimate(request), batch=numbers)
     if prompt_id == "volume-review":  # the current volume's review, as `novel-studio review` would ask it
         review = build_review(project, project.current_volume, lang)
         request = review_request(project, settings, review, registry)
@@ -272,6 +312,24 @@ def build_preview(
     else:
         request = requests.judge(n, text, cross_references=None, revision=0)
     return PromptPreview(prompt_id, n, request, source, estimated_tokens=_estimate(request))
+
+
+def _contracts_request(
+    project: Project, settings: Settings, chapter: int | None, registry: PromptRegistry, lang: Lang
+) -> tuple[list[int], ModelRequest]:
+    """The contract batch holding `chapter` and its request (see the module rules)."""
+    plans: list[VolumePlan] = []
+    for volume in sorted(staged_plans(project.paths), reverse=True):
+        with contextlib.suppress(StudioError, OSError):
+            plans.append(load_staged_plan(project.paths, volume)[0])
+    with contextlib.suppress(StudioError, OSError):
+        plans.append(load_volume_plan(project.paths, project.current_volume))
+    for plan in plans:
+        if chapter is None or chapter in plan.outline.numbers():
+            return contracts_batch_request(project, settings, plan, chapter, registry=registry)
+    if chapter is None:
+        raise StudioError(tr(MESSAGES, "no_plan_any", lang))
+    raise StudioError(tr(MESSAGES, "no_plan", lang, n=chapter))
 
 
 def _estimate(request: ModelRequest) -> int:
@@ -310,14 +368,16 @@ def render_preview(preview: PromptPreview, settings: Settings, lang: Lang) -> st
     if preview.chapter is not None:
         source = tr(MESSAGES, f"source_{preview.text_source}", lang) if preview.text_source else ""
         out.append(tr(MESSAGES, "chapter", lang, n=preview.chapter, source=source))
+    if preview.batch:
+        out.append(tr(MESSAGES, "batch", lang, first=preview.batch[0], last=preview.batch[-1]))
     if preview.revision_source is not None:
         rev = tr(MESSAGES, f"rev_{preview.revision_source}", lang)
         out.append(tr(MESSAGES, "revision_source", lang, source=rev))
     p = settings.provider
     out.append(tr(MESSAGES, "endpoint", lang, url=safe_url(p.base_url or preset_base_url(p.preset))))
     out.append(tr(MESSAGES, "not_sent", lang))
-    if not preview.wired:
-        out.append(tr(MESSAGES, "not_wired", lang))
+    if preview.planning:
+        out.append(tr(MESSAGES, "planning_note", lang))
     if request.json_schema is not None:
         out.append(tr(MESSAGES, "json_schema", lang))
     body = request_body(request)

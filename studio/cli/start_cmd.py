@@ -151,6 +151,7 @@ MESSAGES: Catalog = {
     "volume_open": ("第 {volume} 卷正在写（已完成 {done} 章）：novel-studio continue 写第 {next} 章",
                     "volume {volume} is open ({done} chapters done): novel-studio continue writes chapter {next}"),
     "offer_continue": ("现在写第 {next} 章吗？[y/N] ", "write chapter {next} now? [y/N] "),
+    "offer_plan": ("现在规划第 {volume} 卷吗？[y/N] ", "plan volume {volume} now? [y/N] "),
     "volume_done": ("第 {volume} 卷已写完：novel-studio review 回顾本卷，然后 novel-studio plan 规划下一卷",
                     "volume {volume} is finished: novel-studio review it, then novel-studio plan the next one"),
     "plan_due": ("下一步是卷规划：novel-studio plan", "volume planning is next: novel-studio plan"),
@@ -439,12 +440,15 @@ def _in_project(args: argparse.Namespace, root: Path, lang: Lang, out: _Out, ans
                         out.say(tr(MESSAGES, "has_chapters", lang, n=done))
                     state, message, nxt = _state_message(root, lang)
                     out.say(message)
-                    if state == "volume_open" and not args.yes and not out.json_mode and is_interactive():
-                        if input(tr(MESSAGES, "offer_continue", lang, next=nxt)).strip().lower() == "y":
+                    if state in ("volume_open", "plan") and not args.yes and not out.json_mode and is_interactive():
+                        if state == "volume_open":
+                            offer, command = tr(MESSAGES, "offer_continue", lang, next=nxt), ["continue", "1"]
+                        else:
+                            volume = Checkpoint.load_or_default(paths.checkpoint).current_volume or 1
+                            offer, command = tr(MESSAGES, "offer_plan", lang, volume=volume), ["plan"]
+                        if input(offer).strip().lower() == "y":
                             lock.release()
-                            from studio.cli.main import main
-
-                            return main(["continue", "1", "--project", str(root)])
+                            return _hand_over(command, root, lang, offline=offline)
                     return out.finish(int(ExitCode.OK), state=state, message=message, chapters=done)
                 confirmed = args.yes or (not out.json_mode and is_interactive() and input(
                     tr(MESSAGES, "restart_question", lang, n=done)).strip().lower() == "yes")
@@ -489,6 +493,15 @@ def _in_project(args: argparse.Namespace, root: Path, lang: Lang, out: _Out, ans
         lock.release()
 
 
+def _hand_over(command: list[str], root: Path, lang: Lang, *, offline: bool) -> int:
+    """Run the next command (`continue`, `plan`) on the project as the author would type it, with this run's
+    `--offline` and language: a quick start tried offline never goes on to spend money."""
+    from studio.cli.main import main
+
+    argv = [*command, "--project", str(root), "--lang", lang]
+    return main([*argv, "--offline"] if offline else argv)
+
+
 def _quick_start(args: argparse.Namespace, root: Path, settings: Settings, offline: bool, request: QuickStartRequest,
                  lock: ProjectLock, lang: Lang, out: _Out) -> int:
     if not offline and PROVIDER_FACTORY is None and settings.api_key(os.environ) is None:
@@ -512,7 +525,14 @@ def _quick_start(args: argparse.Namespace, root: Path, settings: Settings, offli
     except QuickStartRefused as exc:
         out.say(str(exc), err=True)
         return out.finish(int(ExitCode.ERROR), error=str(exc))
-    return _report(outcome, lang, out)
+    code = _report(outcome, lang, out)
+    if outcome.next_action == "plan" and code == int(ExitCode.OK) and not args.yes and not out.json_mode \
+            and is_interactive():
+        volume = Checkpoint.load_or_default(ProjectPaths(root).checkpoint).current_volume or 1
+        if input(tr(MESSAGES, "offer_plan", lang, volume=volume)).strip().lower() == "y":
+            lock.release()
+            return _hand_over(["plan"], root, lang, offline=offline)
+    return code
 
 
 def _report(outcome: QuickStartOutcome, lang: Lang, out: _Out) -> int:

@@ -69,10 +69,16 @@ class ChangelogEntry(FileModel):
     snapshot: dict[str, Any] | None = None
     foreign: dict[str, Any] | None = None  # kind "foreign": the line exactly as the other tool wrote it
 
+    @staticmethod
+    def is_foreign_data(data: Any) -> bool:
+        """Whether a parsed line is another tool's (read as `kind="foreign"`): an object with neither
+        `state_version` nor `kind`."""
+        return isinstance(data, dict) and "state_version" not in data and "kind" not in data
+
     @model_validator(mode="before")
     @classmethod
     def _foreign_line(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or "state_version" in data or "kind" in data:
+        if not cls.is_foreign_data(data):
             return data
         chapter = data.get("chapter")
         valid_chapter = isinstance(chapter, int) and not isinstance(chapter, bool) and chapter >= 0

@@ -137,6 +137,9 @@ class ProviderSettings(_Table):
     max_retries: int = Field(default=2, ge=0)
     stage_retries: int = Field(default=2, ge=0)
     stage_retry_wait_s: float = Field(default=30.0, ge=0)
+    # The offline provider's pace, seconds between its text deltas. A realistic demo streams at about
+    # 0.03-0.05; NOVEL_STUDIO_OFFLINE_DELAY, when set, wins (benches and pty tests set it per process).
+    offline_delay_s: float = Field(default=0.01, ge=0, le=10)
 
     @field_validator("preset")
     @classmethod
