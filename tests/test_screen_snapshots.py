@@ -67,6 +67,7 @@ from screens.search_screen import SearchScreen
 from screens.trial_confirm import adjust_question
 from screens.volume_end import volume_end_question
 from studio.errors import StudioError
+from studio.models.blacklist_proposals import BlacklistProposal, BlacklistProposals
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.planning.review_report import build_review, render_review
@@ -208,6 +209,30 @@ async def test_a_long_question_keeps_its_options_and_keys_line_in_sight_at_80x24
         await pilot.pause()
         await pilot.pause()
         assert pilot.app.screen.query_one("#decision-facts").region.height == 10  # room: the usual 10 rows
+
+
+async def test_many_blacklist_proposals_and_a_long_status_keep_the_keys_line_in_sight_at_80x24(
+    tmp_path: Path,
+) -> None:
+    paths = ProjectPaths(_sample(tmp_path))
+    example = "她眸光微闪，没有说话，只是把手里的灯往前递了递，像是在等他先开口。"
+    many = [
+        BlacklistProposal(id=i, phrase=f"眸光微闪{i}", count=3, chapters=[1, 2, 3], examples=[example])
+        for i in range(1, 21)
+    ]
+    BlacklistProposals(next_id=21, proposals=many).save(paths.blacklist_proposals)
+    app = HostApp(lambda: BlacklistProposalsDialog(paths, "zh"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_for(pilot, lambda: isinstance(app.screen, BlacklistProposalsDialog))
+        dialog = app.screen
+        assert isinstance(dialog, BlacklistProposalsDialog)
+        dialog.query_one("#proposals-status", Label).update("没有完成：" + "另一个进程改过这个文件，请重新打开再试。" * 6)
+        await pilot.pause()
+        await pilot.pause()
+        box = dialog.query_one("#proposals-box").content_region
+        assert dialog.query_one("#proposals-status").region.height >= 4
+        assert _inside(box, dialog.query_one("#proposals-status").region)
+        assert _inside(box, dialog.query_one(".dialog-hint").region)
 
 
 async def test_help_at_80x24_shows_its_close_key() -> None:
