@@ -313,3 +313,24 @@ def test_palette_snapshot(size: tuple[int, int], snap_compare: SnapCompare) -> N
         await pilot.wait_for_scheduled_animations()
 
     assert snap_compare(build_app(), terminal_size=size, run_before=run_before)
+
+
+def test_the_table_names_every_screen() -> None:
+    """A new Screen or ModalScreen in screens/ or studio/tui/ joins the table above (and gets its snapshots)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import screens
+    import studio.tui
+
+    found: set[str] = set()
+    for package in (screens, studio.tui):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for name, cls in inspect.getmembers(module, inspect.isclass):
+                if issubclass(cls, Screen) and cls.__module__ == module.__name__:
+                    found.add(name)
+    assert {"MainScreen", "DecisionDialog", "ProjectErrorScreen"} <= found
+    missing = sorted(name for name in found if name not in (__doc__ or ""))
+    assert not missing, f"screens without a row in the table of tests/test_screen_snapshots.py: {missing}"
