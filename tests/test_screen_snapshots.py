@@ -1,5 +1,5 @@
 """Snapshots (SVG) of the screens and dialogs the other snapshot modules did not hold, at 80x24 and 160x48, with
-Chinese text (English for the search and the export), and the map of every screen to its snapshots.
+Chinese text (English for the search, the export and the trial confirm), and the map of every screen to its snapshots.
 
 Every Screen / ModalScreen class of `screens/*.py` and `studio/tui/*.py`, and the pipeline questions the studio
 asks through `DecisionDialog`, with the tests that snapshot it at both sizes (the tests' module, then the test
@@ -9,7 +9,7 @@ and its parameter; `tests/__snapshots__/<module>/` holds the SVGs):
 |--------------------------------------------------|----------------------------------------------------------|
 | MainScreen (screens/main_screen.py)              | test_app_snapshots: test_main_screen_{narrow,wide}, test_main_screen_marks_line_{narrow,wide} |
 | HelpScreen (screens/help_screen.py)              | test_app_snapshots: test_help_{narrow,wide}; test_dialog_snapshots[help] + test_snapshots_dialogs_wide[help] |
-| DecisionDialog (screens/decision_dialog.py)      | test_dialog_snapshots + test_snapshots_dialogs_wide: [decision_gate], [decision_interrupted_en]; here: [volume_end], [trial_confirm], [trial_adjust], [trial_confirm_en] |
+| DecisionDialog (screens/decision_dialog.py)      | test_dialog_snapshots + test_snapshots_dialogs_wide: [decision_gate], [decision_interrupted_en]; here: [volume_end], [trial_confirm], [trial_adjust], [trial_confirm_en], [decision_long] (too long for 80x24: the facts scroll) |
 | ConfirmDialog, NumberDialog, TextDialog, GotoDialog (screens/prompt_dialogs.py) | test_dialog_snapshots + test_snapshots_dialogs_wide: [confirm_quit], [number], [text_note], [goto] |
 | RefineReviewScreen (screens/refine_review.py)    | test_dialog_snapshots: test_refine_review_snapshot[80x24/160x48] (+ markers at 80x24) |
 | PlanApprovalScreen (screens/plan_approval.py)    | test_planning_snapshots: [approval-*], [approval_en-*] (+ scrolled at 80x24) |
