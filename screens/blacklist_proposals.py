@@ -76,7 +76,7 @@ class BlacklistProposalsDialog(ModalScreen[int]):
     }
     BlacklistProposalsDialog OptionList {
         height: auto;
-        max-height: 16;
+        max-height: 60vh;  /* the list scrolls; a status under it and the keys line stay in sight at 80x24 */
     }
     BlacklistProposalsDialog #proposals-status {
         width: 100%;

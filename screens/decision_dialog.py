@@ -41,6 +41,7 @@ from studio.i18n import Catalog, Lang, tr
 __all__ = ["ESCAPE_KEYS", "MESSAGES", "DecisionDialog", "ask", "escape_option", "set_terminal_title"]
 
 ESCAPE_KEYS: tuple[str, ...] = ("cancel", "keep_running", "pause", "edit_by_hand")
+FACTS_ROWS = 10  # the most rows the facts take (they scroll); a short terminal gets fewer, never under 3
 
 MESSAGES: Catalog = {
     "recommended": ("（推荐）", " (recommended)"),
@@ -109,7 +110,7 @@ class DecisionDialog(ModalScreen[str]):
     DecisionDialog #decision-facts {
         width: 100%;
         height: auto;
-        max-height: 10;
+        max-height: 10;  /* FACTS_ROWS; fewer on a short terminal (`_fit_facts`) */
         margin-bottom: 1;
     }
     DecisionDialog OptionList {
@@ -204,6 +205,7 @@ class DecisionDialog(ModalScreen[str]):
         options = self.query_one(OptionList)
         options.highlighted = self.recommended_position
         options.focus()
+        self.call_after_refresh(self._fit_facts)
         app = self.app
         app.bell()
         self._saved_sub_title = app.sub_title
@@ -213,6 +215,23 @@ class DecisionDialog(ModalScreen[str]):
 
     def on_unmount(self) -> None:
         self._restore_title()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_facts)
+
+    def _fit_facts(self) -> None:
+        """On a short terminal (80x24 with a long question) the facts give up rows, so the options and the keys
+        line below them stay in sight instead of being cut off at the bottom of the box."""
+        facts = self.query("#decision-facts").first() if self.query("#decision-facts") else None
+        if facts is None:
+            return
+        box = self.query_one("#decision-box", Vertical)
+        rest = box.styles.gutter.height
+        for child in box.children:
+            rest += child.styles.margin.height + (0 if child is facts else child.outer_size.height)
+        rows = max(3, min(FACTS_ROWS, self.size.height - rest))
+        if facts.styles.max_height is None or facts.styles.max_height.value != rows:
+            facts.styles.max_height = rows
 
     def _restore_title(self) -> None:
         if self._saved_sub_title is None:

@@ -410,6 +410,11 @@ def _is_word_char(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch in "_-'+/.$%")
 
 
+def _fits(text: str, line_start: int, at: int, last: int, width: int) -> bool:
+    """A break at `at` leaves something on the line begun at `line_start`, and `text[at:last+1]` fits a line."""
+    return at > line_start and sum(_cells(c) for c in text[at : last + 1]) <= width
+
+
 def fold_offsets(text: str, width: int) -> list[int]:
     """Offsets at which to break ``text`` so no line is wider than ``width`` cells.
 
@@ -442,23 +447,21 @@ def fold_offsets(text: str, width: int) -> list[int]:
             i += 1
             continue
         cut = i
+        # Kinsoku: no closing mark at a line start (the character before it goes along).
+        if text[cut] in _NO_LINE_START and _fits(text, line_start, cut - 1, i, width):
+            cut -= 1
         # Keep a Latin word / number together if it started on this line and fits a line of its own.
-        if _is_word_char(ch):
+        if _is_word_char(text[cut]):
             start = cut
             while start > line_start and _is_word_char(text[start - 1]):
                 start -= 1
             end = cut
             while end < n and _is_word_char(text[end]):
                 end += 1
-            word_cells = sum(_cells(c) for c in text[start:end])
-            if start > line_start and word_cells <= width:
+            if sum(_cells(c) for c in text[start:end]) <= width and _fits(text, line_start, start, i, width):
                 cut = start
-        # Kinsoku: no closing mark at a line start, no opening mark at a line end (move one char along).
-        if (
-            cut == i
-            and cut - 1 > line_start
-            and (text[cut] in _NO_LINE_START or text[cut - 1] in _NO_LINE_END)
-        ):
+        # Kinsoku: no opening mark at a line end ("（xu-qing-he）" moves whole, its bracket too).
+        if text[cut - 1] in _NO_LINE_END and _fits(text, line_start, cut - 1, i, width):
             cut -= 1
         breaks.append(cut)
         line_start = cut
