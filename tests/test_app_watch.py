@@ -171,6 +171,7 @@ async def test_chapter_committed_by_another_process_is_not_a_hand_edit(sample: P
         assert await wait_for(pilot, lambda: any(n.kind == "peer" for n in screen.marks.notes), limit=3000)
         assert not isinstance(app.screen, ConfirmDialog)
         assert not screen.marks.edited and "手动修改" not in notes(app)
+        assert ".checkpoint.json" not in notes(app)  # followed quietly: no "reloaded" toast for its files
         screen.show_chapter(3, select=True)
         assert screen.chapter_view.marks_text.startswith("⇄ 第3章由另一个 novel-studio 进程写入")
         chapter = ProjectPaths(sample).chapter(3)
