@@ -241,3 +241,29 @@ async def test_watcher_reports_the_writer_then_a_hand_edit(watched: tuple[Path, 
     chapter.write_text("# 第1章\n\n作者手改。\n", encoding="utf-8")
     edited = await recorder.wait_for(ChangeKind.CHAPTER(1))
     assert edited.writer is None
+
+
+def test_concurrent_writers_never_interleave_lines(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOVEL_STUDIO_")}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["NOVEL_STUDIO_TEST_NO_FSYNC"] = "1"
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom studio import write_log\n"
+        "from studio.fileio import atomic_write_text\nwrite_log.MAX_BYTES = 6000\n"
+        "root = Path(sys.argv[1])\n"
+        "for i in range(300):\n"
+        "    atomic_write_text(root / 'chapters' / f'chapter-{i % 5 + 1:03d}.md', f'{sys.argv[2]} {i}\\n')\n"
+    )
+    children = [
+        subprocess.Popen([sys.executable, "-c", code, str(root), tag], env=env, cwd=ROOT, stderr=subprocess.PIPE)
+        for tag in ("甲", "乙")
+    ]
+    for child in children:
+        _, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err[-2000:]
+    lines = [line for part in write_log.log_paths(root) for line in part.read_bytes().splitlines()]
+    assert lines and all(WriteRecord.parse_data(json.loads(line)).op == "write" for line in lines)
+    assert {WriteRecord.parse_data(json.loads(line)).pid for line in lines} <= {c.pid for c in children}
+    for part in write_log.log_paths(root):
+        assert part.stat().st_size < 2 * 6000  # rotated (a few lines may land after the size check)
