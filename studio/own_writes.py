@@ -5,6 +5,9 @@ A process-wide, thread-safe registry: resolved path -> (sha256 of the bytes the 
 content before it is recorded) and every appended line. `is_own(path, current_bytes)` is True when the file
 now holds exactly what the app last wrote there. The registry is bounded (the oldest entries are dropped).
 
+Every write, append and deletion recorded here also goes to the project's write log (`studio.write_log`), so
+the watchers of OTHER novel-studio processes on the same project can tell it from the author's edits.
+
 Dependency-free on purpose: fileio imports it, and fileio is imported by everything.
 """
 
@@ -16,6 +19,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+
+from studio import write_log
 
 MAX_ENTRIES = 2000
 
@@ -45,28 +50,31 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _put(path: Path | str, entry: OwnWrite) -> None:
+def _put(path: Path | str, entry: OwnWrite) -> str:
     key = _key(path)
     with _lock:
         _entries.pop(key, None)
         _entries[key] = entry
         while len(_entries) > MAX_ENTRIES:
             _entries.popitem(last=False)
+    return key
 
 
 def record(path: Path | str, data: bytes) -> None:
     """The app is writing `data` as the whole content of `path`."""
-    _put(path, OwnWrite(_digest(data), time.time()))
+    digest = _digest(data)
+    write_log.record(_put(path, OwnWrite(digest, time.time())), "write", digest)
 
 
 def record_append(path: Path | str, appended: bytes, size_after: int) -> None:
     """The app appended `appended` to `path`, leaving it `size_after` bytes long."""
-    _put(path, OwnWrite(None, time.time(), appended=bytes(appended), size=size_after))
+    key = _put(path, OwnWrite(None, time.time(), appended=bytes(appended), size=size_after))
+    write_log.record(key, "append", size=size_after, appended=appended)
 
 
 def record_deleted(path: Path | str) -> None:
     """The app is deleting `path` (so the watcher does not report the deletion as the author's)."""
-    _put(path, OwnWrite(None, time.time(), deleted=True))
+    write_log.record(_put(path, OwnWrite(None, time.time(), deleted=True)), "delete")
 
 
 def last(path: Path | str) -> OwnWrite | None:

@@ -2,13 +2,17 @@
 
 `classify(path, root)` says what a file is to the studio (a chapter, an outline, a spec file ...) or None for
 files the studio ignores: its own bookkeeping (staging/, logs/, state/, .novel-studio/, .novel.lock/, any
-hidden file or folder such as .checkpoint.json), the atomic writer's temp files (`.name.xxx.tmp`) and editor
-swap / backup files (`.swp`, `foo~`, `.#foo`, vim's `4913` probe, `.partial`).
+other hidden file or folder), the atomic writer's temp files (`.name.xxx.tmp`) and editor swap / backup files
+(`.swp`, `foo~`, `.#foo`, vim's `4913` probe, `.partial`). The one hidden file it watches is the checkpoint
+(`.checkpoint.json`): another process's commit ends by writing it.
 
 `watch_project(root, on_change=...)` runs `watchfiles.awatch` on the project and, for every debounced batch,
 calls `on_change` with the `ProjectChange`s that matter:
 
 - a file whose content is exactly what the app last wrote (`studio.own_writes`) is dropped;
+- a file whose content is exactly what ANOTHER novel-studio process last wrote there (the project's write
+  log, `studio.write_log`: a `continue` in another terminal, a second studio or browser tab) is reported
+  with `writer` = that process's pid: not the author's edit, but the view must follow it;
 - a present file is read and validated with its model (JSON -> line/column for a syntax error, JSON path for
   a shape error; TOML; the outline parser; UTF-8 for Markdown). A broken file is reported with its problems
   and no value: the studio keeps its last good version and never rewrites the author's file;
@@ -37,6 +41,7 @@ from studio.errors import FormatError, Problem, UnsafeIdError
 from studio.fileio import decode_text, parse_json
 from studio.ids import is_slug, parse_chapter_id, parse_volume_id
 from studio.paths import SETTINGS_FILE
+from studio.write_log import CHECKPOINT_NAME, IGNORED_DIRS, WriteLogReader
 
 
 class Kind(StrEnum):
@@ -57,6 +62,7 @@ class Kind(StrEnum):
     STORYLINE_SPEC = "storyline_spec"
     NAMES = "names"
     CHECK_ALLOW = "check_allow"
+    CHECKPOINT = "checkpoint"
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,7 @@ class ChangeKind:
     STORYLINE_SPEC: ClassVar[ChangeKind]
     NAMES: ClassVar[ChangeKind]
     CHECK_ALLOW: ClassVar[ChangeKind]
+    CHECKPOINT: ClassVar[ChangeKind]
 
     @classmethod
     def CHAPTER(cls, n: int) -> ChangeKind:
@@ -118,6 +125,7 @@ ChangeKind.STORYLINES = ChangeKind(Kind.STORYLINES)
 ChangeKind.STORYLINE_SPEC = ChangeKind(Kind.STORYLINE_SPEC)
 ChangeKind.NAMES = ChangeKind(Kind.NAMES)
 ChangeKind.CHECK_ALLOW = ChangeKind(Kind.CHECK_ALLOW)
+ChangeKind.CHECKPOINT = ChangeKind(Kind.CHECKPOINT)
 
 
 @dataclass(frozen=True)
@@ -126,7 +134,8 @@ class ProjectChange:
 
     `problems` is non-empty when the new content cannot be used (keep the last good version); `value` is
     the parsed new content when there is a model for it (a StyleProfile, a VolumeOutline, Settings ...),
-    None for Markdown text (re-read it) and for broken or deleted files.
+    None for Markdown text (re-read it) and for broken or deleted files. `writer` is the pid of the other
+    novel-studio process whose write this is (`studio.write_log`); None: the author's change.
     """
 
     kind: ChangeKind
@@ -134,6 +143,7 @@ class ProjectChange:
     deleted: bool = False
     problems: list[Problem] = field(default_factory=list)
     value: Any = None
+    writer: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -144,7 +154,6 @@ OnChange = Callable[[list["ProjectChange"]], Awaitable[None] | None]
 
 # --------------------------------------------------------------------------------------------- classify
 
-IGNORED_DIRS = frozenset({"staging", "logs", "state", "evaluations", "foreshadowing", "refine", "backups"})
 _CHAPTER_FILE = re.compile(r"^(chapter-\d{3,})\.md$")
 _SUMMARY_FILE = re.compile(r"^(chapter-\d{3,})-summary\.md$")
 _CONTRACT_FILE = re.compile(r"^(chapter-\d{3,})\.json$")
@@ -173,6 +182,8 @@ def classify(path: Path | str, root: Path | str) -> ChangeKind | None:
     parts = _relative_parts(path, root)
     if not parts:
         return None
+    if parts == (CHECKPOINT_NAME,):
+        return ChangeKind.CHECKPOINT
     if any(is_ignored_name(part) for part in parts):
         return None
     name = parts[-1]
@@ -247,6 +258,7 @@ _JSON_MODELS: dict[Kind, str] = {
     Kind.CONTRACT: "studio.models.contract:ChapterContract",
     Kind.NAMES: "studio.models.names:NamesFile",
     Kind.CHECK_ALLOW: "studio.models.check_allow:CheckAllowList",
+    Kind.CHECKPOINT: "studio.models.checkpoint:Checkpoint",
 }
 
 
@@ -294,9 +306,14 @@ def validate(kind: ChangeKind, path: Path, data: bytes, root: Path) -> Any:
     return model.parse_data(parse_json(text, path), path)
 
 
-def inspect_paths(root: Path, paths: Iterable[Path | str]) -> list[ProjectChange]:
-    """The ProjectChanges for a batch of changed paths (own writes and ignored files dropped). Blocking."""
+def inspect_paths(
+    root: Path, paths: Iterable[Path | str], peers: WriteLogReader | None = None
+) -> list[ProjectChange]:
+    """The ProjectChanges for a batch of changed paths (own writes and ignored files dropped; other
+    processes' writes found in `peers`, a fresh reader of the project's write log when None). Blocking."""
     root = Path(root)
+    if peers is None:
+        peers = WriteLogReader(root)
     out: list[ProjectChange] = []
     for raw in sorted({os.fspath(p) for p in paths}):
         path = Path(raw)
@@ -311,20 +328,25 @@ def inspect_paths(root: Path, paths: Iterable[Path | str]) -> list[ProjectChange
             continue
         except OSError as exc:
             own_writes.forget(path)
+            peers.forget(path)
             out.append(ProjectChange(kind, path, problems=[Problem(path, f"cannot read: {exc.strerror or exc}")]))
             continue
         if own_writes.is_own(path, data):
             continue
         own_writes.forget(path)
+        peer = peers.match(path, data)  # after reading the file: its record is logged before the rename
+        writer = peer.pid if peer is not None else None
+        if peer is None:
+            peers.forget(path)
         if data is None:
-            out.append(ProjectChange(kind, path, deleted=True))
+            out.append(ProjectChange(kind, path, deleted=True, writer=writer))
             continue
         try:
             value = validate(kind, path, data, root)
         except FormatError as exc:
-            out.append(ProjectChange(kind, path, problems=list(exc.problems)))
+            out.append(ProjectChange(kind, path, problems=list(exc.problems), writer=writer))
             continue
-        out.append(ProjectChange(kind, path, value=value))
+        out.append(ProjectChange(kind, path, value=value, writer=writer))
     return out
 
 
@@ -351,6 +373,8 @@ async def watch_project(
     from watchfiles import awatch  # local: only the studio needs it
 
     root_path = Path(root).resolve()
+    peers = WriteLogReader(root_path)
+    await asyncio.to_thread(peers.refresh)  # the log so far read now, not on the first change
 
     def keep(_change: object, path: str) -> bool:
         return classify(path, root_path) is not None
@@ -369,7 +393,7 @@ async def watch_project(
             ready.set()
         if not batch:
             continue
-        changes = await asyncio.to_thread(inspect_paths, root_path, [path for _, path in batch])
+        changes = await asyncio.to_thread(inspect_paths, root_path, [path for _, path in batch], peers)
         if not changes:
             continue
         result = on_change(changes)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +14,7 @@ import pytest
 from screens.file_watcher import FileWatcher
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import ConfirmDialog
-from studio.fileio import atomic_write_text
+from studio.fileio import NO_FSYNC_ENV, atomic_write_text
 from studio.init_project import init_project
 from studio.models.review_marks import load_review_marks
 from studio.paths import ProjectPaths
@@ -139,3 +142,46 @@ async def test_edited_outline_is_reloaded(sample: Path) -> None:
         outline.write_text(outline.read_text(encoding="utf-8") + "\n", encoding="utf-8")
         assert await wait_for(pilot, lambda: "已重新载入" in notes(app))
         assert "outline.md" in notes(app)
+
+
+async def test_chapter_committed_by_another_process_is_not_a_hand_edit(sample: Path) -> None:
+    """Issue 12 item 8: `novel-studio continue` in another terminal while the studio is open."""
+    root_dir = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root_dir) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           NO_FSYNC_ENV: "1"}
+    app = make_app(sample)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen, _bridge = await started(app, pilot)
+        assert screen.project.last_completed_chapter == 2
+        assert find_chapter(screen.outline.rows, 3) is not None
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "studio.cli.main", "--offline", "continue", "1", "--yes", "--project", str(sample),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            env=env, cwd=root_dir,
+        )
+        output, _ = await asyncio.wait_for(child.communicate(), 600)
+        assert child.returncode == 0, output.decode("utf-8", "replace")[-2000:]
+
+        def followed() -> bool:  # the outline row and the scores as after the studio's own commit
+            row = find_chapter(screen.outline.rows, 3)
+            return (screen.project.last_completed_chapter == 3 and row is not None
+                    and row.status is ChapterStatus.COMMITTED and row.overall is not None)
+
+        assert await wait_for(pilot, followed, limit=3000), "the studio did not follow the other process's commit"
+        assert await wait_for(pilot, lambda: any(n.kind == "peer" for n in screen.marks.notes), limit=3000)
+        assert not isinstance(app.screen, ConfirmDialog)
+        assert not screen.marks.edited and "手动修改" not in notes(app)
+        assert ".checkpoint.json" not in notes(app)  # followed quietly: no "reloaded" toast for its files
+        screen.show_chapter(3, select=True)
+        assert screen.chapter_view.marks_text.startswith("⇄ 第3章由另一个 novel-studio 进程写入")
+        chapter = ProjectPaths(sample).chapter(3)
+        assert chapter.read_text(encoding="utf-8").strip()[:20] in screen.chapter_view.text
+        log = (sample / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
+        assert "chapter 3 written by another novel-studio process" in log
+        assert "chapter 3 edited by hand" not in log
+
+        # a real hand edit after the other process's write is still a hand edit
+        chapter.write_text(chapter.read_text(encoding="utf-8") + "\n作者补了一句。\n", encoding="utf-8")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog), limit=3000), "no rebuild offer"
+        assert "第3章被手动修改" in app.screen.message  # type: ignore[attr-defined]
+        assert 3 in screen.marks.edited

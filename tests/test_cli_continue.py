@@ -40,8 +40,8 @@ def test_continue_writes_and_prints_prd_lines(root: Path, monkeypatch: pytest.Mo
     assert main(["continue", "2", "--project", str(root), "--yes"]) == 0
     out = capsys.readouterr().out
     assert "预计 2 章约 $" in out
-    assert "Ch 3: " in out and "字 3.2→修订→4.1 ✅" in out
-    assert "Ch 4: " in out and "字 4.2 ✅" in out
+    assert "第3章：" in out and "字 3.2→修订→4.1 ✅" in out
+    assert "第4章：" in out and "字 4.2 ✅" in out
     assert "本次：2 章" in out
     assert Checkpoint.load(ProjectPaths(root).checkpoint).last_completed_chapter == 4
 
@@ -51,7 +51,8 @@ def test_continue_english_and_note(root: Path, monkeypatch: pytest.MonkeyPatch,
     made = use_fake(monkeypatch)
     assert main(["continue", "--project", str(root), "--yes", "--lang", "en", "--note", "受伤"]) == 0
     out = capsys.readouterr().out
-    assert "chars 4.2 ✅" in out and "This run: 1 chapters" in out
+    assert "Ch 3: " in out and "chars 4.2 ✅" in out and "This run: 1 chapters" in out
+    assert "第3章" not in out
     assert made[0].writes[0][1] == "受伤"
 
 
@@ -99,7 +100,7 @@ def test_max_cost_stops_before_spending(root: Path, monkeypatch: pytest.MonkeyPa
     use_fake(monkeypatch)
     assert main(["continue", "3", "--project", str(root), "--yes", "--max-cost", "0.1"]) == 0
     out = capsys.readouterr().out
-    assert "上限" in out and "Ch 3" not in out
+    assert "上限" in out and "第3章：" not in out
 
 
 def test_missing_key_is_a_clear_error(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -129,7 +130,7 @@ def test_offline_provider_end_to_end(root: Path, monkeypatch: pytest.MonkeyPatch
     code = main(["continue", "2", "--project", str(root), "--offline", "--yes", "--on-low-score", "accept"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "离线模式" in out and "Ch 3: " in out and "Ch 4: " in out
+    assert "离线模式" in out and "第3章：" in out and "第4章：" in out
     paths = ProjectPaths(root)
     log = json.loads(paths.log(3).read_text(encoding="utf-8"))
     assert log.get("offline") is True
@@ -156,7 +157,7 @@ def test_continue_prints_each_chapter_as_it_commits(root: Path, monkeypatch: pyt
     assert main(["continue", "2", "--project", str(root), "--yes"]) == 0
     rest = capsys.readouterr().out
     assert made and seen_before_4
-    assert "Ch 3: " in seen_before_4[0] and "字 3.2→修订→4.1 ✅" in seen_before_4[0]
+    assert "第3章：" in seen_before_4[0] and "字 3.2→修订→4.1 ✅" in seen_before_4[0]
     everything = seen_before_4[0] + rest
-    assert everything.count("Ch 3: ") == 1 and everything.count("Ch 4: ") == 1
-    assert everything.index("Ch 4: ") < everything.index("本次：2 章")
+    assert everything.count("第3章：") == 1 and everything.count("第4章：") == 1
+    assert everything.index("第4章：") < everything.index("本次：2 章")

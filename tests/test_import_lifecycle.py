@@ -75,7 +75,7 @@ def test_an_offline_full_import_then_plan_and_continue(tmp_path: Path, monkeypat
     assert anchors[0].splitlines()[0] in request
 
     assert main(["continue", "--project", str(root), "--offline", "--yes", "--on-low-score", "accept"]) == 0
-    assert "Ch 31" in capsys.readouterr().out
+    assert "第31章：" in capsys.readouterr().out
     project = Project.open(root)
     assert project.last_completed_chapter == 31 and paths.chapter(31).is_file()
     assert project.state.last_updated_chapter == 31

@@ -96,7 +96,8 @@ ROOT = Path("/novel")
         ("state/current-state.json", None),
         (".novel-studio/marks.json", None),
         (".novel.lock/info.json", None),
-        (".checkpoint.json", None),
+        (".checkpoint.json", ChangeKind.CHECKPOINT),
+        ("chapters/.checkpoint.json", None),
         ("storylines/main-arc/memory.md", None),
         # ignored: temp files and editor droppings
         ("chapters/.chapter-002.md.abc123.tmp", None),

@@ -1,6 +1,6 @@
 """`novel-studio continue [N]`: write N chapters headless (PRD `/novel:continue`, issue 3 section 5).
 
-Prints the estimated cost first, one line per chapter as it commits (`Ch 50: 2890字 3.2→修订→3.6 ✅`, with the
+Prints the estimated cost first, one line per chapter as it commits (`第50章：2890字 3.2→修订→3.6 ✅`, with the
 checks' count once they ran), then the run's tokens and cost. Exit: 0 done (or stopped at the volume end / the brief / `--max-cost`), 1 error
 (resumable), 3 paused for the author, 4 locked, 130 interrupted (Ctrl-C, SIGTERM, SIGHUP: the lock is
 released and the chapter left resumable).
@@ -91,7 +91,7 @@ MESSAGES: Catalog = {
     "q_key": ("没有找到 API 密钥（{env}）：改用离线演示吗？", "No API key ({env}): continue offline instead?"),
     "o_offline": ("用离线演示继续", "continue offline"),
     "o_cancel": ("取消", "cancel"),
-    "committed_line": ("Ch {n}: {words}字 {path} {mark}", "Ch {n}: {words} chars {path} {mark}"),
+    "committed_line": ("第{n}章：{words}字 {path} {mark}", "Ch {n}: {words} chars {path} {mark}"),
     "findings": ("检查 {count} 条", "checks: {count}"),
     "revised": ("修订", "revised"),
     "rewritten": ("重写", "rewritten"),

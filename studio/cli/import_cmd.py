@@ -36,6 +36,7 @@ from typing import Any
 
 from pipeline.importing.extract import estimate_extraction
 from pipeline.providers.factory import is_offline
+from studio.cli.check_cmd import kind_label
 from studio.cli.common import (
     ExitCode,
     JsonOut,
@@ -302,6 +303,13 @@ def _names(args: argparse.Namespace, out: JsonOut, paths: ProjectPaths, candidat
     return added
 
 
+def findings_summary(findings: dict[str, int], lang: Lang) -> str:
+    """`跨章重复用语 27，标点 3`: the finding kinds by the names `novel-studio check` shows (one catalog)."""
+    if not findings:
+        return tr(MESSAGES, "no_findings", lang)
+    return ("，" if lang == "zh" else ", ").join(f"{kind_label(kind, lang)} {n}" for kind, n in findings.items())
+
+
 def _checks(args: argparse.Namespace, out: JsonOut, root: Path, report: ImportReport, lang: Lang) -> ImportReport:
     if args.skip_checks:
         out.say(tr(MESSAGES, "checks_skipped", lang, path=root))
@@ -313,10 +321,8 @@ def _checks(args: argparse.Namespace, out: JsonOut, root: Path, report: ImportRe
         out.say(tr(MESSAGES, "checks_skipped", lang, path=root))
         return report
     m = report.metrics
-    found = "，".join(f"{k} {v}" for k, v in report.findings.items()) if lang == "zh" else ", ".join(
-        f"{k} {v}" for k, v in report.findings.items())
     out.say(tr(MESSAGES, "checks_done", lang, seconds=report.seconds.get("checks", 0.0),
-               findings=found or tr(MESSAGES, "no_findings", lang)))
+               findings=findings_summary(report.findings, lang)))
     out.say(tr(MESSAGES, "metrics", lang, dialogue=m.get("dialogue_ratio", 0.0), sentence=m.get("avg_sentence_length", 0.0),
                blacklist=m.get("blacklist_hits_per_1k", 0.0), dash=m.get("dash_per_1k", 0.0)))
     out.say(tr(MESSAGES, "deferred", lang))

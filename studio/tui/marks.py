@@ -6,11 +6,11 @@ screen's watcher redraws the outline and the chapter pane's marks line once per 
 the session (a hand edit the author has not rebuilt yet); `review` is read from `.novel-studio/review-marks.json`
 (`studio.models.review_marks`), written by the rebuild and cleared by `m`. `notes` are what the session learnt
 about a chapter that a toast alone would lose: what its rebuild changed or why it failed, a stage error, why the
-run paused on it (`chapter` None: about the run, shown with every chapter). Kinds: `rebuild`, `error`, `paused`;
-a new note of a kind replaces the old one.
+run paused on it, that another novel-studio process wrote it (`chapter` None: about the run, shown with every
+chapter). Kinds: `rebuild`, `error`, `paused`, `peer`; a new note of a kind replaces the old one.
 
 `lines(n, lang)` is the marks line of chapter `n`: each item starts with its symbol (↻ edited, ⚑ needs review,
-✗ error, ‖ paused, ↺ rebuilt: the meaning reads without colour).
+✗ error, ‖ paused, ↺ rebuilt, ⇄ written by another process: the meaning reads without colour).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ MESSAGES: Catalog = {
     ),
 }
 
-NOTE_SYMBOLS: dict[str, str] = {"rebuild": "↺", "error": "✗", "paused": "‖"}
+NOTE_SYMBOLS: dict[str, str] = {"rebuild": "↺", "error": "✗", "paused": "‖", "peer": "⇄"}
 """The symbol in front of a note of each kind."""
 
 

@@ -5,7 +5,12 @@
 - `changes(batch)` (a `ProjectChanged` from `screens.file_watcher`): a committed chapter edited by hand goes to
   `chapter_edited`; an edited outline, settings file, style profile ... is reloaded and notified; a file the
   author broke is reported (path, line, column) in a notification that stays until the file is fixed (or is
-  dismissed); the studio keeps its last good version and never writes the file.
+  dismissed); the studio keeps its last good version and never writes the file. A change another
+  novel-studio process made (`ProjectChange.writer`: a `continue` in another terminal, a second studio or
+  browser tab) is not the author's: the project is re-read and the selected chapter shown again (outline
+  row, text, scores, as after the studio's own commit), nothing is marked or offered, and a chapter written
+  that way says so once in its marks line (`peer_wrote`) and in the studio log. The commit's last write, the
+  checkpoint, brings the final refresh.
 - `chapter_edited(n, source)` (the watcher, `e`, an applied refine review): mark it ("edited, not rebuilt"),
   refresh, then offer the rebuild (ConfirmDialog: rebuild now / later), or queue it at once with
   `writing.auto_rebuild`. The same bytes are offered once.
@@ -74,6 +79,10 @@ MESSAGES: Catalog = {
         "Watching the files failed; hand edits will not be noticed: {message} (see the log)",
     ),
     "rebuild_busy": ("正在重建第{n}章，请稍候", "Rebuilding chapter {n}; please wait"),
+    "peer_wrote": (
+        "第{n}章由另一个 novel-studio 进程写入（pid {pid}）",
+        "Chapter {n} was written by another novel-studio process (pid {pid})",
+    ),
 }
 
 
@@ -109,6 +118,8 @@ class EditsHost(StudioHost, Protocol):
     def withdraw(self, note: StickyNote) -> None: ...
 
     def write_log(self, message: str) -> None: ...
+
+    def keep_note(self, chapter: int | None, kind: str, text: str) -> None: ...
 
     def confirm(
         self, text: str, *, title: str, yes_label: str, no_label: str, answered: ConfirmCallback
@@ -160,6 +171,7 @@ class EditsFlow:
         self._offered: dict[int, str] = {}
         self._queued_notice: set[int] = set()
         self._failed_shown = False
+        self._peer_noted: dict[int, str | None] = {}  # chapter -> digest of the other process's text noted
 
     @property
     def root(self) -> Path:
@@ -192,11 +204,21 @@ class EditsFlow:
         for change in changes:
             name = relative_name(change.path, self.root)
             kind = change.kind.kind
-            host.write_log(f"watch: {kind.value} {name} deleted={change.deleted} problems={len(change.problems)}")
+            by = "" if change.writer is None else f" writer=pid {change.writer}"
+            host.write_log(
+                f"watch: {kind.value} {name} deleted={change.deleted} problems={len(change.problems)}{by}"
+            )
             if change.problems:
                 self._show_broken(change, name)
                 continue
             fixed = self._clear_broken(change.path)
+            if change.writer is not None:  # another novel-studio process: follow it, mark nothing
+                if kind is Kind.SETTINGS and isinstance(change.value, Settings):
+                    host.services.apply_settings(change.value)
+                if kind is Kind.CHAPTER and change.kind.chapter is not None and not change.deleted:
+                    self._peer_chapter(change.kind.chapter, change.writer)
+                reload_needed = True
+                continue
             if kind is Kind.CHAPTER:
                 if change.deleted:
                     reload_needed = True
@@ -211,7 +233,7 @@ class EditsFlow:
             reload_needed = True
             if fixed:
                 host.notify(tr(MESSAGES, "fixed", lang, name=name), markup=False)
-            elif kind is not Kind.SUMMARY:
+            elif kind not in (Kind.SUMMARY, Kind.CHECKPOINT):
                 reloaded.append(name)
         if reload_needed:
             host.reload()
@@ -221,6 +243,15 @@ class EditsFlow:
         if reloaded:
             sep = "、" if lang == "zh" else ", "
             host.notify(tr(MESSAGES, "reloaded", lang, names=sep.join(reloaded)), markup=False)
+
+    def _peer_chapter(self, n: int, pid: int) -> None:
+        """Chapter `n` was written by another process: say so once (per text) in its marks line and the log."""
+        digest = _digest(ProjectPaths(self.root).chapter(n))
+        if n in self._peer_noted and self._peer_noted[n] == digest:
+            return
+        self._peer_noted[n] = digest
+        self.host.write_log(f"watch: chapter {n} written by another novel-studio process (pid {pid})")
+        self.host.keep_note(n, "peer", tr(MESSAGES, "peer_wrote", self.lang, n=n, pid=pid))
 
     def _show_broken(self, change: ProjectChange, name: str) -> None:
         lines = "\n".join(f"- {describe_problem(p, self.lang)}" for p in change.problems)
