@@ -73,6 +73,7 @@ from studio.project import Project
 from studio.search import SearchHit
 from studio.status import build_status
 from studio.tui.editor import edit_chapter
+from studio.tui.heap import settle_heap
 from studio.tui.host import RunRequest, Severity, StudioServices
 from studio.tui.import_flow import ExtractionFlow
 from studio.tui.marks import ChapterMarks, read_review_marks
@@ -937,6 +938,8 @@ class MainScreen(Screen[None]):
         if was_streaming:
             self.chapter_view.end_stream()
         self.edits.pump()  # rebuilds queued while the run held the lock
+        if not self.app.is_headless:
+            self.call_after_refresh(settle_heap)  # the run's garbage freed, what it loaded frozen (studio.tui.heap)
         if message.cancelled:
             self.notify(tr(MESSAGES, "run_stopped", self.lang), severity="warning")
         elif message.error is not None:
