@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
+from textual.widget import Widget
 from textual.widgets import Tree
 
 from screens.main_screen import Pane
@@ -216,3 +217,35 @@ async def test_a_headless_studio_never_freezes_the_heap(sample: Path) -> None:
         await pilot.press("1")
         await pilot.pause()
     assert frozen_count() == before
+
+
+async def test_selecting_a_chapter_does_not_lay_out_the_header_or_the_title(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Static.update` asks for a layout of the whole screen; the header (one or two lines, whatever it says)
+    and the chapter title (one line) only repaint, on a chapter selection and on the header's ticking clock."""
+    app = make_app(sample)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        await pilot.press("1")
+        await pilot.pause()
+        laid_out: list[str] = []
+        refresh = Widget.refresh
+
+        def spy(self: Widget, *regions: Any, **kwargs: Any) -> Widget:
+            if kwargs.get("layout"):
+                laid_out.append(self.id or type(self).__name__)
+            return refresh(self, *regions, **kwargs)
+
+        monkeypatch.setattr(Widget, "refresh", spy)
+        before = screen.selected
+        await pilot.press("k")
+        await pilot.pause()
+        assert screen.selected != before
+        screen.header.start_stage("draft")
+        screen.header.stop_stage()
+        await pilot.pause()
+        assert "studio-header" not in laid_out and "chapter-title" not in laid_out, laid_out
+        assert f"第{screen.selected}章" in screen.header.plain()
+        assert f"第{screen.selected}章" in screen.chapter_view.title
