@@ -26,9 +26,11 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     --project DIR --offline` on a pseudo-terminal, 160x48, its output read by pyte): idle, the keys `1`, `down`,
     `up`, `2`, `pagedown`, `pageup` in turn, each written once the terminal has been quiet for 0.3 s, timed from
     the write to the first byte of the next frame and to the end of that frame (no output for 30 ms); p95 per
-    kind. While a chapter streams (NOVEL_STUDIO_OFFLINE_DELAY=0.05) the output never stops, so there the
-    chapter selection (`down`/`up` in the outline) is timed from the write to the frame whose header names
-    the newly selected chapter. Also the studio's CPU time (user+sys) per key, from /proc.
+    kind, and the studio's CPU time (user+sys, from /proc) per key. Then while chapter n+1 of a copy of the (b)
+    project streams (NOVEL_STUDIO_OFFLINE_DELAY=0.2, `--pty-delay`) the output never stops, so there each key is timed from
+    the write to the first frame showing its effect: `2` / `1` until the accent border has moved (the pane
+    corners' colours, as seen idle), `down` / `up` in the outline until the header names the newly selected
+    chapter; p95 per kind, and the studio's share of a core over those presses.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import math
 import os
 import resource
 import select
+import shutil
 import statistics
 import subprocess
 import sys
@@ -64,6 +67,7 @@ from pipeline.providers.offline import OfflineProvider  # noqa: E402
 from screens.help_screen import HelpScreen  # noqa: E402
 from screens.main_screen import MainScreen  # noqa: E402
 from studio.tui.app import NovelStudioApp  # noqa: E402
+from studio.tui.heap import settle_heap  # noqa: E402
 
 Out = Callable[[str], None]
 SIZE = (160, 48)
@@ -76,6 +80,14 @@ KEY_KINDS: dict[str, str] = {
     "question_mark": "help open/close", "escape": "help open/close",
 }
 STREAM_AGENTS = frozenset({"chapter_writer", "revision"})
+PTY_KEY_CYCLE = ("1", "down", "up", "2", "pagedown", "pageup")
+PTY_KINDS = {"1": "pane switching", "2": "pane switching", "down": "chapter selection", "up": "chapter selection",
+             "pagedown": "scrolling", "pageup": "scrolling"}
+PTY_STREAM_CYCLE = ("2", "1", "down", "up")
+"""While streaming: to the chapter pane and back, then the outline's next / previous chapter."""
+PTY_OFFLINE_DELAY = 0.2
+"""Seconds between the offline writer's 20-character deltas in the streaming part (NOVEL_STUDIO_OFFLINE_DELAY):
+about 100 characters a second, a real model's pace, so the draft streams for longer than the presses take."""
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -428,6 +440,7 @@ async def key_latency(root: Path, opts: Options) -> StreamFigures:
         screen = app.main_screen
         assert screen is not None
         await pilot.pause(0.2)
+        settle_heap()  # as the studio does in a real terminal once painted (headless Apps do not)
         await pilot.press("1")
         # the same keys with nothing running
         figures.idle = await press_cycle(
@@ -475,6 +488,7 @@ class Options:
     gap_s: float = 0.2
     pty: bool = True
     fresh: bool = True
+    pty_delay: float = PTY_OFFLINE_DELAY
 
 
 def _latency_line(label: str, results: list[PressResult]) -> str:
@@ -545,6 +559,8 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
     out("")
     stream_root = work / "novel-b"
     generate_project(stream_root, max(1, opts.chapters - 2))
+    pty_stream_root = work / "novel-c"  # the in-process part leaves novel-b's chapter stopped mid-run
+    shutil.copytree(stream_root, pty_stream_root)
     chapter = max(1, opts.chapters - 2) + 1
     out(f"(b) key-press latency: key sent (as pilot.press sends it) -> first frame showing the effect; keys {', '.join(KEY_CYCLE)} in turn "
         f"({opts.gap_s * 1000:.0f} ms after the previous one showed); chapter {chapter} of a {chapter - 1}-chapter project drafted at "
@@ -577,7 +593,7 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
     if opts.pty:
         out("")
         out(f"(d) key latency in a real pty ({SIZE[0]}x{SIZE[1]}, python -m studio.cli.main --offline, read by pyte)")
-        pty_figures = pty_key_latency(root, opts.presses, out)
+        pty_figures = pty_key_latency(root, pty_stream_root, opts.presses, out, opts.pty_delay)
         if pty_figures is not None:
             figures["pty_keys"] = pty_figures
             print_pty_latency(pty_figures, out)
@@ -618,9 +634,6 @@ def selection_costs(root: Path, walk: int = 20) -> dict[str, float]:
 
 # --------------------------------------------------------------------------------------------- (d) real pty
 
-PTY_KEY_CYCLE = ("1", "down", "up", "2", "pagedown", "pageup")
-PTY_KINDS = {"1": "pane switching", "2": "pane switching", "down": "chapter selection", "up": "chapter selection",
-             "pagedown": "scrolling", "pageup": "scrolling"}
 
 
 def _child_cpu_s(pid: int) -> float:
@@ -639,15 +652,30 @@ def _header_chapter(lines: list[str]) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def pty_key_latency(root: Path, presses: int, out: Out) -> dict[str, Any] | None:
+def _pane_corners(term: Any) -> tuple[str, str] | None:
+    """The colours of the outline's and the chapter pane's top-left border corners on the row of the pane
+    titles (the focused pane's border is the accent colour); None before that row is drawn."""
+    for y, line in enumerate(term.display()):
+        if PANE_TITLES[0] in line and PANE_TITLES[1] in line:
+            row = term.screen.buffer[y]
+            corners = [x for x in range(term.screen.columns) if row[x].data == "╭"]
+            return (row[corners[0]].fg, row[corners[1]].fg) if len(corners) >= 2 else None
+    return None
+
+
+def pty_key_latency(root: Path, stream_root: Path, presses: int, out: Out,
+                    offline_delay: float = PTY_OFFLINE_DELAY) -> dict[str, Any] | None:
+    """Idle on `root`, then while chapter `n+1` of `stream_root` streams (its offline deltas
+    `offline_delay` s apart): key -> effect on the terminal, and the studio's CPU per key (idle)."""
     try:
         from tests.pty_term import KEYS, PtyTerm, studio_argv
     except ImportError as exc:  # no pty or no pyte
         out(f"  real pty: skipped ({exc})")
         return None
-    figures: dict[str, Any] = {"idle": [], "stream": [], "cpu": []}
-    env = dict(os.environ, NOVEL_STUDIO_OFFLINE_DELAY="0.05")
-    term = PtyTerm.spawn(studio_argv(root), size=SIZE, env=env)
+    figures: dict[str, Any] = {"idle": [], "stream": [], "cpu": [], "stream_misses": 0, "stream_cpu_share": math.nan,
+                               "stream_window_s": 0.0}
+    looks: dict[str, tuple[str, str]] = {}
+    term = PtyTerm.spawn(studio_argv(root), size=SIZE, env=dict(os.environ))
     try:
         if not term.wait_for(PANE_TITLES[0], 120):
             out("  real pty: the studio did not paint")
@@ -666,26 +694,57 @@ def pty_key_latency(root: Path, presses: int, out: Out) -> dict[str, Any] | None
                 pass
             done = term.last_output - sent
             figures["idle"].append((key, first, done))
-            figures["cpu"].append(_child_cpu_s(term.proc.pid) - cpu0)
-        # while a chapter streams: chapter selection until the header names the new chapter
+            figures["cpu"].append((key, _child_cpu_s(term.proc.pid) - cpu0))
+            if key in ("1", "2"):
+                term.settle(0.3)
+                corners = _pane_corners(term)
+                if corners is not None:
+                    looks[key] = corners
+    finally:
+        term.close()
+    if len(looks) < 2 or looks["1"] == looks["2"]:
+        out("  while streaming: skipped (the idle part did not see both pane looks)")
+        return figures
+    # while a chapter streams: pane switching (the accent border moves) and chapter selection (the header
+    # names the newly selected chapter); the output never stops, so each key is timed to the frame showing it
+    env = dict(os.environ, NOVEL_STUDIO_OFFLINE_DELAY=str(offline_delay))
+    term = PtyTerm.spawn(studio_argv(stream_root), size=SIZE, env=env)
+    try:
+        if not term.wait_for(PANE_TITLES[0], 120):
+            return figures
+        term.settle(0.5)
         term.send(b"1")
         term.settle(0.3)
         term.send(b"c")
-        term.wait_until(lambda: "运行中" in term.display()[0], 60)
-        for i in range(presses):
-            key = "down" if i % 2 == 0 else "up"
-            before = _header_chapter(term.display())
+        if not term.wait_until(lambda: "写作中" in term.text(), 60):
+            out("  while streaming: the draft did not start")
+            return figures
+        term.pump(0.5)
+        cpu0, start = _child_cpu_s(term.proc.pid), time.perf_counter()
+        for i in range(presses * 2):
+            key = PTY_STREAM_CYCLE[i % len(PTY_STREAM_CYCLE)]
+            if key in looks:
+                def shown(want: tuple[str, str] = looks[key]) -> bool:
+                    return _pane_corners(term) == want
+            else:
+                before = _header_chapter(term.display())
 
-            def moved(before: int | None = before) -> bool:
-                return _header_chapter(term.display()) not in (None, before)
-
+                def shown(before: int | None = before) -> bool:  # type: ignore[misc]
+                    return _header_chapter(term.display()) not in (None, before)
+            if shown():
+                continue  # already so (a key before this one missed): nothing to time
             sent = time.perf_counter()
-            term.send(KEYS[key])
-            if term.wait_until(moved, 5.0):
+            term.send(KEYS.get(key, key.encode()))
+            if term.wait_until(shown, 5.0):
                 figures["stream"].append((key, term.last_output - sent))
+            else:
+                figures["stream_misses"] += 1
             if term.proc.poll() is not None or "运行中" not in term.display()[0]:
-                break
+                break  # the run has ended (the header's state)
             term.pump(0.1)
+        window = time.perf_counter() - start
+        figures["stream_window_s"] = window
+        figures["stream_cpu_share"] = (_child_cpu_s(term.proc.pid) - cpu0) / window if window > 0 else math.nan
     finally:
         term.close()
     return figures
@@ -693,21 +752,29 @@ def pty_key_latency(root: Path, presses: int, out: Out) -> dict[str, Any] | None
 
 def print_pty_latency(figures: dict[str, Any], out: Out) -> None:
     idle: list[tuple[str, float, float]] = figures["idle"]
+    cpu: list[tuple[str, float]] = figures["cpu"]
     for kind in ("pane switching", "chapter selection", "scrolling"):
         firsts = [f for k, f, _ in idle if PTY_KINDS[k] == kind]
         dones = [d for k, _, d in idle if PTY_KINDS[k] == kind]
         if firsts:
             out(f"  idle, {kind:<18} key -> first byte p95 {ms(p95(firsts))} (median {ms(statistics.median(firsts))}); "
                 f"-> frame written p95 {ms(p95(dones))}; {len(firsts)} presses")
-    cpu = [c for c in figures["cpu"] if not math.isnan(c)]
-    if cpu:
-        out(f"  studio CPU per idle key: median {ms(statistics.median(cpu))}, p95 {ms(p95(cpu))}")
-    stream = [t for _, t in figures["stream"]]
+        used = [c for k, c in cpu if PTY_KINDS[k] == kind and not math.isnan(c)]
+        if used:
+            out(f"        studio CPU per key: median {ms(statistics.median(used))}, p95 {ms(p95(used))}")
+    stream: list[tuple[str, float]] = figures["stream"]
+    for kind in ("pane switching", "chapter selection"):
+        values = [t for k, t in stream if PTY_KINDS[k] == kind]
+        if values:
+            out(f"  while streaming, {kind:<18} key -> frame showing it p95 {ms(p95(values))} "
+                f"(median {ms(statistics.median(values))}); {len(values)} presses")
+        else:
+            out(f"  while streaming, {kind}: none measured")
     if stream:
-        out(f"  while streaming, chapter selection key -> header shows it: p95 {ms(p95(stream))} "
-            f"(median {ms(statistics.median(stream))}); {len(stream)} presses")
+        out(f"  while streaming: {figures['stream_misses']} presses showed no effect within 5 s; the studio used "
+            f"{figures['stream_cpu_share'] * 100:.0f}% of a core over the {figures['stream_window_s']:.1f} s of presses")
     else:
-        out("  while streaming: no selection measured (the draft ended first)")
+        out("  while streaming: no key measured (the draft ended first)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -719,6 +786,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=100.0, help="text deltas per second while drafting")
     parser.add_argument("--stream-s", type=float, help="how long the draft streams (default 30 s, quick 16 s)")
     parser.add_argument("--no-pty", action="store_true", help="skip the real-terminal first paint")
+    parser.add_argument("--pty-delay", type=float, default=PTY_OFFLINE_DELAY,
+                        help="seconds between the offline deltas while streaming in the pty (default 0.2)")
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh-interpreter first paint")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--child-first-paint", type=Path, help=argparse.SUPPRESS)
@@ -734,6 +803,7 @@ def main(argv: list[str] | None = None) -> int:
         rate=args.rate,
         stream_s=args.stream_s or (16.0 if args.quick else 30.0),
         pty=not args.no_pty,
+        pty_delay=args.pty_delay,
         fresh=not args.no_fresh,
     )
     run_in_workdir(args.keep, "novel-studio-bench-tui-", lambda work: run_benchmark(work, opts))

@@ -27,6 +27,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Vertical
+from textual.dom import DOMNode
 from textual.events import Resize
 from textual.notifications import Notification
 from textual.reactive import Reactive, var
@@ -72,6 +73,7 @@ from studio.project import Project
 from studio.search import SearchHit
 from studio.status import spend_figures
 from studio.tui.editor import edit_chapter
+from studio.tui.heap import settle_heap
 from studio.tui.host import RunRequest, Severity, StudioServices
 from studio.tui.import_flow import ExtractionFlow
 from studio.tui.marks import ChapterMarks, read_review_marks
@@ -212,6 +214,16 @@ class Pane(Vertical):
         self.border_title = title
 
 
+def pane_of(widget: Widget | None) -> Pane | None:
+    """The pane that holds `widget` (None: not in a pane)."""
+    node: DOMNode | None = widget
+    while node is not None:
+        if isinstance(node, Pane):
+            return node
+        node = node.parent
+    return None
+
+
 class MainScreen(Screen[None]):
     CSS_PATH = "main_screen.tcss"
 
@@ -286,6 +298,8 @@ class MainScreen(Screen[None]):
         self.draft_stage: str | None = None
         self.wide: bool | None = None
         self.active_pane = 1 if project.committed_chapters() else 0
+        self._marked_pane: Pane | None = None
+        """The pane shown as focused (class `-focused`): see `watch_focused`."""
         self._localise_bindings()
 
     # ------------------------------------------------------------------ setup
@@ -523,15 +537,26 @@ class MainScreen(Screen[None]):
         self.pane_target(self.active_pane).focus()
 
     def _focused_pane(self) -> int:
-        focused = self.focused
-        for index, name in enumerate(PANES):
-            pane = self.query_one(f"#pane-{name}")
-            node: Any = focused
-            while node is not None:
-                if node is pane:
-                    return index
-                node = node.parent
-        return self.active_pane
+        pane = pane_of(self.focused)
+        return PANES.index(pane.pane_name) if pane is not None else self.active_pane
+
+    def watch_focused(self, focused: Widget | None) -> None:
+        """Give the pane holding the focus the class `-focused` (its accent border and title).
+
+        Restyles the two panes and nothing below them: `.pane:focus-within` made Textual restyle both panes'
+        whole subtrees (`Screen._update_focus_styles`), and a class change made the usual way
+        (`set_class`) restyles the node's subtree too (`App.update_styles`). No rule below a pane depends on
+        `-focused`, so the pane alone is enough."""
+        pane = pane_of(focused)
+        previous = self._marked_pane
+        if pane is previous:
+            return
+        self._marked_pane = pane
+        changed = [p for p in (previous, pane) if p is not None and p.is_attached]
+        for p in changed:
+            p.set_class(p is pane, "-focused", update=False)
+        if changed:
+            self.app.stylesheet.update_nodes(changed, animate=False)
 
     def action_focus_pane(self, index: int) -> None:
         self.focus_pane(index)
@@ -915,6 +940,8 @@ class MainScreen(Screen[None]):
         if was_streaming:
             self.chapter_view.end_stream()
         self.edits.pump()  # rebuilds queued while the run held the lock
+        if not self.app.is_headless:
+            self.call_after_refresh(settle_heap)  # the run's garbage freed, what it loaded frozen (studio.tui.heap)
         if message.cancelled:
             self.notify(tr(MESSAGES, "run_stopped", self.lang), severity="warning")
         elif message.error is not None:

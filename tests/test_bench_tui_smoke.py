@@ -65,3 +65,21 @@ def test_fresh_interpreter_and_pty(bench: ModuleType, tmp_path: Path) -> None:
     measured = bench.pty_paint(root, timeout_s=60)
     assert measured is not None, "the CLI on a pty never showed both pane titles"
     assert measured[0] > 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+@pytest.mark.serial  # a studio that does not quit is killed in `PtyTerm.close`
+@pytest.mark.xdist_group("serial")
+def test_pty_key_latency_idle_and_while_streaming(bench: ModuleType, tmp_path: Path) -> None:
+    """(d) still runs: idle keys with the studio's CPU per key, and keys while a chapter streams."""
+    root, stream_root = tmp_path / "novel", tmp_path / "stream"
+    bench.generate_project(root, 4, chars_per_chapter=300)
+    bench.generate_project(stream_root, 3, chars_per_chapter=300)
+    lines: list[str] = []
+    figures = bench.pty_key_latency(root, stream_root, 6, lines.append, offline_delay=0.2)
+    assert figures is not None, lines
+    assert {key for key, _, _ in figures["idle"]} >= {"1", "2"}, figures
+    assert all(len(row) == 2 for row in figures["cpu"])
+    bench.print_pty_latency(figures, lines.append)
+    assert any("idle, pane switching" in line for line in lines), lines
+    assert any("while streaming" in line for line in lines), lines

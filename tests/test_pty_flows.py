@@ -136,3 +136,35 @@ def test_write_then_review_and_reject_every_edit(studio: pty_term.PtyTerm, novel
     studio.settle()
     studio.press("q")
     assert studio.wait_exit() == 0
+
+
+def _corner_colours(term: pty_term.PtyTerm) -> tuple[str, str] | None:
+    """The colours of the outline pane's and the chapter pane's top-left border corners (on the row of the
+    panes' titles; None before it is drawn): the focused pane's border is the accent colour."""
+    for y, line in enumerate(term.display()):
+        if "大纲" in line and "正文" in line:
+            row = term.screen.buffer[y]
+            corners = [x for x in range(term.screen.columns) if row[x].data == "╭"]
+            return (row[corners[0]].fg, row[corners[1]].fg) if len(corners) >= 2 else None
+    return None
+
+
+def test_pane_switch_moves_the_accent_border_and_the_studio_goes_quiet(studio: pty_term.PtyTerm) -> None:
+    """Keys `1` / `2` move the accent border between the panes (the `-focused` class, not `:focus-within`),
+    and with either pane focused the studio stops writing: the chapter pane's text area no longer blinks an
+    invisible cursor, which wrote a frame every 0.5 s while it had the focus."""
+    studio.settle()
+    studio.press("1")
+    assert studio.wait_until(lambda: len(set(_corner_colours(studio) or ())) == 2), studio.text()
+    studio.settle()
+    outline_focused = _corner_colours(studio)
+    assert outline_focused is not None
+    studio.press("2")
+    assert studio.wait_until(lambda: _corner_colours(studio) == outline_focused[::-1]), studio.text()
+    # quiet: 1.5 s without a byte comes within a few tries (a 0.5 s blink never allowed it)
+    assert any(not studio.pump(1.5) for _ in range(10)), "the studio kept writing with the chapter pane focused"
+    studio.press("1")
+    assert studio.wait_until(lambda: _corner_colours(studio) == outline_focused), studio.text()
+    assert any(not studio.pump(1.5) for _ in range(10))
+    studio.press("q")
+    assert studio.wait_exit() == 0

@@ -341,5 +341,5 @@ class ChapterView(Vertical):
         if not self.is_mounted:
             return
         label = self.query_one("#chapter-title", Static)
-        label.update(self._title_text())
+        label.update(self._title_text(), layout=False)  # one line high whatever it says: no layout of the screen
         label.set_class(self._streaming, "-streaming")

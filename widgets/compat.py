@@ -16,7 +16,6 @@ from textual.dom import DOMNode
 from textual.keys import _normalize_key_list
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
-from textual.widgets import Tree
 from textual.widgets._toast import Toast
 
 
@@ -40,12 +39,6 @@ def rewrite_bindings(node: DOMNode, rewrite: Callable[[Binding], Binding]) -> No
 def keymap(app: App[Any]) -> dict[str, str]:
     """`App._keymap`: binding id -> keys, as set by `App.set_keymap` (normalised)."""
     return dict(app._keymap)
-
-
-def clear_tree_line_cache(tree: Tree[Any]) -> None:
-    """`Tree._clear_line_cache`: drop the rendered lines (they re-render on the next paint) without
-    `Tree._invalidate`'s rebuild of every line and layout."""
-    tree._clear_line_cache()
 
 
 def post_notification(app: App[Any], notification: Notification) -> None:
@@ -122,7 +115,6 @@ __all__ = [
     "keep_toasts_whole",
     "screen_lines",
     "keymap",
-    "clear_tree_line_cache",
     "key_bindings",
     "normalize_keys",
     "notifications",

@@ -7,7 +7,7 @@ change, twice per pane switch, 150-200 ms of CPU per key, although its keys are 
 
 - `InstantScroll`: a mixin for scrolling widgets whose keyboard scroll actions jump instead of animating.
 - `ReaderArea`: the chapter pane's read-only `TextArea`: with no cursor shown, arrows, `j`/`k` and PgUp/PgDn
-  scroll at once.
+  scroll at once; no blinking (nothing to blink, and each blink was a frame written).
 - `JK_BINDINGS`: `j`/`k` as down/up, for lists (the outline) and panes.
 - `StudioFooter`: Textual's `Footer` (same look, clickable keys) that recomposes only when the shown keys
   (key, description, enabled) differ from the last time.
@@ -56,9 +56,15 @@ class InstantScroll:
 
 
 class ReaderArea(TextArea):
-    """A read-only text area read like a pager: with no cursor, every scroll key jumps at once."""
+    """A read-only text area read like a pager: with no cursor, every scroll key jumps at once. It does not
+    blink: TextArea's blink timer repaints the (hidden) cursor's line twice a second while it has the focus,
+    so the studio never went quiet with the chapter pane focused (a frame written every 0.5 s)."""
 
     BINDINGS: ClassVar[list[BindingType]] = JK_BINDINGS
+
+    def __init__(self, text: str = "", **kwargs: Any) -> None:
+        super().__init__(text, **kwargs)
+        self.set_reactive(TextArea.cursor_blink, False)
 
     def action_cursor_up(self, select: bool = False) -> None:
         if self.show_cursor:

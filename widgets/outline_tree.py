@@ -22,7 +22,6 @@ from textual.widgets.tree import TreeNode
 
 from studio.i18n import Catalog, Lang, tr
 from studio.views.outline_rows import STATUS_MARKS, ChapterRow, ChapterStatus, VolumeRow
-from widgets import compat
 from widgets.instant_keys import JK_BINDINGS
 
 MESSAGES: Catalog = {
@@ -205,17 +204,22 @@ class OutlineTree(Tree[NodeData]):
 
     def notify_style_update(self) -> None:
         """Tree rebuilds every line and asks for a layout on any style update, also when focus merely moves
-        between panes: most of a pane switch's time on a long outline. Rebuild only when what the lines are
-        drawn with changed to styles never seen before; otherwise drop the line cache and repaint."""
+        between panes: most of a pane switch's time on a long outline. Its line cache is keyed by the pseudo
+        classes (focus, hover) already, so lines drawn while focused stay valid while blurred and back, as long
+        as each state is drawn with the styles it had: remember the styles seen per state (since the last
+        rebuild) and rebuild only when a state's styles changed (a theme change). Otherwise repaint from the
+        cache: no line is re-rendered, the line table is not rebuilt, no layout."""
         signature = self._style_signature()
-        seen: set[tuple[object, ...]] = self.__dict__.setdefault("_drawn_with", set())
-        if signature is not None and signature in seen:
+        state = self.get_pseudo_class_state()
+        drawn: dict[object, tuple[object, ...]] = self.__dict__.setdefault("_drawn_with", {})
+        if signature is not None and drawn.get(state, signature) == signature:
+            drawn[state] = signature
             super(Tree, self).notify_style_update()
-            compat.clear_tree_line_cache(self)  # the lines are redrawn with these styles, no layout
             self.refresh()
             return
-        if signature is not None and len(seen) < 16:  # focused, unfocused and the steps between
-            seen.add(signature)
+        drawn.clear()
+        if signature is not None:
+            drawn[state] = signature
         super().notify_style_update()
 
     def action_page_down(self) -> None:

@@ -300,4 +300,15 @@ class StudioHeader(Static):
 
     def _redraw(self) -> None:
         if self.is_mounted:
-            self.update(self.render_text())
+            text = self.render_text()
+            self.update(text, layout=self._needs_layout(text))
+
+    def _needs_layout(self, text: Text) -> bool:
+        """Whether `text` needs another height than the header has now. `Static.update` lays out the whole
+        screen by default: on every chapter selection and every tick of the elapsed time while a stage runs,
+        although the header keeps its one or two lines."""
+        width, height = self.size
+        if width <= 0 or height <= 0:
+            return True
+        lines = text.plain.split("\n")
+        return len(lines) != height or any(cell_len(line) > width for line in lines)

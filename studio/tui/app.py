@@ -53,6 +53,7 @@ from studio.models.quick_start import QuickStartRequest
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
+from studio.tui.heap import settle_heap
 from studio.tui.host import EventSink, PlanSession, QuickStart
 from studio.tui.import_flow import ImportedNovel
 from studio.tui.keymap import apply_keymap, binding_defaults
@@ -398,6 +399,8 @@ class NovelStudioApp(App[None]):
     def open_main(self) -> None:
         screen = self.open_project()
         self.push_screen(screen)
+        if not self.is_headless:
+            self.call_after_refresh(settle_heap)  # once painted: no full collection inside a key press (heap)
         if isinstance(screen, MainScreen) and self.settings is not None and self.settings.ui.keymap:
             self.apply_keymap()
 
