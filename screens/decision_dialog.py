@@ -222,10 +222,12 @@ class DecisionDialog(ModalScreen[str]):
     def _fit_facts(self) -> None:
         """On a short terminal (80x24 with a long question) the facts give up rows, so the options and the keys
         line below them stay in sight instead of being cut off at the bottom of the box."""
-        facts = self.query("#decision-facts").first() if self.query("#decision-facts") else None
-        if facts is None:
+        # scheduled after a refresh: the dialog may be answered (and its widgets gone) by then
+        facts = self.query("#decision-facts").first() if self.is_attached and self.query("#decision-facts") else None
+        boxes = self.query("#decision-box").results(Vertical) if facts is not None else iter(())
+        box = next(boxes, None)
+        if facts is None or box is None:
             return
-        box = self.query_one("#decision-box", Vertical)
         rest = box.styles.gutter.height
         for child in box.children:
             rest += child.styles.margin.height + (0 if child is facts else child.outer_size.height)
