@@ -1,0 +1,43 @@
+"""The one place a CLI command that calls the model gets its provider, and the one test seam for it.
+
+`review`, `plan`, `extract`, `start` and the tool commands (`studio.cli.tool_run`) call `build(root, settings,
+offline)`: the provider `pipeline.providers.factory.build_provider` makes (offline or real, booking every call in
+the spend ledger), or what `FACTORY` returns when a test set it (`(root, settings, offline) -> Provider`; the
+`provider_factory` fixture of tests/conftest.py). `missing_key` says whether a real call would lack its API key,
+never with a test factory (it needs no key).
+
+The pipeline is imported only when a provider is built, so importing this module loads no pipeline code
+(`status` must not load it: tests/test_cli_lazy.py).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.providers.base import Provider
+    from studio.models.settings import Settings
+
+ProviderFactory = Callable[[Path, "Settings", bool], "Provider"]
+
+FACTORY: ProviderFactory | None = None  # tests only: replaces the real construction for every command
+
+
+def missing_key(settings: Settings, offline: bool) -> bool:
+    """True when a real (not offline, not test-injected) provider would need a key the environment lacks."""
+    return not offline and FACTORY is None and settings.api_key(os.environ) is None
+
+
+def build(root: Path, settings: Settings, offline: bool) -> Provider:
+    """The provider of a command run on `root` (the test factory when one is set)."""
+    if FACTORY is not None:
+        return FACTORY(root, settings, offline)
+    from pipeline.providers.factory import build_provider
+
+    return build_provider(settings, root, offline=offline)
+
+
+__all__ = ["FACTORY", "ProviderFactory", "build", "missing_key"]
