@@ -217,8 +217,9 @@ def _both(key: str, params: Mapping[str, Any]) -> tuple[str, str]:
 def problem(
     path: Any, key: str, *, json_path: str = "", line: int | None = None, column: int | None = None, **params: Any
 ) -> Problem:
-    """A `Problem` whose reason is `PROBLEMS[key]`: English in `reason`, Chinese in `zh`. `{repair}` is filled in."""
-    zh, en = _both(key, {"repair": REPAIR_HINT, **params})
+    """A `Problem` whose reason is `PROBLEMS[key]`: English in `reason`, Chinese in `zh`. `{repair}`, `{line}` and
+    `{column}` are filled in."""
+    zh, en = _both(key, {"repair": REPAIR_HINT, "line": line, "column": column, **params})
     return Problem(path, en, json_path=json_path, line=line, column=column, zh=zh)
 
 

@@ -52,3 +52,11 @@ def test_a_tool_command_takes_the_seams_provider(
 def test_without_the_seam_a_missing_key_is_refused(sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, data = _add_character(sample, capsys)
     assert code == 1 and "ANTHROPIC_API_KEY" in str(data)
+
+
+def test_continue_takes_the_seams_provider(
+    sample: Path, capsys: pytest.CaptureFixture[str], provider_factory: ProviderSeam
+) -> None:
+    assert main(["continue", "1", "--yes", "--project", str(sample)]) == 0
+    assert provider_factory.built == [(sample, False)]
+    assert (sample / "chapters" / "chapter-003.md").is_file()

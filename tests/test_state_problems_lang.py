@@ -111,3 +111,14 @@ def test_a_character_file_not_named_by_its_slug_in_both_languages(tmp_path: Path
     en = [p.text("en") for p in validate_project(root, lang="en") if p.path == active / "Lin_Feng.json"]
     assert "文件名 'Lin_Feng' 不是 slug 形式的 id（例如 lin-feng.json）" in zh
     assert "file name 'Lin_Feng' is not a slug id (e.g. lin-feng.json)" in en
+
+
+def test_a_repeated_line_in_both_languages(tmp_path: Path) -> None:
+    paths = _stale_op_project(tmp_path / "novel")
+    lines = paths.changelog.read_bytes().split(b"\n")
+    paths.changelog.write_bytes(b"\n".join([lines[0], lines[0], *lines[1:]]))
+    with pytest.raises(FormatError) as caught:
+        load_changelog(paths.changelog)
+    [problem] = caught.value.problems
+    assert problem.text("zh") == "第 2 行与上一行重复；请运行 novel-studio repair"
+    assert problem.text("en") == "line 2 repeats the line before it; run novel-studio repair"

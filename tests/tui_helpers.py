@@ -47,8 +47,12 @@ def main_screen(app: NovelStudioApp) -> MainScreen:
     return screen
 
 
-async def run_to_end(app: NovelStudioApp, pilot: Any, *, limit: int = 400) -> list[str]:
-    """Let the worker run; answer any decision with its recommended option. Returns the questions asked."""
+async def run_to_end(app: NovelStudioApp, pilot: Any, *, limit: int = 5000) -> list[str]:
+    """Let the worker run; answer any decision with its recommended option. Returns the questions asked.
+
+    `limit` bounds the short pauses only against a run that never ends: on a loaded machine a run takes many
+    more of them than on a quiet one, and stopping to wait for the worker before its last question was
+    answered would wait for ever."""
     asked: list[str] = []
     screen = main_screen(app)
     for _ in range(limit):
