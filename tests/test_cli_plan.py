@@ -233,7 +233,8 @@ def test_only_the_next_or_the_current_volume_can_be_planned(tmp_path: Path, caps
 
 
 def _answers(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
-    queue = list(answers)
+    """The terminal's answers; the first, "y", plans volume 2 without reviewing volume 1 (asked first)."""
+    queue = ["y", *answers]
     monkeypatch.setattr("studio.cli.plan_cmd.is_interactive", lambda: True)
     monkeypatch.setattr("builtins.input", lambda prompt="": queue.pop(0))
     return queue
