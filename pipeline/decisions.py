@@ -24,6 +24,7 @@ class QuestionKind(StrEnum):
     TRIAL_CONFIRM = "trial_confirm"  # quick start's 3 trial chapters: confirm / adjust / start over
     REVIEW_CLEANUP = "review_cleanup"  # volume review: approve the proposed state clean-up / keep everything
     IMPORT_EXTRACT = "import_extract"  # an import's full depth: start the extraction at its estimate / cancel
+    PLAN_UNREVIEWED = "plan_unreviewed"  # the volume before the one to plan was not reviewed: plan anyway (y) / stop (n)
 
 
 @dataclass(frozen=True)

@@ -592,7 +592,7 @@ class MainScreen(Screen[None]):
         try:
             self.diff_view.show_diff(state_diff_for_chapter(self.project, n))
         except StudioError as exc:
-            self.diff_view.show_error(str(exc))
+            self.diff_view.show_error(exc.text(self.lang))
         history = [(c.number, c.overall) for v in self.outline.rows for c in v.chapters if c.overall is not None]
         self.scores_view.show_scores(scores_for_chapter(self.project, n, history=history))
         self.header.update_info(chapter=n)
@@ -609,7 +609,7 @@ class MainScreen(Screen[None]):
         try:
             self.project = Project.open(self.project.root, lang=self.lang)
         except StudioError as exc:
-            self.notify(tr(MESSAGES, "reload_failed", self.lang, message=exc), severity="error")
+            self.notify(tr(MESSAGES, "reload_failed", self.lang, message=exc.text(self.lang)), severity="error")
             return
         self.outline.refresh_rows(self._rows())
         info = self._header_info()

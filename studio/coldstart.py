@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from studio.errors import FormatError, StudioError
+from studio.errors import FormatError, Problem, StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.importing.journal import journal_path, load_journal
 from studio.models.changelog import ChangelogEntry
@@ -208,9 +208,11 @@ class Finding:
     severity: Severity
     way_out: str | None = None
     params: tuple[tuple[str, str], ...] = ()
+    localized: tuple[tuple[str, str, str], ...] = ()  # (name, Chinese, English): a problem's text in each language
 
     def describe(self, lang: Lang = "zh") -> str:
         params = dict(self.params)
+        params.update((name, zh if lang == "zh" else en) for name, zh, en in self.localized)
         text = tr(MESSAGES, self.key, lang, **params)
         if self.way_out:
             text += ("；" if lang == "zh" else "; ") + tr(MESSAGES, self.way_out, lang, **params)
@@ -218,7 +220,13 @@ class Finding:
 
 
 def finding(key: str, severity: Severity, way_out: str | None = None, **params: object) -> Finding:
-    return Finding(key, severity, way_out, tuple((k, str(v)) for k, v in params.items()))
+    """A `Problem` or `StudioError` param keeps its text in both languages (`describe` picks one)."""
+    plain = tuple((k, str(v)) for k, v in params.items() if not isinstance(v, Problem | StudioError))
+    localized = tuple(
+        (k, v.describe("zh"), v.describe("en")) if isinstance(v, Problem) else (k, v.text("zh"), v.text("en"))
+        for k, v in params.items() if isinstance(v, Problem | StudioError)
+    )
+    return Finding(key, severity, way_out, plain, localized)
 
 
 class ColdStartRefused(StudioError):
@@ -287,8 +295,8 @@ class ColdStart:
             return None
 
 
-def _first(exc: FormatError) -> str:
-    return str(exc.problems[0]) if exc.problems else str(exc)
+def _first(exc: FormatError) -> Problem | FormatError:
+    return exc.problems[0] if exc.problems else exc
 
 
 Rule = Callable[[ColdStart], Iterable[Finding]]

@@ -91,6 +91,7 @@ QUESTION_KINDS: Catalog = {
     "trial_confirm": ("确认试写", "trial confirmation"),
     "review_cleanup": ("卷末清理", "review clean-up"),
     "import_extract": ("导入的完整提取", "import extraction"),
+    "plan_unreviewed": ("未回顾就规划下一卷", "planning before the review"),
     "error_retry": ("出错待重试", "error, to retry"),
 }
 
@@ -203,7 +204,7 @@ def describe_error(exc: BaseException, lang: Lang) -> str:
     if isinstance(exc, StudioError) and isinstance(kind, str) and kind in ERROR_KINDS:
         return error_text(kind, str(getattr(exc, "message", None) or exc), lang)
     if isinstance(exc, StudioError):
-        return str(exc)
+        return exc.text(lang)
     return f"{type(exc).__name__}: {exc}"
 
 

@@ -1,4 +1,7 @@
 """Why a state op was dropped or noted (`OpWarning`, issue 11): one catalog, Chinese by default, English on request.
+The state engine's problems with the changelog and the state (`PROBLEMS`: torn lines, versions that do not
+follow, a logged op that no longer applies) come from here too, built by `problem` / `mismatch` with both
+languages (`studio.errors`: `str()` is English, `text(lang)` / `describe(lang)` what the author reads).
 
 Stored form (the changelog's `warnings`, `studio.models.changelog.OpWarning`): `reason` is the English text, as
 every line has always held it (older lines and other tools read only that), plus `code` (a key of `REASONS`) and
@@ -16,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from studio.errors import Problem, StateVersionMismatch
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
 from studio.models.changelog import OpWarning
 
@@ -130,3 +134,98 @@ def reason_text(warning: OpWarning, lang: Lang = DEFAULT_LANG) -> str:
 def warning_line(kind: str, chapter: int, warning: OpWarning, lang: Lang = DEFAULT_LANG) -> str:
     """A commit's notice about a warning: `kind` "dropped_op" or "foreshadowing"."""
     return tr(LINES, kind, lang, chapter=chapter, reason=reason_text(warning, lang))
+
+
+REPAIR_HINT = "novel-studio repair"
+
+PROBLEMS: Catalog = {
+    "line_not_utf8": ("不是 UTF-8（这一行被截断或被手动改过？）；请运行 {repair}", "not UTF-8 (torn or edited line?); run {repair}"),
+    "line_not_json": (
+        "不是有效的 JSON：{error}（这一行被截断或被手动改过？）；请运行 {repair}",
+        "invalid JSON: {error} (torn or edited line?); run {repair}",
+    ),
+    "line_repeats": ("第 {line} 行与上一行重复；请运行 {repair}", "line {line} repeats the line before it; run {repair}"),
+    "init_not_first": (
+        "init 条目只能是第一行，或紧跟在其他工具写的行之后",
+        "an init entry may only be the first line or follow another tool's lines",
+    ),
+    "last_not_utf8": (
+        "最后一行不是 UTF-8（被截断或被手动改过？）；请运行 {repair}",
+        "the last line is not UTF-8 (torn or edited?); run {repair}",
+    ),
+    "last_not_json": (
+        "最后一行不是有效的 JSON（被截断或被手动改过？）：{error}；请运行 {repair}",
+        "invalid JSON in the last line (torn or edited?): {error}; run {repair}",
+    ),
+    "last_repeats": ("最后一行与上一行重复；请运行 {repair}", "the last line repeats the line before it; run {repair}"),
+    "field": ("内容不合规：{error}", "{error}"),
+    "op_stale": ("记录在案的状态操作已无法应用：{reason}", "logged op no longer applies: {reason}"),
+    "foreign_no_base": (
+        "日志开头是其他工具写的行（没有状态版本号），其后没有快照，无法据此重建状态；"
+        "current-state.json 是这段状态唯一的记录",
+        "the log starts with lines written by another tool (no state versions) and no snapshot follows them, "
+        "so the state cannot be rebuilt from it; current-state.json is the only record of that state",
+    ),
+    "log_gap": (
+        "这一条从版本 {base} 开始，但日志此时在版本 {at}",
+        "entry starts from version {base} but the log is at version {at}",
+    ),
+    "replay_gap": (
+        "这一条从版本 {base} 开始，但重放此时在版本 {at}",
+        "entry starts from version {base} but the replay is at version {at}",
+    ),
+    "no_version": (
+        "{source} 中没有状态版本 {version}（它覆盖版本 {first}-{last}）",
+        "{source} has no state version {version} (it covers versions {first}-{last})",
+    ),
+    "no_version_after": (
+        "{source}：版本 {base} 之后没有状态版本 {version}",
+        "{source}: no state version {version} after version {base}",
+    ),
+    "merge_interrupted": (
+        "{changelog} 记录到版本 {last}，但 {state} 停在版本 {at}：上一次合并被中断了；请运行 {repair} 完成它",
+        "{changelog} records version {last} but {state} is at {at}: the last merge was interrupted; "
+        "run {repair} to finish it",
+    ),
+    "state_behind": (
+        "{state} 在版本 {at}，但 {changelog} 结束于版本 {last}；请运行 {repair}（它按日志重建状态并保留备份），"
+        "或找回缺失的日志行",
+        "{state} is at version {at} but {changelog} ends at {last}; run {repair} (it rebuilds the state from the "
+        "changelog, keeping a backup) or restore the missing changelog lines",
+    ),
+    "patch_behind": (
+        "第 {chapter} 章的状态补丁基于版本 {base}，但 {state} 已在版本 {at}；需要重新生成补丁",
+        "patch for chapter {chapter} was made against state version {base}, but {state} is at version {at}; "
+        "regenerate the patch",
+    ),
+    "rewrite_behind": (
+        "这次改写基于状态版本 {base}，但 {state} 已在版本 {at}",
+        "the rewrite was made against state version {base}, but {state} is at version {at}",
+    ),
+}
+
+
+def _both(key: str, params: Mapping[str, Any]) -> tuple[str, str]:
+    """The catalog text in Chinese and in English; an `OpWarning` param is its reason in each language."""
+    def render(lang: Lang) -> str:
+        values = {k: reason_text(v, lang) if isinstance(v, OpWarning) else v for k, v in params.items()}
+        return tr(PROBLEMS, key, lang, **values)
+
+    return render("zh"), render("en")
+
+
+def problem(
+    path: Any, key: str, *, json_path: str = "", line: int | None = None, column: int | None = None, **params: Any
+) -> Problem:
+    """A `Problem` whose reason is `PROBLEMS[key]`: English in `reason`, Chinese in `zh`. `{repair}`, `{line}` and
+    `{column}` are filled in."""
+    zh, en = _both(key, {"repair": REPAIR_HINT, "line": line, "column": column, **params})
+    return Problem(path, en, json_path=json_path, line=line, column=column, zh=zh)
+
+
+def mismatch(key: str, **params: Any) -> StateVersionMismatch:
+    """A `StateVersionMismatch` with its `PROBLEMS[key]` message in both languages."""
+    zh, en = _both(key, {"repair": REPAIR_HINT, **params})
+    error = StateVersionMismatch(en)
+    error.zh = zh
+    return error

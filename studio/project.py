@@ -57,6 +57,7 @@ MESSAGES: Catalog = {
         "{dir} 不存在或不是文件夹。新建项目请运行 `novel-studio init {dir}`。",
         "{dir} does not exist or is not a folder. Run `novel-studio init {dir}` to create a project.",
     ),
+    "file_not_slug": ("文件名 {slug!r} 不是 slug 形式的 id（例如 lin-feng.json）", "file name {slug!r} is not a slug id (e.g. lin-feng.json)"),
     "unreadable": ("无法读取：{error}", "cannot read: {error}"),
     "foreign_lines": (
         "第 {first}–{last} 行（共 {n} 行）由其他工具写入，没有 state_version：作为历史保留，不参与状态重放；"
@@ -488,7 +489,7 @@ def _split(text: str) -> tuple[str, str]:
     return "", text
 
 
-def _cross_reference_problems(project: Project) -> list[Problem]:
+def _cross_reference_problems(project: Project, lang: Lang) -> list[Problem]:
     """Problems that do not stop a project from opening (an unknown storyline type, a duplicate id...)."""
     out: list[Problem] = []
     paths = project.paths
@@ -501,7 +502,7 @@ def _cross_reference_problems(project: Project) -> list[Problem]:
     for slug, character in project.characters.items():
         path = paths.characters_active / f"{slug}.json"
         if not is_slug(slug):
-            out.append(Problem(path, f"file name {slug!r} is not a slug id (e.g. lin-feng.json)"))
+            out.append(Problem(path, tr(MESSAGES, "file_not_slug", lang, slug=slug)))
         for text in character.problems(slug):
             jp, reason = _split(text)
             out.append(Problem(path, reason, json_path=jp))
@@ -529,7 +530,7 @@ def validate_project(root: Path, *, include_text: bool = False, lang: Lang | Non
     for path, model in ((project.paths.names, NamesFile), (project.paths.check_allow, CheckAllowList)):
         if path.is_file():
             c.run(partial(model.load, path), None, path)
-    for problem in _cross_reference_problems(project):
+    for problem in _cross_reference_problems(project, c.lang):
         c.problems.append(problem)
     if include_text:
         for n in project.committed_chapters():

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from studio.coldstart import Finding, check_cold_start, refusals
-from studio.errors import FormatError, StateVersionMismatch
+from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
@@ -110,8 +110,11 @@ class RepairPlan:
 
 
 def _item(kind: Kind, key: str, **params: object) -> RepairItem:
-    fill = {k: str(v) for k, v in params.items()}
-    return RepairItem(kind, key, tr(MESSAGES, key, "zh", **fill), tr(MESSAGES, key, "en", **fill))
+    """A plan item in both languages; a `Problem` param is rendered in each (its reason may have Chinese)."""
+    def fill(lang: Lang) -> dict[str, str]:
+        return {k: v.describe(lang) if isinstance(v, Problem) else str(v) for k, v in params.items()}
+
+    return RepairItem(kind, key, tr(MESSAGES, key, "zh", **fill("zh")), tr(MESSAGES, key, "en", **fill("en")))
 
 
 def _finding_item(f: Finding) -> RepairItem:
@@ -233,7 +236,7 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
             if still is not None:  # a torn line uncovered by removing a repeat
                 fixed = still
         except FormatError as exc:
-            detail = str(exc.problems[0]) if exc.problems else str(exc)
+            detail = exc.problems[0] if exc.problems else Problem(paths.changelog, str(exc))
             plan.items.append(_item("cannot", "changelog_unusable", detail=detail))
             entries = None
         if fixed != raw and entries is not None:

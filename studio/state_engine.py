@@ -24,14 +24,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from studio.errors import FormatError, Problem, StateVersionMismatch, UsageError
+from studio.errors import FormatError, StateVersionMismatch, UsageError
 from studio.fileio import append_line, atomic_write_bytes
 from studio.ids import is_slug
 from studio.models.base import json_path
 from studio.models.changelog import ChangelogEntry, ChangelogKind, OpWarning
 from studio.models.patch import FORESHADOW_ACTIONS, OP_NAMES, StateOp, StatePatch
 from studio.models.state import CharacterState, CurrentState, is_foreshadow_id
-from studio.op_reasons import Reason, op_warning, reason
+from studio.op_reasons import Reason, mismatch, op_warning, problem, reason
 from studio.paths import ProjectPaths
 
 TOP_LEVEL = ("characters", "items", "locations", "factions", "world_state", "active_foreshadowing")
@@ -271,7 +271,6 @@ def apply_patch(state: CurrentState, patch: StatePatch) -> tuple[CurrentState, l
 # --------------------------------------------------------------------------- changelog
 
 
-REPAIR_HINT = "novel-studio repair"
 
 
 def load_changelog(path: Path, *, repair_tail: bool = False) -> list[ChangelogEntry]:
@@ -313,25 +312,26 @@ def parse_changelog(
             if drop_torn_tail and position == len(numbered) - 1:
                 keep = b"\n".join(lines[: lineno - 1])
                 return entries, (keep + b"\n" if keep.strip() else b"")
-            what = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else f"invalid JSON: {exc.msg}"
-            column = exc.colno if isinstance(exc, json.JSONDecodeError) else None
-            raise FormatError(
-                [Problem(path, f"{what} (torn or edited line?); run {REPAIR_HINT}", line=lineno, column=column)]
-            ) from None
+            if isinstance(exc, json.JSONDecodeError):
+                torn = problem(path, "line_not_json", line=lineno, column=exc.colno, error=exc.msg)
+            else:
+                torn = problem(path, "line_not_utf8", line=lineno)
+            raise FormatError([torn]) from None
         if previous is not None and line.strip() == previous:
             raise FormatError(
-                [Problem(path, f"line {lineno} repeats the line before it; run {REPAIR_HINT}", line=lineno)]
+                [problem(path, "line_repeats", line=lineno)]
             )
         previous = line.strip()
         try:
             entries.append(ChangelogEntry.model_validate(data))
         except ValidationError as exc:
             raise FormatError(
-                [Problem(path, e["msg"], json_path=json_path(tuple(e["loc"])), line=lineno) for e in exc.errors()]
+                [problem(path, "field", json_path=json_path(tuple(e["loc"])), line=lineno, error=e["msg"])
+                 for e in exc.errors()]
             ) from None
         if entries[-1].kind == "init" and len(entries) > 1 and entries[-2].kind != "foreign":
             raise FormatError(
-                [Problem(path, "an init entry may only be the first line or follow another tool's lines", line=lineno)]
+                [problem(path, "init_not_first", line=lineno)]
             )
     return entries, None
 
@@ -360,19 +360,18 @@ def last_changelog_entry(path: Path) -> ChangelogEntry | None:
     try:
         data_obj = json.loads(lines[-1].decode("utf-8"))
     except UnicodeDecodeError:
-        raise FormatError([Problem(path, f"the last line is not UTF-8 (torn or edited?); run {REPAIR_HINT}")]) from None
+        raise FormatError([problem(path, "last_not_utf8")]) from None
     except json.JSONDecodeError as exc:
         raise FormatError(
-            [Problem(path, f"invalid JSON in the last line (torn or edited?): {exc.msg}; run {REPAIR_HINT}",
-                     column=exc.colno)]
+            [problem(path, "last_not_json", column=exc.colno, error=exc.msg)]
         ) from None
     if len(lines) > 1 and lines[-1] == lines[-2]:
-        raise FormatError([Problem(path, f"the last line repeats the line before it; run {REPAIR_HINT}")])
+        raise FormatError([problem(path, "last_repeats")])
     try:
         return ChangelogEntry.model_validate(data_obj)
     except ValidationError as exc:
         raise FormatError(
-            [Problem(path, e["msg"], json_path=json_path(tuple(e["loc"]))) for e in exc.errors()]
+            [problem(path, "field", json_path=json_path(tuple(e["loc"])), error=e["msg"]) for e in exc.errors()]
         ) from None
 
 
@@ -394,22 +393,17 @@ def _apply_entry(state: CurrentState, entry: ChangelogEntry, source: str, index:
             state = CurrentState.model_validate(entry.snapshot)
         except ValidationError as exc:
             raise FormatError(
-                [Problem(source, e["msg"], json_path=json_path((index, "snapshot", *e["loc"]))) for e in exc.errors()]
+                [problem(source, "field", json_path=json_path((index, "snapshot", *e["loc"])), error=e["msg"])
+                 for e in exc.errors()]
             ) from None
     valid, warnings = validate_ops(op.to_data() for op in entry.ops)
     new_state, _, conflicts = _apply_ops(state, valid)
     problems = warnings + conflicts
     if problems:
         raise FormatError(
-            [Problem(source, f"logged op no longer applies: {w.reason}", json_path=f"$[{index}].ops") for w in problems]
+            [problem(source, "op_stale", json_path=f"$[{index}].ops", reason=w) for w in problems]
         )
     return new_state.model_copy(update={"state_version": entry.state_version, "last_updated_chapter": entry.chapter})
-
-
-_FOREIGN_NO_BASE = (
-    "the log starts with lines written by another tool (no state versions) and no snapshot follows them, "
-    "so the state cannot be rebuilt from it; current-state.json is the only record of that state"
-)
 
 
 def replay(
@@ -428,30 +422,22 @@ def replay(
             foreign = True
             continue
         if foreign and entry.kind != "init":
-            raise FormatError([Problem(source, _FOREIGN_NO_BASE, json_path=f"$[{index}]")])
+            raise FormatError([problem(source, "foreign_no_base", json_path=f"$[{index}]")])
         foreign = False
         if entry.kind != "init":
             if entry.base_state_version != state.state_version:
                 raise FormatError(
-                    [
-                        Problem(
-                            source,
-                            f"entry starts from version {entry.base_state_version} "
-                            f"but the log is at version {state.state_version}",
-                            json_path=f"$[{index}]",
-                        )
-                    ]
+                    [problem(source, "log_gap", json_path=f"$[{index}]", base=entry.base_state_version,
+                             at=state.state_version)]
                 )
             if upto_version is not None and state.state_version >= upto_version:
                 break
         state = _apply_entry(state, entry, source, index)
     if foreign:
-        raise FormatError([Problem(source, _FOREIGN_NO_BASE)])
+        raise FormatError([problem(source, "foreign_no_base")])
     if upto_version is not None and state.state_version != upto_version:
-        raise StateVersionMismatch(
-            f"{source} has no state version {upto_version} (it covers versions "
-            f"{entries[0].base_state_version if entries else 0}-{state.state_version})"
-        )
+        first = entries[0].base_state_version if entries else 0
+        raise mismatch("no_version", source=source, version=upto_version, first=first, last=state.state_version)
     return state
 
 
@@ -472,12 +458,12 @@ def replay_from(
             break
         if entry.base_state_version != state.state_version:
             raise FormatError(
-                [Problem(source, f"entry starts from version {entry.base_state_version} but the replay is at "
-                         f"version {state.state_version}", json_path=f"$[{index}]")]
+                [problem(source, "replay_gap", json_path=f"$[{index}]", base=entry.base_state_version,
+                         at=state.state_version)]
             )
         state = _apply_entry(state, entry, source, index)
     if upto_version is not None and state.state_version != upto_version:
-        raise StateVersionMismatch(f"{source}: no state version {upto_version} after version {base.state_version}")
+        raise mismatch("no_version_after", source=source, version=upto_version, base=base.state_version)
     return state
 
 
@@ -508,15 +494,10 @@ def _check_in_step(paths: ProjectPaths, state: CurrentState, last_entry: Changel
     if last == state.state_version:
         return
     if last == state.state_version + 1:
-        raise StateVersionMismatch(
-            f"{paths.changelog} records version {last} but {paths.current_state} is at {state.state_version}: "
-            f"the last merge was interrupted; run {REPAIR_HINT} to finish it"
+        raise mismatch(
+            "merge_interrupted", changelog=paths.changelog, last=last, state=paths.current_state, at=state.state_version
         )
-    raise StateVersionMismatch(
-        f"{paths.current_state} is at version {state.state_version} but {paths.changelog} ends at {last}; "
-        f"run {REPAIR_HINT} (it rebuilds the state from the changelog, keeping a backup) or restore the "
-        "missing changelog lines"
-    )
+    raise mismatch("state_behind", state=paths.current_state, at=state.state_version, changelog=paths.changelog, last=last)
 
 
 def _now() -> str:
@@ -535,9 +516,9 @@ def merge_patch(paths: ProjectPaths, patch: StatePatch, *, kind: ChangelogKind =
     last_entry = last_changelog_entry(paths.changelog)
     _check_in_step(paths, state, last_entry)
     if patch.base_state_version != state.state_version:
-        raise StateVersionMismatch(
-            f"patch for chapter {patch.chapter} was made against state version {patch.base_state_version}, "
-            f"but {paths.current_state} is at version {state.state_version}; regenerate the patch"
+        raise mismatch(
+            "patch_behind", chapter=patch.chapter, base=patch.base_state_version, state=paths.current_state,
+            at=state.state_version,
         )
     foreign_tail = last_entry is not None and last_entry.kind == "foreign"
     if foreign_tail or (last_entry is None and (state.state_version != 0 or not state.is_empty())):
@@ -584,10 +565,7 @@ def merge_snapshot(paths: ProjectPaths, state: CurrentState, *, chapter: int, vo
     last_entry = last_changelog_entry(paths.changelog)
     _check_in_step(paths, current, last_entry)
     if state.state_version != current.state_version:
-        raise StateVersionMismatch(
-            f"the rewrite was made against state version {state.state_version}, but {paths.current_state} is at "
-            f"version {current.state_version}"
-        )
+        raise mismatch("rewrite_behind", base=state.state_version, state=paths.current_state, at=current.state_version)
     if last_entry is None or last_entry.kind == "foreign":
         _append_entry(paths.changelog, _init_entry(current))
     entry = ChangelogEntry.model_validate(

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from pipeline.agents.runner import ModelAgents
 from pipeline.providers.anthropic_provider import AnthropicProvider, ProviderConfig
+from pipeline.providers.base import Provider
 from studio.init_project import init_project
 from studio.models.settings import Settings
 from studio.project import Project
@@ -86,3 +87,28 @@ async def api_agents(project: Project) -> AsyncIterator[tuple[FakeMessagesAPI, M
             yield api, ModelAgents(project, Settings(), provider)
         finally:
             await provider.aclose()
+
+
+class ProviderSeam:
+    """What the `provider_factory` fixture put in `studio.cli.provider_seam`: `make` builds each provider
+    (an `OfflineProvider` unless a test sets another), `built` records `(root, offline)` per provider."""
+
+    def __init__(self) -> None:
+        from pipeline.providers.offline import OfflineProvider
+
+        self.make: Callable[[], Provider] = OfflineProvider
+        self.built: list[tuple[Path, bool]] = []
+
+    def __call__(self, root: Path, settings: Settings, offline: bool) -> Provider:
+        self.built.append((root, offline))
+        return self.make()
+
+
+@pytest.fixture
+def provider_factory(monkeypatch: pytest.MonkeyPatch) -> ProviderSeam:
+    """Every CLI command that calls the model gets its provider from this seam (no key needed)."""
+    from studio.cli import provider_seam
+
+    seam = ProviderSeam()
+    monkeypatch.setattr(provider_seam, "FACTORY", seam)
+    return seam

@@ -18,16 +18,12 @@ from screens.refine_review import RefineReviewScreen
 from screens.search_screen import SearchScreen, hit_label
 from studio.search import SearchHit
 from studio.tui import editor
-from studio.tui.app import NovelStudioApp
 from studio.tui.hunks import build_hunks
 from studio.tui.messages import ChapterEdited
 from studio.tui.review_flow import find_refine_record
 from studio.views.outline_rows import ChapterStatus, find_chapter
 from tests.tui_helpers import main_screen, make_app, run_to_end
-
-
-def notes(app: NovelStudioApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+from tests.tui_helpers import notified as notes
 
 
 async def wait_for(pilot: Any, predicate: Any, *, limit: int = 300) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.command import CommandPalette
 from textual.widgets import Input
 
-from tests.tui_helpers import main_screen, make_app, notes, run_to_end
+from tests.tui_helpers import main_screen, make_app, notes, run_to_end, wait_for
 from widgets import compat
 
 _WORD = re.compile(r"[A-Za-z_]{3,}")
@@ -27,6 +27,19 @@ async def test_gate_notice_is_chinese_with_its_band(sample: Path) -> None:
             assert not _WORD.search(line), line  # no "pass", "polish", "overall", "gate_low"
             assert "综合" in line
         assert "写作" in main_screen(app).header.plain() and "WRITING" not in main_screen(app).header.plain()
+
+
+async def test_notes_keep_a_toast_that_expired(sample: Path) -> None:
+    """The gate notice is a 4 s toast and a run under load can outlast it: `notes` reads the app's history of
+    notifications, not the live toasts (this toast has expired before it is read)."""
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.notify("第9章评审：综合 4.20", timeout=0.01)
+        await pilot.pause()
+        assert await wait_for(pilot, lambda: all(n.has_expired for n in app._notifications._notifications.values()))
+        assert not list(app._notifications)  # the live list has dropped it
+        assert "第9章评审：综合 4.20" in notes(app)
 
 
 async def test_footer_and_palette_are_chinese(sample: Path) -> None:

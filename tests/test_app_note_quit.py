@@ -48,7 +48,7 @@ async def test_note_survives_quit_and_is_used_once(sample: Path) -> None:
         await pilot.pause()
         screen = main_screen(app)
         assert screen.note == "这一章让沈照第一次进城"
-        assert "这一章让沈照第一次进城" in notes(app)  # said at start-up, not silently kept
+        assert await wait_for(pilot, lambda: "这一章让沈照第一次进城" in notes(app))  # said at start-up, not kept silently
         await pilot.press("c")
         await run_to_end(app, pilot)
         assert 3 in screen.project.committed_chapters()

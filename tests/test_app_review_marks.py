@@ -6,7 +6,7 @@ from pathlib import Path
 
 from studio.models.review_marks import load_review_marks, record_review_marks
 from studio.paths import ProjectPaths
-from tests.tui_helpers import main_screen, make_app
+from tests.tui_helpers import main_screen, make_app, notified
 
 
 async def test_m_marks_the_selected_chapter_reviewed(sample: Path) -> None:
@@ -24,4 +24,4 @@ async def test_m_marks_the_selected_chapter_reviewed(sample: Path) -> None:
         assert load_review_marks(paths).for_chapter(2) == []
         await pilot.press("m")  # nothing left to clear: says so
         await pilot.pause()
-        assert any("没有“需复查”标记" in str(n.message) for n in app._notifications)
+        assert any("没有“需复查”标记" in m for m in notified(app))

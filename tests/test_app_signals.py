@@ -103,8 +103,17 @@ def test_signal_interrupts_the_run_and_exits_130(sample: Path, tmp_path: Path, s
 
 
 def test_descendants_and_interrupt_sessions(tmp_path: Path) -> None:
-    """A session is a shell running the studio: both levels are found and interrupted."""
-    script = "import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); print(p.pid, flush=True); p.wait()"
+    """A session is a shell running the studio: both levels are found and interrupted.
+
+    The child installs its own SIGINT handler before it reports its pid, as the studio does
+    (`loop.add_signal_handler`): a process started from a background job (`make test &` in a script) inherits
+    SIGINT ignored, and Python then leaves it ignored, so a child relying on the inherited disposition would
+    sleep through the signal. Reporting only once the handler is in place also closes the start-up window."""
+    child_code = (
+        "import os, signal, time; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "print(os.getpid(), flush=True); time.sleep(60)"
+    )
+    script = f"import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', {child_code!r}]); p.wait()"
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
         assert parent.stdout is not None

@@ -79,6 +79,8 @@ def test_offline_volume_end_plan_continue(tmp_path: Path, capsys: pytest.Capture
 def test_without_a_terminal_the_plan_waits_for_approval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _short_volume(tmp_path)
     _to_volume_end(root, capsys)
+    assert main(["review", "--project", str(root), "--offline", "--yes"]) == 0  # reviewed: no question about it
+    capsys.readouterr()
     assert main(["plan", "--project", str(root), "--offline", "--json", "--volume-length", "3"]) == 3
     data = json.loads(capsys.readouterr().out)
     assert data["event"] == "question" and data["exit_code"] == 3
@@ -96,6 +98,54 @@ def test_without_a_terminal_the_plan_waits_for_approval(tmp_path: Path, capsys: 
     assert data["applied"] and data["activated"]
     assert len(paths.spend_ledger.read_text("utf-8").splitlines()) == spent  # approving made no new call
     _check_volume_two(root, 4, 6)
+
+
+def test_planning_past_an_unreviewed_volume_asks_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`continue` at the volume end says "review first, then plan": `plan` for the next volume says the volume
+    was not reviewed and asks; without a terminal it stops (exit 3) before any call, `--yes` plans anyway."""
+    root = _short_volume(tmp_path)
+    _to_volume_end(root, capsys)
+    paths = ProjectPaths(root)
+    spent = len(paths.spend_ledger.read_text("utf-8").splitlines())
+    assert main(["plan", "--project", str(root), "--offline", "--json", "--volume-length", "3"]) == 3
+    data = json.loads(capsys.readouterr().out)
+    assert data["event"] == "question" and [o["key"] for o in data["options"]] == ["y", "n"]
+    assert "第 1 卷还没有做卷末回顾" in data["question"] and "novel-studio review" in data["message"]
+    assert len(paths.spend_ledger.read_text("utf-8").splitlines()) == spent  # no call was made
+    assert not (paths.staging / "plan").exists() and not paths.volume_dir(2).exists()
+    assert main(["plan", "--project", str(root), "--offline", "--json", "--lang", "en", "--volume-length", "3"]) == 3
+    assert "volume 1 has not been reviewed" in json.loads(capsys.readouterr().out)["message"]
+    assert main(["plan", "--project", str(root), "--offline", "--yes", "--volume-length", "3"]) == 0  # plan anyway
+    _check_volume_two(root, 4, 6)
+
+
+def test_the_studios_session_asks_the_same_and_stops_on_no(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The studio runs the same session (`PlanRunner`): the question reaches its decider; "n" stops before any
+    call and says to review first."""
+    import asyncio
+
+    from pipeline.decisions import Question, QuestionKind
+    from pipeline.events import Event, Notice
+    from pipeline.planning.session import run_plan_session
+    from pipeline.providers.offline import OfflineProvider
+    from studio.planning.review import unreviewed_before
+
+    root = _short_volume(tmp_path)
+    _to_volume_end(root, capsys)
+    assert unreviewed_before(Project.open(root), 2) == 1 and unreviewed_before(Project.open(root), 1) is None
+    asked: list[Question] = []
+    said: list[Event] = []
+
+    async def decide(question: Question) -> str:
+        asked.append(question)
+        return "n"
+
+    result = asyncio.run(run_plan_session(root, load_settings(root), OfflineProvider(), decide, said.append,
+                                          volume_length=3, offline=True, lang="en"))
+    assert [q.kind for q in asked] == [QuestionKind.PLAN_UNREVIEWED] and asked[0].recommended == "y"
+    assert result.status == "cancelled" and result.calls == 0
+    assert any(isinstance(e, Notice) and "run novel-studio review for volume 1 first" in e.message for e in said)
+    assert not ProjectPaths(root).volume_dir(2).exists()
 
 
 def test_max_cost_stops_before_the_call(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -183,7 +233,8 @@ def test_only_the_next_or_the_current_volume_can_be_planned(tmp_path: Path, caps
 
 
 def _answers(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
-    queue = list(answers)
+    """The terminal's answers; the first, "y", plans volume 2 without reviewing volume 1 (asked first)."""
+    queue = ["y", *answers]
     monkeypatch.setattr("studio.cli.plan_cmd.is_interactive", lambda: True)
     monkeypatch.setattr("builtins.input", lambda prompt="": queue.pop(0))
     return queue

@@ -15,7 +15,7 @@ from studio.tui import editor
 from studio.tui.plan_text import plan_chapter_count, plan_text, write_cost_per_chapter
 from tests.snapshot_apps.dialogs_app import HostApp
 from tests.snapshot_apps.planning_app import DIFF, NAMES, plan_data, plan_question
-from tests.tui_helpers import wait_for
+from tests.tui_helpers import notified, wait_for
 
 # ----------------------------------------------------------------------------------------------- plan_text
 
@@ -175,7 +175,7 @@ async def test_e_edits_the_staged_outline(tmp_path: Path, monkeypatch: pytest.Mo
         await pilot.pause()
         assert edited and edited[-1][-1] == str(outline)
         assert isinstance(app.screen, PlanApprovalScreen) and app.results == []  # nothing changed: ask on
-        assert any("没有改动" in str(n.message) for n in app._notifications)
+        assert any("没有改动" in m for m in notified(app))
 
         def change(app: Any, argv: list[str]) -> int:
             Path(argv[-1]).write_text("# 第2卷\n\n## 第11章 雾港夜航（改）\n", encoding="utf-8")
@@ -195,7 +195,7 @@ async def test_e_without_an_outline_says_so(tmp_path: Path) -> None:
         await pilot.press("e")
         await pilot.pause()
         assert isinstance(app.screen, PlanApprovalScreen)
-        assert any("找不到暂存的大纲" in str(n.message) for n in app._notifications)
+        assert any("找不到暂存的大纲" in m for m in notified(app))
     assert app.results == []
 
 

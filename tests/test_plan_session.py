@@ -31,6 +31,7 @@ from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.volume_plan import load_volume_plan
 from studio.outline import parse_outline, render_outline
 from studio.paths import ProjectPaths
+from studio.planning.review import review_path
 from studio.planning.staged import staged_outline_path, staged_plans
 from studio.planning.written import is_written
 from studio.project import Project
@@ -86,8 +87,10 @@ def notices(events: list[Event]) -> str:
     return "\n".join(e.message for e in events if isinstance(e, Notice))
 
 
-def written_to_end(tmp_path: Path, last: int = 3) -> Path:
-    """The sample with volume 1 cut to chapters 1..`last`, all of them committed (the volume end)."""
+def written_to_end(tmp_path: Path, last: int = 3, *, reviewed: bool = True) -> Path:
+    """The sample with volume 1 cut to chapters 1..`last`, all of them committed (the volume end); `reviewed`
+    leaves the review's `volumes/vol-01/review.md` as `novel-studio review` does (else planning volume 2 asks
+    first whether to plan without the review)."""
     root = init_project(tmp_path / "novel", sample=True)
     paths = ProjectPaths(root)
     outline = parse_outline(read_text(paths.outline(1)), paths.outline(1))
@@ -99,7 +102,19 @@ def written_to_end(tmp_path: Path, last: int = 3) -> Path:
     cp.last_completed_chapter = last
     cp.orchestrator_state = OrchestratorState.VOL_REVIEW
     save_checkpoint(paths, cp)
+    if reviewed:
+        atomic_write_text(review_path(paths, 1), "# 第 1 卷回顾\n")
     return root
+
+
+def test_an_unreviewed_volume_is_asked_about_before_the_plan(tmp_path: Path) -> None:
+    root = written_to_end(tmp_path, reviewed=False)
+    provider = CountingProvider()
+    decide, asked = scripted("y", "y")
+    result, events = session(root, decide, provider, volume_length=3)
+    assert [q.kind for q in asked] == [QuestionKind.PLAN_UNREVIEWED, QuestionKind.PLAN_APPROVAL]
+    assert "第 1 卷还没有做卷末回顾" in asked[0].title_zh and asked[0].data == {"volume": 2, "unreviewed": 1}
+    assert result.status == "applied"
 
 
 def test_the_question_carries_the_plan_and_a_note_replans(tmp_path: Path) -> None:

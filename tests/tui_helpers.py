@@ -9,15 +9,34 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
+from textual.notifications import Notification, Notify
+
 from pipeline.providers.offline import OfflineProvider
 from screens.decision_dialog import DecisionDialog
 from screens.main_screen import MainScreen
+from studio.tui import app as studio_app_module
 from studio.tui.app import NovelStudioApp
 
 
-def make_app(root: Path, delay: float = 0.0, lang: Any = "zh", **kwargs: Any) -> NovelStudioApp:
+class RecordingStudio(NovelStudioApp):
+    """The studio that also keeps every notification it was asked to show. A toast leaves the app's live
+    list when its timeout expires (4 s by default), and a run on a loaded machine can take longer than that
+    between the notice and the test's read: tests read this history, never the live toasts."""
+
+    CSS_PATH = str(Path(studio_app_module.__file__).with_name(str(NovelStudioApp.CSS_PATH)))  # not tests/app.tcss
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.notified: list[Notification] = []
+
+    def on_notify(self, event: Notify) -> None:  # runs besides App._on_notify (each class's handler is called)
+        self.notified.append(event.notification)
+
+
+def make_app(root: Path, delay: float = 0.0, lang: Any = "zh", **kwargs: Any) -> RecordingStudio:
     """The studio on ``root`` with the offline provider (``delay`` seconds between its deltas)."""
-    return NovelStudioApp(
+    return RecordingStudio(
         root, lang=lang, offline=True, provider_factory=lambda s: OfflineProvider(delay_s=delay), **kwargs
     )
 
@@ -28,8 +47,12 @@ def main_screen(app: NovelStudioApp) -> MainScreen:
     return screen
 
 
-async def run_to_end(app: NovelStudioApp, pilot: Any, *, limit: int = 400) -> list[str]:
-    """Let the worker run; answer any decision with its recommended option. Returns the questions asked."""
+async def run_to_end(app: NovelStudioApp, pilot: Any, *, limit: int = 5000) -> list[str]:
+    """Let the worker run; answer any decision with its recommended option. Returns the questions asked.
+
+    `limit` bounds the short pauses only against a run that never ends: on a loaded machine a run takes many
+    more of them than on a quiet one, and stopping to wait for the worker before its last question was
+    answered would wait for ever."""
     asked: list[str] = []
     screen = main_screen(app)
     for _ in range(limit):
@@ -53,6 +76,13 @@ async def wait_for(pilot: Any, check: Callable[[], bool], limit: int = 300) -> b
     return check()
 
 
-def notes(app: NovelStudioApp) -> str:
+def notified(app: App[Any]) -> list[str]:
+    """The message of every notification shown so far, expired ones included (see `RecordingStudio`); an app
+    not made by `make_app` gives only the toasts still on screen."""
+    shown = app.notified if isinstance(app, RecordingStudio) else list(app._notifications)
+    return [str(n.message) for n in shown]
+
+
+def notes(app: App[Any]) -> str:
     """Every notification shown so far, one a line."""
-    return "\n".join(str(n.message) for n in app._notifications)
+    return "\n".join(notified(app))

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from studio.models.distinct import require_distinct
 from studio.models.names import NamedEntity
 from studio.models.relationships import Relationship
 from studio.models.storylines import Storyline
@@ -57,26 +58,18 @@ class ImportSurveyReply(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ImportSurveyReply:
-        ids = [c.id for c in self.characters]
-        if len(ids) != len(set(ids)):
-            raise ValueError(f"character ids must be distinct: {ids}")
-        names = [c.display_name for c in self.characters]
-        if len(names) != len(set(names)):
-            raise ValueError(f"display names must be distinct: {names}")
+        require_distinct("character ids", [c.id for c in self.characters])
+        require_distinct("display names", [c.display_name for c in self.characters])
         owner: dict[str, str] = {c.display_name: c.id for c in self.characters}
         for c in self.characters:
             for alias in c.aliases:
                 if owner.setdefault(alias, c.id) != c.id:
                     raise ValueError(f"alias {alias!r} of {c.id} is also a name of {owner[alias]}")
-        rule_ids = [r.id for r in self.rules]
-        if len(rule_ids) != len(set(rule_ids)):
-            raise ValueError(f"rule ids must be distinct: {rule_ids}")
+        require_distinct("rule ids", [r.id for r in self.rules])
         mains = [s.id for s in self.storylines if s.type == "main_arc"]
         if len(mains) != 1:
             raise ValueError(f"exactly one storyline must have type main_arc, found {len(mains)}")
-        line_ids = [s.id for s in self.storylines]
-        if len(line_ids) != len(set(line_ids)):
-            raise ValueError(f"storyline ids must be distinct: {line_ids}")
+        require_distinct("storyline ids", [s.id for s in self.storylines])
         return self
 
     def check_relationships(self, known_ids: set[str]) -> list[str]:

@@ -76,6 +76,7 @@ from studio.planning.plan_view import MESSAGES as VIEW_MESSAGES
 from studio.planning.plan_view import chapter_span, outline_diff, plan_data, plan_lines
 from studio.planning.quick_start_files import write_main_arc
 from studio.planning.quick_start_progress import request_path
+from studio.planning.review import unreviewed_before
 from studio.planning.staged import (
     StagedPlanMeta,
     activate_volume,
@@ -176,6 +177,21 @@ MESSAGES: Catalog = {
         "novel-studio continue writes chapter {first}",
     ),
     "cancelled": ("已取消，计划已丢弃", "cancelled; the plan was discarded"),
+    "unreviewed_question": (
+        "第 {volume} 卷还没有做卷末回顾。仍要规划第 {next} 卷吗？",
+        "volume {volume} has not been reviewed. Plan volume {next} anyway?",
+    ),
+    "unreviewed_fact": (
+        "卷末回顾总结本卷、提出下一卷的建议并清理临时状态：novel-studio review（工作室里在卷末选「回顾」）",
+        "the volume review sums up the volume, suggests what comes next and clears temporary state: "
+        "novel-studio review (in the studio: \"review\" at the volume end)",
+    ),
+    "o_unreviewed_y": ("仍然规划第 {next} 卷", "plan volume {next} anyway"),
+    "o_unreviewed_n": ("先回顾（停止）", "review first (stop)"),
+    "unreviewed_stop": (
+        "未规划：先运行 novel-studio review 回顾第 {volume} 卷，再规划第 {next} 卷",
+        "nothing planned: run novel-studio review for volume {volume} first, then plan volume {next}",
+    ),
     "spent": ("规划花费 ${cost:.4f}（{calls} 次调用）", "planning cost ${cost:.4f} ({calls} calls)"),
 }
 
@@ -521,6 +537,23 @@ def _after_trial_chapters(project: Project) -> int | None:
     return request.volume_length if request.volume_length > last else None
 
 
+def unreviewed_question(volume: int, next_volume: int, lang: Lang) -> Question:
+    """`QuestionKind.PLAN_UNREVIEWED`: volume `volume` is finished and not reviewed (`unreviewed_before`);
+    "y" plans `next_volume` anyway (what `--yes` answers), "n" stops and says to review first."""
+    params = {"volume": volume, "next": next_volume}
+    return Question(
+        QuestionKind.PLAN_UNREVIEWED,
+        None,
+        tr(MESSAGES, "unreviewed_question", "zh", **params),
+        tr(MESSAGES, "unreviewed_question", "en", **params),
+        facts=[tr(MESSAGES, "unreviewed_fact", lang)],
+        options=[Option(k, tr(MESSAGES, f"o_unreviewed_{k}", "zh", **params),
+                        tr(MESSAGES, f"o_unreviewed_{k}", "en", **params)) for k in "yn"],
+        recommended="y",
+        data={"volume": next_volume, "unreviewed": volume},
+    )
+
+
 async def run_plan_session(
     root: Path,
     settings: Settings,
@@ -576,6 +609,10 @@ async def run_plan_session(
         session.emit_event(Notice(None, target, "error"))
         return session.result("usage", errors=[target], message=target)
     plan_target, fixed, key = target
+    unreviewed = unreviewed_before(project, plan_target.volume)
+    if unreviewed is not None and await session.decide(unreviewed_question(unreviewed, plan_target.volume, lang)) != "y":
+        session.say("unreviewed_stop", volume=unreviewed, next=plan_target.volume)
+        return session.result("cancelled", volume=plan_target.volume)
     if key and fixed is not None:
         session.say(key, volume=plan_target.volume, first=plan_target.first,
                     fixed=chapter_span([ch.number for ch in fixed.chapters]))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -43,8 +42,9 @@ from pipeline.events import (
 )
 from pipeline.orchestrator import ChapterReport, Orchestrator, RunResult
 from pipeline.providers.base import ProviderError, SdkRetryListener, SdkRetryWait
-from pipeline.providers.factory import build_provider, is_offline
+from pipeline.providers.factory import is_offline
 from pipeline.providers.retry import stage_wait_s
+from studio.cli import provider_seam
 from studio.cli.common import (
     ExitCode,
     PausedForAuthor,
@@ -149,8 +149,8 @@ def default_agents(
     on_retry: RetryHook | None = None,
     on_sdk_retry: SdkRetryListener | None = None,
 ) -> Agents:
-    """The real agents on the provider `pipeline.providers.factory` builds (booking every call)."""
-    provider = build_provider(settings, root, offline=offline, on_sdk_retry=on_sdk_retry)
+    """The real agents on the provider `studio.cli.provider_seam` builds (booking every call)."""
+    provider = provider_seam.build(root, settings, offline, on_sdk_retry=on_sdk_retry)
     return FreshProjectAgents(root, settings, provider, on_retry)
 
 
@@ -375,7 +375,7 @@ def run(args: argparse.Namespace) -> int:
     json_lines = bool(getattr(args, "json", False))
     out = _Output(json_lines)
 
-    if not offline and AGENTS_FACTORY is None and settings.api_key(os.environ) is None:
+    if AGENTS_FACTORY is None and provider_seam.missing_key(settings, offline):
         env = settings.provider.api_key_env
         if is_interactive() and not args.yes and not json_lines and _ask_offline(lang, env):
             offline = True

@@ -12,22 +12,22 @@ flow of this command, `import --full` and the studio).
 
 Under the project lock (a live holder: exit 4). `add_extract_arguments(parser)` and `run_extract(root, args)`
 are what `import --full` reuses (`args` needs `to`, `max_cost`, `yes`, `json`, `offline`, `lang`).
-Tests inject the provider through `PROVIDER_FACTORY` (a module-level seam): `(root, settings, offline) -> Provider`.
+The provider comes from `studio.cli.provider_seam` (tests inject theirs there).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.decisions import Decider, Question
 from pipeline.events import Event, Notice, RetryWaiting
 from pipeline.importing.extract import ExtractionRefused, ExtractionResult, run_extraction
-from pipeline.providers.base import Provider, ProviderError
-from pipeline.providers.factory import build_provider, is_offline
+from pipeline.providers.base import ProviderError
+from pipeline.providers.factory import is_offline
+from studio.cli import provider_seam
 from studio.cli.common import (
     ExitCode,
     JsonOut,
@@ -51,10 +51,8 @@ from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.signals import termination_handlers
 
-__all__ = ["PROVIDER_FACTORY", "add_extract_arguments", "register", "run", "run_extract"]
+__all__ = ["add_extract_arguments", "register", "run", "run_extract"]
 
-ProviderFactory = Callable[[Path, Settings, bool], Provider]
-PROVIDER_FACTORY: ProviderFactory | None = None
 
 MESSAGES: Catalog = {
     "help": (
@@ -188,11 +186,10 @@ def run_extract(root: Path, args: argparse.Namespace) -> int:
 
 def _extract(args: argparse.Namespace, root: Path, settings: Settings, offline: bool, out: JsonOut,
              lang: Lang) -> int:
-    if not offline and PROVIDER_FACTORY is None and settings.api_key(os.environ) is None:
+    if provider_seam.missing_key(settings, offline):
         out.err(tr(MESSAGES, "no_key", lang, env=settings.provider.api_key_env))
         return out.finish(int(ExitCode.ERROR), error="missing_api_key")
-    provider = (PROVIDER_FACTORY(root, settings, offline) if PROVIDER_FACTORY is not None
-                else build_provider(settings, root, offline=offline))
+    provider = provider_seam.build(root, settings, offline)
     if offline:
         out.say(tr(MESSAGES, "offline", lang))
     out.data["offline"] = offline
@@ -211,8 +208,8 @@ def _extract(args: argparse.Namespace, root: Path, settings: Settings, offline: 
         out.err(str(exc))
         return out.finish(int(ExitCode.ERROR), error=str(exc))
     except StudioError as exc:
-        out.err(str(exc))
-        return out.finish(int(ExitCode.ERROR), error=str(exc))
+        out.err(exc.text(lang))
+        return out.finish(int(ExitCode.ERROR), error=exc.text(lang))
     return _report(result, out, lang)
 
 

@@ -189,9 +189,9 @@ def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = Fals
 def _error_text(exc: StudioError, lang: Lang) -> str:
     if isinstance(exc, FormatError) and len(exc.problems) > 1:
         lines = [tr(MESSAGES, "error", lang, message=tr(MESSAGES, "problems", lang, n=len(exc.problems)))]
-        lines.extend(f"  - {p}" for p in exc.problems)
+        lines.extend(f"  - {p.describe(lang)}" for p in exc.problems)
         return "\n".join(lines)
-    return tr(MESSAGES, "error", lang, message=str(exc))
+    return tr(MESSAGES, "error", lang, message=exc.text(lang))
 
 
 def _report(text: str, *, as_json: bool, exit_code: int, kind: str, problems: list[str] | None = None) -> int:
@@ -255,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StudioError as exc:
         if debug:
             traceback.print_exc()
-        problems = [str(p) for p in exc.problems] if isinstance(exc, FormatError) else None
+        problems = [p.describe(lang) for p in exc.problems] if isinstance(exc, FormatError) else None
         return _report(_error_text(exc, lang), as_json=as_json, exit_code=int(exc.exit_code),
                        kind=str(getattr(exc, "kind", type(exc).__name__)), problems=problems)
     except BrokenPipeError:

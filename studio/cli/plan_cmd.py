@@ -7,6 +7,9 @@ plan-approval question from the terminal:
 
 - `y` approve and apply, `n` cancel, `k` a new chapter count (asked), `r` re-plan with a note (asked), `e` open
   `$VISUAL`/`$EDITOR` on the staged outline, then the session re-checks it and asks again;
+- planning the next volume while the current one is finished but not reviewed first asks whether to plan
+  anyway (`y`) or stop to review (`n`); `--yes` plans anyway; without a terminal the command stops with exit 3
+  and says how to go on (`studio.planning.review.unreviewed_before`, asked by the session, so the studio asks too);
 - `--yes` approves, except when the apply would replace files the author edited by hand (the question then has
   no recommended answer): the command stops with exit 3 and shows the differences;
 - without a terminal (or with `--json`) the command stops with exit 3 and the question (as JSON with
@@ -14,27 +17,25 @@ plan-approval question from the terminal:
 
 `--volume` of the current volume re-plans only the chapters after the last committed one (the diff is shown
 with the plan); `--volume-length` is then the length of the whole volume. With `--json` stdout carries one JSON
-object (the result, or the pending question). Tests inject the provider through `PROVIDER_FACTORY` (a
-module-level seam): `(root, settings, offline) -> Provider`.
+object (the result, or the pending question). The provider comes from `studio.cli.provider_seam` (tests inject
+theirs there).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from pipeline.decisions import Question
+from pipeline.decisions import Question, QuestionKind
 from pipeline.events import Event, Notice, RetryWaiting
 from pipeline.planning.prompt_context import DEFAULT_VOLUME_LENGTH
 from pipeline.planning.session import PlanSessionResult, run_plan_session
-from pipeline.providers.base import Provider
-from pipeline.providers.factory import build_provider, is_offline
+from pipeline.providers.factory import is_offline
+from studio.cli import provider_seam
 from studio.cli.common import (
     ExitCode,
     JsonOut,
@@ -49,12 +50,9 @@ from studio.errors import StudioError
 from studio.fileio import sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import ProjectLock, StaleLockError
-from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.signals import termination_handlers
 
-ProviderFactory = Callable[[Path, Settings, bool], Provider]
-PROVIDER_FACTORY: ProviderFactory | None = None
 EditorRun = Callable[[list[str]], int]
 
 
@@ -97,6 +95,12 @@ MESSAGES: Catalog = {
         "取消：在终端运行 novel-studio plan 并选择 n",
         "The plan of volume {volume} is staged and waits for approval (stdin is not a terminal). Approve: "
         "`novel-studio plan --yes`; cancel: run `novel-studio plan` in a terminal and answer n",
+    ),
+    "paused_unreviewed": (
+        "第 {volume} 卷还没有卷末回顾，未规划（当前不是交互终端）。先回顾：novel-studio review；"
+        "不回顾直接规划第 {next} 卷：novel-studio plan --yes",
+        "volume {volume} has not been reviewed; nothing was planned (stdin is not a terminal). Review it first: "
+        "novel-studio review; plan volume {next} without the review: novel-studio plan --yes",
     ),
     "paused_edits": (
         "批准会覆盖手动修改过的文件（差异见上），--yes 不会替你决定；请在终端运行 novel-studio plan 回答",
@@ -164,6 +168,9 @@ def plan_decider(out: _Out, lang: Lang, *, yes: bool) -> Callable[[Question], An
                 out.say(line)
             out.data.update(event="question", question=title, recommended=question.recommended,
                             options=[{"key": k, "label": f"{k} {label}"} for k, label in options])
+            if question.kind is QuestionKind.PLAN_UNREVIEWED:
+                raise PausedForAuthor(tr(MESSAGES, "paused_unreviewed", lang, volume=data.get("unreviewed"),
+                                         next=volume))
             key = "paused_edits" if yes else "paused"
             raise PausedForAuthor(tr(MESSAGES, key, lang, volume=volume))
         for line in question.facts:
@@ -240,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
     paths = ProjectPaths(root)
     out = _Out(bool(getattr(args, "json", False)))
     offline = is_offline(settings, bool(getattr(args, "offline", False)))
-    if not offline and PROVIDER_FACTORY is None and settings.api_key(os.environ) is None:
+    if provider_seam.missing_key(settings, offline):
         out.err(tr(MESSAGES, "no_key", lang, env=settings.provider.api_key_env))
         return out.finish(int(ExitCode.ERROR), error="missing_api_key")
     if offline:
@@ -252,11 +259,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with termination_handlers():
             sweep_temp_files(root)
-            factory = PROVIDER_FACTORY
-            provider = (
-                factory(root, settings, offline) if factory is not None
-                else build_provider(settings, root, offline=offline)
-            )
+            provider = provider_seam.build(root, settings, offline)
             result = asyncio.run(
                 run_plan_session(
                     root, settings, provider, plan_decider(out, lang, yes=bool(args.yes)), out.event,
@@ -267,11 +270,11 @@ def run(args: argparse.Namespace) -> int:
             return _finish(out, result)
     except PausedForAuthor as exc:
         out.err(str(exc))
-        return out.finish(int(ExitCode.PAUSED))
+        return out.finish(int(ExitCode.PAUSED), message=str(exc))  # --json: how to go on
     except KeyboardInterrupt:
         return out.finish(int(ExitCode.INTERRUPTED))
     except StudioError as exc:
-        out.err(str(exc))
-        return out.finish(int(ExitCode.ERROR), error=str(exc))
+        out.err(exc.text(lang))
+        return out.finish(int(ExitCode.ERROR), error=exc.text(lang))
     finally:
         lock.release()

@@ -12,21 +12,20 @@ Under the project lock (a live holder: exit 4), writes through `studio.fileio` (
 interrupted review (its journal `staging/review/vol-NN.json`) is finished first, without a new call. Without a
 terminal, or with `--json`, the clean-up question stops the command with exit 3 (with `--json`, the question as
 one JSON object); `review --yes` answers it later. With `--json` stdout carries one JSON object.
-Tests inject the provider through `PROVIDER_FACTORY` (a module-level seam): `(root, settings, offline) -> Provider`.
+The provider comes from `studio.cli.provider_seam` (tests inject theirs there).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.decisions import Decider, Question
 from pipeline.planning.review import ReviewOutcome, ReviewStopped, outcome_data, review_volume
 from pipeline.providers.base import Provider, ProviderError
-from pipeline.providers.factory import build_provider, is_offline
+from pipeline.providers.factory import is_offline
+from studio.cli import provider_seam
 from studio.cli.common import (
     ExitCode,
     JsonOut,
@@ -50,9 +49,6 @@ from studio.paths import ProjectPaths
 from studio.planning.staged import resume_plan_applies
 from studio.project import Project
 from studio.signals import termination_handlers
-
-ProviderFactory = Callable[[Path, Settings, bool], Provider]
-PROVIDER_FACTORY: ProviderFactory | None = None
 
 MESSAGES: Catalog = {
     "help": ("卷末回顾：本卷报告、下一卷建议与状态清理", "volume review: the report, suggestions for the next volume, state clean-up"),
@@ -159,14 +155,12 @@ _REVIEW_RESOLVES = frozenset({"planning_unfinished", "plan_staged", "plan_next",
 
 def _review(args: argparse.Namespace, root: Path, settings: Settings, offline: bool, out: _Out, lang: Lang) -> int:
     project = Project.open(root)
-    needs_key = not offline and PROVIDER_FACTORY is None and settings.api_key(os.environ) is None
+    needs_key = provider_seam.missing_key(settings, offline)
 
     def provider() -> Provider:
         if needs_key:
             raise _NoKey
-        if PROVIDER_FACTORY is not None:
-            return PROVIDER_FACTORY(root, settings, offline)
-        return build_provider(settings, root, offline=offline)
+        return provider_seam.build(root, settings, offline)
 
     async def confirm(cost: float, model: str) -> bool:
         if offline:
@@ -194,8 +188,8 @@ def _review(args: argparse.Namespace, root: Path, settings: Settings, offline: b
         out.err(tr(MESSAGES, "model_error", lang, message=str(exc)))
         return out.finish(int(ExitCode.ERROR), error=str(exc))
     except StudioError as exc:
-        out.err(str(exc))
-        return out.finish(int(ExitCode.ERROR), error=str(exc))
+        out.err(exc.text(lang))
+        return out.finish(int(ExitCode.ERROR), error=exc.text(lang))
     return _report(outcome, root, out, lang)
 
 

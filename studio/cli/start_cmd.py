@@ -29,7 +29,7 @@ Under the project lock; every write is an own-write (the watcher knows them). Wi
 JSON object per line: the events (`pipeline.events.event_data`, text deltas left out), last the result or the
 question (`"event": "question"`, exit 3). Exit: 0 done, 1 error (resumable), 2 usage, 3 paused for the author,
 4 locked, 130 interrupted.
-Tests inject the provider through `PROVIDER_FACTORY` and the trial agents through `AGENTS_FACTORY`.
+Tests inject the provider through `studio.cli.provider_seam` and the trial agents through `AGENTS_FACTORY`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -54,9 +53,9 @@ from pipeline.planning.quick_start import (
     parse_trial_answer,
     run_quick_start,
 )
-from pipeline.providers.base import Provider
-from pipeline.providers.factory import build_provider, is_offline
+from pipeline.providers.factory import is_offline
 from studio.author_brief import BRIEF_FIELDS, brief_from_answers, clean_brief, load_brief
+from studio.cli import provider_seam
 from studio.cli.common import (
     ExitCode,
     PausedForAuthor,
@@ -89,9 +88,7 @@ from studio.planning.quick_start_progress import (
 from studio.project import Project
 from studio.signals import termination_handlers
 
-ProviderFactory = Callable[[Path, Settings, bool], Provider]
 AgentsFactory = Callable[[Path, Settings, bool], Agents]
-PROVIDER_FACTORY: ProviderFactory | None = None
 AGENTS_FACTORY: AgentsFactory | None = None
 
 STYLES = {"samples": "samples", "reference": "reference", "preset": "preset", "write": "write_then_extract"}
@@ -504,14 +501,13 @@ def _hand_over(command: list[str], root: Path, lang: Lang, *, offline: bool) -> 
 
 def _quick_start(args: argparse.Namespace, root: Path, settings: Settings, offline: bool, request: QuickStartRequest,
                  lock: ProjectLock, lang: Lang, out: _Out) -> int:
-    if not offline and PROVIDER_FACTORY is None and settings.api_key(os.environ) is None:
+    if provider_seam.missing_key(settings, offline):
         message = tr(MESSAGES, "no_key", lang, env=settings.provider.api_key_env)
         out.say(message, err=True)
         return out.finish(int(ExitCode.ERROR), error="missing_api_key", message=message)
     if offline:
         out.say(tr(MESSAGES, "offline", lang))
-    provider = (PROVIDER_FACTORY(root, settings, offline) if PROVIDER_FACTORY is not None
-                else build_provider(settings, root, offline=offline))
+    provider = provider_seam.build(root, settings, offline)
     agents = AGENTS_FACTORY(root, settings, offline) if AGENTS_FACTORY is not None else None
     decide = _trial_decider(args, lang, out, root)
     try:
@@ -553,4 +549,4 @@ def _report(outcome: QuickStartOutcome, lang: Lang, out: _Out) -> int:
     )
 
 
-__all__ = ["AGENTS_FACTORY", "PROVIDER_FACTORY", "parse_trial_answer", "register", "run"]
+__all__ = ["AGENTS_FACTORY", "parse_trial_answer", "register", "run"]

@@ -6,19 +6,18 @@ Output: text lines, or with `--json` one JSON object on stdout at the end: `{"ev
 change's report (files, affected chapters, changelog lines) and `applied`; or `{"event": "question", ...}` with
 the diff and exit 3 when the change waits for the author (no terminal, or `--json` without `--yes`). Nothing
 is written before the author says yes (`--yes` says it ahead).
-Tests inject the provider through `PROVIDER_FACTORY`: `(root, settings, offline) -> Provider`.
+The provider comes from `studio.cli.provider_seam` (tests inject theirs there).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from pipeline.providers.base import Provider
-from pipeline.providers.factory import build_provider, is_offline
+from pipeline.providers.factory import is_offline
+from studio.cli import provider_seam
 from studio.cli.common import (
     ExitCode,
     JsonOut,
@@ -38,9 +37,6 @@ from studio.signals import termination_handlers
 from studio.tools.characters import RetireBlocked
 from studio.tools.plan import ToolPlan
 from studio.tools.txn import apply_changes, resume_tool_changes
-
-ProviderFactory = Callable[[Path, Settings, bool], Provider]
-PROVIDER_FACTORY: ProviderFactory | None = None
 
 MESSAGES: Catalog = {
     "opt_yes": ("不提问，直接应用改动", "ask nothing: apply the change"),
@@ -119,11 +115,9 @@ class ToolRun:
 
     def provider(self) -> Provider:
         """The provider (booking every call in the spend ledger); a missing key is a clear error."""
-        if PROVIDER_FACTORY is not None:
-            return PROVIDER_FACTORY(self.root, self.settings, self.offline)
-        if not self.offline and self.settings.api_key(os.environ) is None:
+        if provider_seam.missing_key(self.settings, self.offline):
             raise StudioError(tr(MESSAGES, "no_key", self.lang, env=self.settings.provider.api_key_env))
-        return build_provider(self.settings, self.root, offline=self.offline)
+        return provider_seam.build(self.root, self.settings, self.offline)
 
     def estimate(self, cost: float, model: str) -> bool:
         """Print the estimate; False (and say so) when `--max-cost` stops the call."""
@@ -166,9 +160,9 @@ class ToolRun:
                     self.out.err(tr(MESSAGES, "blocked_hint", self.lang))
                     return self.out.finish(int(ExitCode.ERROR), error=str(exc), blockers=exc.blockers)
                 except StudioError as exc:
-                    problems = [str(p) for p in exc.problems] if isinstance(exc, FormatError) else []
-                    self.out.err(str(exc))
-                    return self.out.finish(int(ExitCode.ERROR), error=str(exc), problems=problems)
+                    problems = [p.describe(self.lang) for p in exc.problems] if isinstance(exc, FormatError) else []
+                    self.out.err(exc.text(self.lang))
+                    return self.out.finish(int(ExitCode.ERROR), error=exc.text(self.lang), problems=problems)
                 if isinstance(built, int):
                     return self.out.finish(built)
                 return self._confirm_and_apply(built)

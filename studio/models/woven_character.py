@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from studio.ids import is_slug
 from studio.models.character import CharacterContract
+from studio.models.distinct import require_distinct
 
 __all__ = ["WovenCharacter"]
 
@@ -44,9 +45,7 @@ class WovenCharacter(BaseModel):
 
     @model_validator(mode="after")
     def _distinct(self) -> WovenCharacter:
-        ids = [c.id for c in self.contracts]
-        if len(ids) != len(set(ids)):
-            raise ValueError(f"contract ids of {self.id} must be distinct: {ids}")
+        require_distinct(f"contract ids of {self.id}", [c.id for c in self.contracts])
         if self.display_name in self.aliases:
             raise ValueError(f"aliases of {self.id} repeat its display_name {self.display_name!r}")
         return self

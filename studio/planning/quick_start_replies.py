@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.models.distinct import require_distinct
 from studio.models.names import NamedEntity
 from studio.models.relationships import Relationship
 from studio.models.storylines import Storyline
@@ -67,12 +68,8 @@ class LightWorldReply(_Reply):
 
     @model_validator(mode="after")
     def _distinct(self) -> LightWorldReply:
-        ids = [r.id for r in self.rules]
-        if len(ids) != len(set(ids)):
-            raise ValueError(f"rule ids must be distinct: {ids}")
-        paths = [f.path for f in self.files]
-        if len(paths) != len(set(paths)):
-            raise ValueError(f"file paths must be distinct: {paths}")
+        require_distinct("rule ids", [r.id for r in self.rules])
+        require_distinct("file paths", [f.path for f in self.files])
         return self
 
     def main_arc(self) -> Storyline | None:
@@ -92,11 +89,8 @@ class CastReply(_Reply):
     @model_validator(mode="after")
     def _cross_references(self) -> CastReply:
         ids = [c.id for c in self.characters]
-        if len(ids) != len(set(ids)):
-            raise ValueError(f"character ids must be distinct: {ids}")
-        names = [c.display_name for c in self.characters]
-        if len(names) != len(set(names)):
-            raise ValueError(f"display names must be distinct: {names}")
+        require_distinct("character ids", ids)
+        require_distinct("display names", [c.display_name for c in self.characters])
         for i, rel in enumerate(self.relationships):
             for end in (rel.from_, rel.to):
                 if end not in ids:

@@ -118,6 +118,20 @@ def review_kind(project: Project, volume: int, lang: Lang = "zh") -> ReviewKind:
     return "finished"
 
 
+def unreviewed_before(project: Project, volume: int) -> int | None:
+    """The volume to review before `volume` is planned: the current volume, when `volume` comes after it and it
+    is written to its outline's end with no review yet (`review_path`); None otherwise (planning the current
+    volume, a volume still being written, a volume already reviewed). The CLI's `plan` and the studio's plan
+    ask the author to confirm (`pipeline.planning.session`), as `continue` at the volume end says "review first"."""
+    current = project.current_volume
+    if current < 1 or volume <= current:
+        return None
+    span = volume_range(project.paths, current)
+    if span is None or project.last_completed_chapter < span[1]:
+        return None
+    return None if review_path(project.paths, current).is_file() else current
+
+
 # ---------------------------------------------------------------------------------------------- steps
 
 

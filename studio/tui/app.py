@@ -126,10 +126,10 @@ class ProjectErrorScreen(Screen[None]):
         yield Footer()
 
 
-def describe_error(exc: StudioError) -> str:
+def describe_error(exc: StudioError, lang: Lang) -> str:
     if isinstance(exc, FormatError) and exc.problems:
-        return "\n".join(f"- {p}" for p in exc.problems)
-    return str(exc)
+        return "\n".join(f"- {p.describe(lang)}" for p in exc.problems)
+    return exc.text(lang)
 
 
 class StudioCommands(Provider):
@@ -337,7 +337,7 @@ class NovelStudioApp(App[None]):
             self.settings = load_settings(self.project_root)
             self.project = Project.open(self.project_root, lang=self.lang)
         except StudioError as exc:
-            self.open_error = describe_error(exc)
+            self.open_error = describe_error(exc, self.lang)
             return ProjectErrorScreen(self.project_root, self.open_error, self.lang)
         except OSError as exc:
             self.open_error = str(exc)

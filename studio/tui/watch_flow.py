@@ -148,8 +148,8 @@ def describe_problem(problem: Problem, lang: Lang) -> str:
     if problem.json_path:
         where = f"{where} [{problem.json_path}]".strip()
     if not where:
-        return problem.reason
-    return f"{where}：{problem.reason}" if lang == "zh" else f"{where}: {problem.reason}"
+        return problem.text(lang)
+    return f"{where}：{problem.text(lang)}" if lang == "zh" else f"{where}: {problem.text(lang)}"
 
 
 def relative_name(path: Path, root: Path) -> str:
