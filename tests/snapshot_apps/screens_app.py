@@ -87,5 +87,5 @@ def broken_project_message(root: Path) -> str:
     try:
         Project.open(root)
     except FormatError as exc:
-        return describe_error(exc).replace(str(root), str(FIXED))
+        return describe_error(exc, "zh").replace(str(root), str(FIXED))
     raise AssertionError("the broken sample opened")
