@@ -37,7 +37,7 @@ from studio.models.spend import SpendEntry
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.prompt_pins import installed_versions, latest_pins, pins_text, read_pins, write_pins
-from studio.spend_ledger import append_spend
+from studio.spend_ledger import append_spend, read_spend
 from studio.status import build_status, render_status
 from widgets.studio_header import HeaderInfo, render_header
 
@@ -320,3 +320,39 @@ def test_no_cache_figures_no_line(sample: Path) -> None:
     assert report.cache.book is None and report.cache.chapter_share is None
     assert "缓存" not in render_status(report)
     assert "缓存" not in render_header(HeaderInfo(title="t"), "zh", width=200).plain
+
+
+# ------------------------------------------------------------------------------------------ rebuild
+
+
+def test_rebuild_uses_the_pinned_versions_and_says_a_newer_one_is_installed(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pinned = installed_versions()["summarizer"][-1]
+    install_newer_prompts(tmp_path, monkeypatch, "summarizer")
+    assert main(["rebuild", "2", "--project", str(sample), "--offline", "--yes"]) == 0
+    err = capsys.readouterr().err
+    assert f"本次重建按项目固定的提示词版本进行（summarizer v{pinned}，已安装 v{pinned + 1}）" in err
+    assert "quality-judge" not in err  # not used without --rejudge
+    calls = [e for e in read_spend(ProjectPaths(sample).spend_ledger)[0] if e.prompt_id == "summarizer"]
+    assert calls and {e.prompt_version for e in calls} == {str(pinned)}
+    assert read_pins(ProjectPaths(sample))["summarizer"] == pinned  # type: ignore[index]
+
+
+def test_rebuild_pins_an_unpinned_project_and_says_so_only_once_agreed(
+    sample: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from studio.cli import continue_cmd
+
+    _settings_without_pins(sample)
+    monkeypatch.setattr("studio.cli.common.is_interactive", lambda: False)
+    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", lambda r, s, o: continue_cmd.default_agents(r, s, True))
+    assert main(["rebuild", "2", "--project", str(sample)]) == 3  # asks first: no answer, nothing written
+    assert read_pins(ProjectPaths(sample)) is None and "提示词" not in capsys.readouterr().err
+
+    assert main(["rebuild", "2", "--project", str(sample), "--yes"]) == 0
+    assert "首次固定了提示词版本" in capsys.readouterr().err
+    assert read_pins(ProjectPaths(sample)) == latest_pins()
+    assert main(["rebuild", "2", "--project", str(sample), "--yes", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "首次固定" not in out.err and json.loads(out.out)["chapter"] == 2  # said once; --json stays one object
