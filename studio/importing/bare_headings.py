@@ -14,7 +14,8 @@ keeps the candidates that make a sequence over the book. Rules:
   different styles and never mix in one sequence.
 - Within a style, a **sequence** is a chain of candidates in reading order whose numbers go up by 1 (a step of
   up to `MAX_STEP` is allowed: missing chapters are the split's `gap` issue, not a reason to drop the rest) and
-  between two of which stands at least `MIN_LINK_CHARS` 字 of text: items of a list, or a table of contents,
+  between two of which stand at least `MIN_LINK_CHARS` characters of text (each line stripped at its ends: a
+  cheap stand-in for 字, close enough for telling a chapter from a list item): items of a list, or a table of contents,
   cannot follow each other. The longest chain is kept; among equally long chains the later links win (a
   table of contents before the text gives way to the headings that open the chapters).
 - Headings written with leading zeros keep their width: `003` and `3` do not follow each other (`099` and
@@ -30,7 +31,7 @@ numbers (`studio.importing.split`): where the book has real headings, bare numbe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from studio.importing.headings import BARE_UNIT, Heading, bare_digits, bare_style, parse_bare_number
@@ -47,7 +48,7 @@ class Candidate:
 
     key: tuple[int, int]  # (file index, 0-based line), the caller's position
     segment: int
-    offset: int  # 字 of text before it in the whole book (for the length of a link)
+    offset: int  # characters of text before it in the whole book (for the length of a link)
     heading: Heading
     digits: int  # how many digits it is written with
     padded: bool  # written with leading zeros (`001`)
@@ -93,11 +94,9 @@ def _chain(cands: Sequence[Candidate]) -> list[Candidate]:
 def bare_chapter_lines(
     files: Sequence[Sequence[str]],
     volume_lines: Sequence[set[int]],
-    words: Callable[[str], int],
 ) -> dict[tuple[int, int], Heading]:
     """The bare-number headings of a manuscript: (file index, 0-based line) -> heading; empty when the book's
-    bare numbers make no sequence. `files` are the files' lines, `volume_lines` each file's volume-heading lines,
-    `words` the 字 count of a line."""
+    bare numbers make no sequence. `files` are the files' lines, `volume_lines` each file's volume-heading lines."""
     by_style: dict[tuple[str, bool], list[Candidate]] = {}
     segment = 0
     offset = 0
@@ -112,8 +111,8 @@ def bare_chapter_lines(
                 digits = bare_digits(heading)
                 cand = Candidate((f, i), segment, offset, heading, len(digits), digits.startswith(("0", "０")))
                 by_style.setdefault(bare_style(heading), []).append(cand)
-            elif line.strip():
-                offset += words(line)
+            else:
+                offset += len(line.strip())
     best: list[Candidate] = []
     for cands in by_style.values():
         chain = _chain(cands)

@@ -5,7 +5,7 @@ Rules:
 - Without one, NUL bytes mean UTF-16 without a mark (some Windows tools and platform exports write it) when
   the length is even and a byte order reads the bytes strictly as text (`utf16_without_bom`): no control
   character but tab, line breaks and form feed, and at least `USUAL_SHARE` of the characters ASCII, CJK
-  ideographs, CJK and general punctuation or full-width forms. In UTF-16 every ASCII character (line breaks,
+  ideographs, CJK and general punctuation or full-width forms (counted on the first `SAMPLE_BYTES`). In UTF-16 every ASCII character (line breaks,
   digits, spaces) has a zero high byte, which is where the NULs come from; the wrong byte order turns ASCII into
   U+0A00-like letters of other scripts and ideographs into presentation forms, so of two readings the one with
   the larger share of usual characters is the right one. Anything else with NUL bytes (binary files; UTF-32
@@ -176,15 +176,19 @@ def utf16_without_bom(data: bytes) -> str | None:
     """The text of UTF-16 bytes without a byte-order mark (see the module rules), else None."""
     if len(data) % 2:
         return None
+    sample = data[: SAMPLE_BYTES - SAMPLE_BYTES % 2]  # the byte order is told on a sample, as the legacy choice
     best: tuple[float, str] | None = None
     for codec in ("utf-16-le", "utf-16-be"):
-        text = _strict(data, codec)
-        if text is None or not text or _CONTROL.search(text):
+        text = sample.decode(codec, errors="ignore")  # a cut surrogate pair at the end is no evidence
+        if not text:
             continue
         share = len(_USUAL.findall(text)) / len(text)
         if share >= USUAL_SHARE and (best is None or share > best[0]):
-            best = (share, text)
-    return best[1] if best is not None else None
+            best = (share, codec)
+    if best is None:
+        return None
+    whole = _strict(data, best[1])
+    return whole if whole is not None and not _CONTROL.search(whole) else None
 
 
 def _reads_better_legacy(data: bytes, utf8_text: str) -> bool:

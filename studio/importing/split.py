@@ -121,8 +121,7 @@ def _by_headings(source: SourceText) -> _Found:
     unit = chapter_unit(h for _f, _l, cands in per_file for _i, h in cands)
     if not any(h.kind == "chapter" and h.number is not None for _f, _l, cands in per_file for _i, h in cands):
         bare = bare_chapter_lines([lines for _f, lines, _c in per_file],
-                                  [{i for i, h in cands if h.kind == "volume"} for _f, _l, cands in per_file],
-                                  word_count)
+                                  [{i for i, h in cands if h.kind == "volume"} for _f, _l, cands in per_file])
         if bare:  # `001 标题` headings that make a sequence over the book
             unit = BARE_UNIT
             per_file = [(f, lines, sorted([*cands, *((i, h) for (k, i), h in bare.items() if k == n)],
