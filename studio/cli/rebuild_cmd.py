@@ -9,7 +9,8 @@ same real/offline agents `continue` builds.
 
 Prompt pins (issue 9 item 8): a rebuild builds its prompts at the versions the project pins, as `continue` does.
 `rebuild` is not in `PIN_COMMANDS` (a refused rebuild must change nothing), so once the author has agreed (or
-`--yes`) it pins a project without pins itself and prints the same notice `continue` prints (`pin_notice`), and
+`--yes`) its agents pin a project without pins when they build a prompt and, once it is done, it prints the same
+notice `continue` prints (`pin_notice`), and
 it says when a prompt it uses (the summarizer's; the judge's with `--rejudge`) has a newer installed version
 than the pinned one it runs with. Both go to stderr, so `--json` stays one object.
 """
@@ -181,10 +182,11 @@ def result_data(result: RebuildResult, lang: Lang) -> dict[str, Any]:
 
 
 def pinned_prompts_notes(root: Path, rejudge: bool, lang: Lang) -> list[str]:
-    """Pin a project without pins (the notice `continue` prints, if any) and say which prompts this rebuild
-    uses at a pinned version older than the installed one (see the module docstring)."""
+    """The pin notice `continue` prints (a project without pins is pinned by the rebuild's agents when they
+    build a prompt, after the rebuild's own refusals) and which prompts this rebuild uses at a pinned version
+    older than the installed one (see the module docstring). Writes nothing."""
     registry = installed_registry()
-    outcome = ensure_pins(root, registry)
+    outcome = ensure_pins(root, registry, write=False)
     notes = [note] if (note := pin_notice(outcome, lang)) else []
     used = [SUMMARIZER_PROMPT, *((JUDGE_PROMPT, EVIDENCE_PROMPT) if rejudge else ())]
     items = []
@@ -230,8 +232,7 @@ def run(args: argparse.Namespace) -> int:
                 return int(ExitCode.OK)
         if offline and not getattr(args, "json", False):
             print(tr(MESSAGES, "offline", lang))
-        for note in pinned_prompts_notes(root, bool(args.rejudge), lang):
-            print(note, file=sys.stderr)
+        notes = pinned_prompts_notes(root, bool(args.rejudge), lang)
         agents = (factory or continue_cmd.default_agents)(root, settings, offline)
         with termination_handlers():
             result = asyncio.run(
@@ -239,6 +240,8 @@ def run(args: argparse.Namespace) -> int:
             )
     finally:
         lock.release()
+    for note in notes:  # said once the rebuild is done: a refused rebuild prints and changes nothing
+        print(note, file=sys.stderr)
     if not getattr(args, "json", False):
         for warning in result.warnings:
             print(tr(MESSAGES, "warning", lang, message=warning))
