@@ -5,7 +5,8 @@
 Generates one TXT book of `--chars` 字 in a temporary folder (chapters of about `--chapter-chars` 字 with
 `第N章 标题` headings, a `第N卷` heading every 100 chapters, a title page and a table of contents in front; prose
 from a fixed sentence pool, seeded), saved as UTF-8 and as GB18030 (and the same book in traditional characters
-as Big5, which must be told apart from GB18030), and prints figures only (no asserts):
+as Big5, which must be told apart from GB18030; and the book with bare-number headings `0001 标题` as UTF-16
+without a byte-order mark), and prints figures only (no asserts):
 the median over `--runs` of `read_source` (stat, read, detect and decode), `split_manuscript` (headings, 字 per
 chapter, issues) and `preview_lines` + `preview_data`, their sum, and the peak memory traced during one read +
 split (tracemalloc, a separate pass because tracing slows the code down). Also one UTF-8 folder of chapter files.
@@ -54,23 +55,29 @@ TRADITIONAL = [
 ]
 
 
-def make_book(total_chars: int, chapter_chars: int, seed: int = 0, traditional: bool = False) -> str:
+def make_book(total_chars: int, chapter_chars: int, seed: int = 0, traditional: bool = False,
+              bare: bool = False) -> str:
+    """`bare`: chapter headings are bare numbers (`0001 灯下1`), as many web-novel exports write them."""
     rng = random.Random(seed)
     sentences = TRADITIONAL if traditional else SENTENCES
     book, lamp, name = ("霧港守燈人", "燈下", "卷名") if traditional else ("雾港守灯人", "灯下", "卷名")
     chapters = max(1, total_chars // chapter_chars)
     parts = [f"{book}\n作者：某某\n\n目錄\n" if traditional else f"{book}\n作者：某某\n\n目录\n",
-             *(f"第{n}章 {lamp}{n}\n" for n in range(1, 4)), "\n"]
+             *(_heading(n, lamp, bare) for n in range(1, 4)), "\n"]
     for n in range(1, chapters + 1):
         if n % 100 == 1:
             parts.append(f"第{n // 100 + 1}卷 {name}{n // 100 + 1}\n")
-        parts.append(f"第{n}章 {lamp}{n}\n")
+        parts.append(_heading(n, lamp, bare))
         size = 0
         while size < chapter_chars:
             paragraph = "".join(rng.choice(sentences) for _ in range(rng.randint(2, 6)))
             parts.append(f"　　{paragraph}\n\n")
             size += len(paragraph)
     return "".join(parts)
+
+
+def _heading(n: int, lamp: str, bare: bool) -> str:
+    return f"{n:04d} {lamp}{n}\n" if bare else f"第{n}章 {lamp}{n}\n"
 
 
 def median_s(fn: Callable[[], object], runs: int) -> float:
@@ -119,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         big5 = work / "book-big5.txt"
         big5.write_bytes(make_book(args.chars, args.chapter_chars, traditional=True).encode("cp950"))
         measure(big5, "TXT big5", args.runs)
+        bare = work / "book-bare-utf16.txt"  # bare-number headings, UTF-16 without a byte-order mark
+        bare.write_bytes(make_book(args.chars, args.chapter_chars, bare=True).encode("utf-16-le"))
+        measure(bare, "TXT utf-16 bare", args.runs)
         folder = work / "folder"
         folder.mkdir(exist_ok=True)
         for k, chunk in enumerate(text.split("\n第")[1:], start=1):

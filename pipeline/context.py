@@ -54,6 +54,7 @@ from pipeline.prompts_registry import (
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
 from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
+from pipeline.writer_blacklist import writer_blacklist
 from studio.author_brief import load_brief
 from studio.checks.judge_evidence import judge_evidence
 from studio.checks.leaks import exclusive_entities
@@ -776,7 +777,8 @@ def _writer_variables(
         "style_profile": _style_profile(project),
         "style_directives": _lines(project.style_profile.directive_lines()),
         "style_anchors": _style_anchors(project),
-        "ai_blacklist": project.ai_blacklist.prompt_text(),
+        "ai_blacklist": project.ai_blacklist.prompt_text(),  # chapter-writer v1
+        "blacklist_rules": writer_blacklist(project.ai_blacklist, settings.writing.chapter_min_chars),  # v2
         "world_rules": _world_rules(project),
         "volume_outline": _volume_outline(info.outline),
         "style_drift": _lines(project.style_drift.injected_directives()),

@@ -13,24 +13,44 @@ pasted (quotes a terminal adds around a pasted path are dropped, `~` works, rela
 Enter on the manuscript checks it and moves to the folder; enter on the folder (or ctrl+s) checks both and
 dismisses with an `ImportTarget`. A refusal stays on the screen (never a traceback), the fields keep what was
 typed. Escape dismisses with None (back to the welcome screen).
+
+`append_to` (the main screen's "追加导入书稿"): the chapters go after the open project's last chapter. The form
+then asks for the manuscript only: the folder field shows the project and cannot be changed, enter on the
+manuscript (or ctrl+s) checks it and the project (`check_append`: the import's own `--append` check) and
+dismisses with an `ImportTarget(append=True)`.
+
+`AppendImportCommands` is the command palette's "追加导入书稿" on the main screen (an app with a main screen
+open: `app.main_screen`); it runs `studio.tui.import_flow.append_import` as one of the screen's flows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static
 
 from studio.i18n import Catalog, Lang, tr
-from studio.tui.import_flow import ImportTarget, check_source, check_target, default_target
+from studio.tui.import_flow import (
+    AppendHost,
+    ImportTarget,
+    append_import,
+    check_append,
+    check_source,
+    check_target,
+    default_target,
+    last_chapter,
+)
 
-__all__ = ["MESSAGES", "ImportSourceForm"]
+__all__ = ["MESSAGES", "AppendImportCommands", "ImportSourceForm"]
 
 MESSAGES: Catalog = {
     "title": ("导入已有书稿", "Import a manuscript"),
@@ -42,6 +62,12 @@ MESSAGES: Catalog = {
     "base": ("相对路径从这里算起：{folder}", "Relative paths start at: {folder}"),
     "inside": ("新项目不能放在书稿文件夹里面：{path}", "The new project cannot go inside the manuscript folder: {path}"),
     "hint": ("Enter 下一步 · Tab 切换 · Ctrl+S 预览 · Esc 返回", "Enter next · Tab switch · Ctrl+S preview · Esc back"),
+    "append_title": ("追加导入书稿", "Append a manuscript"),
+    "append_to": ("接在本项目第 {last} 章之后：{path}", "After this project's chapter {last}: {path}"),
+    "append_hint": ("Enter 预览 · Esc 返回", "Enter preview · Esc back"),
+    "command_help": ("把另一份书稿的章节接在本项目最后一章之后（同 novel-studio import --append）",
+                     "Add another manuscript's chapters after this project's last chapter (as novel-studio import "
+                     "--append)"),
 }
 
 
@@ -81,27 +107,34 @@ class ImportSourceForm(Screen[ImportTarget | None]):
     }
     """
 
-    def __init__(self, folder: Path, lang: Lang = "zh", *, initial: ImportTarget | None = None) -> None:
+    def __init__(self, folder: Path, lang: Lang = "zh", *, initial: ImportTarget | None = None,
+                 append_to: Path | None = None) -> None:
         super().__init__()
         self.folder = Path(folder)
+        self.append_to = Path(append_to) if append_to is not None else None
         self.lang: Lang = lang
         self.initial = initial
         self._proposed = str(initial.target) if initial is not None else ""
         self.error: str | None = None
 
     def compose(self) -> ComposeResult:
-        lang, initial = self.lang, self.initial
+        lang, initial, append_to = self.lang, self.initial, self.append_to
         with Vertical(id="import-box"):
-            yield Label(tr(MESSAGES, "title", lang), id="import-title", markup=False)
+            title = tr(MESSAGES, "append_title", lang) if append_to else tr(MESSAGES, "title", lang)
+            yield Label(title, id="import-title", markup=False)
             yield Label(tr(MESSAGES, "source_label", lang), classes="import-label", markup=False)
             yield Input(str(initial.source) if initial else "", id="import-source",
                         placeholder=tr(MESSAGES, "source_placeholder", lang))
-            yield Label(tr(MESSAGES, "target_label", lang), classes="import-label", markup=False)
-            yield Input(str(initial.target) if initial else "", id="import-target",
-                        placeholder=tr(MESSAGES, "target_placeholder", lang))
+            if append_to is not None:
+                yield Label(tr(MESSAGES, "append_to", lang, last=last_chapter(append_to), path=append_to),
+                            id="import-append", classes="import-label", markup=False)
+            else:
+                yield Label(tr(MESSAGES, "target_label", lang), classes="import-label", markup=False)
+                yield Input(str(initial.target) if initial else "", id="import-target",
+                            placeholder=tr(MESSAGES, "target_placeholder", lang))
             yield Static(tr(MESSAGES, "base", lang, folder=self.folder), id="import-base", markup=False)
             yield Static("", id="import-error", markup=False)
-            yield Label(tr(MESSAGES, "hint", lang), id="import-hint", markup=False)
+            yield Label(tr(MESSAGES, "append_hint" if append_to else "hint", lang), id="import-hint", markup=False)
 
     def on_mount(self) -> None:
         self.source_input.focus()
@@ -136,6 +169,9 @@ class ImportSourceForm(Screen[ImportTarget | None]):
     @on(Input.Submitted, "#import-source")
     def _source_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if self.append_to is not None:
+            self.action_submit()
+            return
         source = self._source()
         if source is None:
             return
@@ -152,6 +188,9 @@ class ImportSourceForm(Screen[ImportTarget | None]):
         source = self._source()
         if source is None:
             return
+        if self.append_to is not None:
+            self._submit_append(source, self.append_to)
+            return
         self._propose(source)
         target = check_target(self.target_input.value, self.folder, self.lang)
         if isinstance(target, str):
@@ -165,6 +204,54 @@ class ImportSourceForm(Screen[ImportTarget | None]):
         self.show_error(None)
         self.dismiss(ImportTarget(source, target))
 
+    def _submit_append(self, source: Path, root: Path) -> None:
+        refused = check_append(root, self.lang)
+        if refused is not None:
+            self.show_error(refused)
+            return
+        if source.is_dir() and (root == source or source in root.parents):
+            self.show_error(tr(MESSAGES, "inside", self.lang, path=root))
+            return
+        self.show_error(None)
+        self.dismiss(ImportTarget(source, root, append=True))
+
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+
+class AppendImportCommands(Provider):
+    """The palette's "追加导入书稿" while the main screen is open (nothing on the welcome screen)."""
+
+    def _host(self) -> AppendHost | None:
+        screen = getattr(self.app, "main_screen", None)
+        return cast(AppendHost, screen) if screen is not None and getattr(screen, "is_mounted", False) else None
+
+    def _run(self) -> Callable[[], Any] | None:
+        host = self._host()
+        if host is None:
+            return None
+        return partial(_start_append, host)
+
+    def _lang(self) -> Lang:
+        return cast(Lang, getattr(self.app, "lang", "zh"))
+
+    async def discover(self) -> Hits:
+        run = self._run()
+        if run is not None:
+            yield DiscoveryHit(tr(MESSAGES, "append_title", self._lang()), run,
+                               help=tr(MESSAGES, "command_help", self._lang()))
+
+    async def search(self, query: str) -> Hits:
+        run = self._run()
+        if run is None:
+            return
+        matcher = self.matcher(query)
+        name = tr(MESSAGES, "append_title", self._lang())
+        score = matcher.match(f"{name} import append")
+        if score > 0:
+            yield Hit(score, matcher.highlight(name), run, help=tr(MESSAGES, "command_help", self._lang()))
+
+
+def _start_append(host: AppendHost) -> None:
+    """The coroutine is made when the command runs, not when the palette lists it (never left unawaited)."""
+    host.run_flow(append_import(host), group="import-append")

@@ -14,6 +14,7 @@ from pipeline.providers.offline import chapter_reply, judge_reply, refiner_reply
 from studio.init_project import init_project
 from studio.models.settings import Settings
 from studio.project import Project
+from studio.prompt_pins import latest_pins
 from tests.fakeapi import FakeMessagesAPI, RecordedRequest, Reply
 
 SETTINGS = Settings()
@@ -56,7 +57,7 @@ async def test_writer(project: Project, api_agents: tuple[FakeMessagesAPI, Model
     assert "output_config" not in request.body
     assert "多写雨" in request.body["messages"][0]["content"][1]["text"]
     [call] = out.calls
-    assert (call.stage, call.prompt_id, call.prompt_version) == ("draft", "chapter-writer", "1")
+    assert (call.stage, call.prompt_id, call.prompt_version) == ("draft", "chapter-writer", str(latest_pins()["chapter-writer"]))
     assert not call.offline and call.usage is not None and not call.usage.estimated
     assert call.usage.cache_creation_input_tokens == 2000 and call.cost_usd is not None and call.cost_usd > 0
 

@@ -33,6 +33,7 @@ from studio.init_project import init_project
 from studio.models.evaluation import DIMENSION_WEIGHTS, weighted_overall
 from studio.models.settings import Settings
 from studio.project import Project
+from studio.prompt_pins import latest_pins
 from studio.state_engine import apply_patch, validate_ops
 from studio.wordcount import word_count
 
@@ -61,7 +62,7 @@ async def test_write_streams_a_chapter_of_the_right_length(project: Project, cha
     assert out.hints.startswith("- ")
     [call] = out.calls
     assert call.offline and call.model == "offline" and call.stage == "draft"
-    assert call.prompt_id == "chapter-writer" and call.prompt_version == "1"
+    assert call.prompt_id == "chapter-writer" and call.prompt_version == str(latest_pins()["chapter-writer"])
     assert call.usage is not None and call.usage.estimated and call.cost_usd is None
     assert call.estimated_prompt_tokens and call.estimated_prompt_tokens > 1000
 

@@ -251,8 +251,11 @@ def test_the_writer_prompt_of_the_sample_carries_the_banned_list(tmp_path: Path)
 
     project = Project.open(init_project(tmp_path / "novel", sample=True))
     bundle = writer_context(project, Settings(), 3)
-    assert bundle.variables["ai_blacklist"] == project.ai_blacklist.prompt_text()
-    assert project.ai_blacklist.prompt_text().splitlines()[0] in bundle.section("stable")
+    from pipeline.writer_blacklist import writer_blacklist
+
+    rules = writer_blacklist(project.ai_blacklist, Settings().writing.chapter_min_chars)  # writer v2
+    assert bundle.variables["blacklist_rules"] == rules
+    assert rules.splitlines()[0] in bundle.section("stable")
 
 
 def test_a_category_only_word_is_still_a_notice(tmp_path: Path) -> None:

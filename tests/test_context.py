@@ -180,7 +180,7 @@ def test_request_tiers_and_cache_flags(sample: Project, settings: Settings) -> N
     blocks = request.messages[0]["content"]
     assert [("cache_control" in b) for b in blocks] == [True, False]
     assert blocks[0]["text"] == bundle.section("volume")
-    assert request.prompt_id == "chapter-writer" and request.prompt_version == "1"
+    assert request.prompt_id == "chapter-writer" and request.prompt_version == str(bundle.prompt_version)
     assert request.context["chapter"] == 3
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.importing.headings import parse_heading
+from studio.importing.headings import parse_bare_number, parse_heading
 from studio.importing.numerals import parse_number
 from studio.importing.source import read_source
 from studio.importing.split import split_manuscript
@@ -271,3 +271,91 @@ def test_a_chapter_in_parts_is_no_repeat_and_an_end_mark_is_no_heading(tmp_path:
     assert [c.title for c in m.chapters] == ["开端", "风起（上）", "风起（下）", "雨", "雨"]
     assert m.chapters[0].text.endswith("第一章完")
     assert [(i.kind, i.position) for i in m.issues] == [("repeat", 5)]
+
+
+# --- bare-number headings (`001 标题`, `1. 标题`, `001` alone) ----------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["{n:03d} 标题{n}", "{n}. 标题{n}", "{n:03d}", "【{n:03d}】标题{n}", "# {n}、标题{n}"])
+def test_bare_number_headings_in_sequence_are_chapters(tmp_path: Path, form: str) -> None:
+    text = "".join(f"{form.format(n=n)}\n{BODY}\n" for n in range(1, 6))
+    m = split_text(tmp_path, text)
+    assert m.mode == "headings" and [c.source_number for c in m.chapters] == [1, 2, 3, 4, 5]
+    titled = "标题" in form
+    assert [c.title for c in m.chapters] == [f"标题{n}" if titled else "" for n in range(1, 6)]
+    assert all(c.text.startswith("　　他站在") for c in m.chapters)
+    assert "no_headings" not in kinds(m) and joined(m) == no_space(text)
+
+
+def test_bare_number_gaps_are_reported_not_dropped(tmp_path: Path) -> None:
+    text = "".join(f"{n:03d} 标题{n}\n{BODY}" for n in (1, 2, 4, 5))
+    m = split_text(tmp_path, text)
+    assert [c.source_number for c in m.chapters] == [1, 2, 4, 5]
+    assert [(i.kind, i.numbers) for i in m.issues] == [("gap", [3])]
+
+
+def test_numbers_in_prose_and_numbered_lists_are_not_headings(tmp_path: Path) -> None:
+    listed = "1. 买菜\n2. 做饭\n3. 洗碗\n"
+    text = (f"001 开端\n{BODY}2024\n{BODY}002 继续\n{listed}{BODY}3\n{BODY}003 又起\n{BODY}"
+            f"1984年的冬天很冷。\n3 个人\n{BODY}")
+    m = split_text(tmp_path, text)
+    assert [(c.source_number, c.title) for c in m.chapters] == [(1, "开端"), (2, "继续"), (3, "又起")]
+    assert "2024" in m.chapters[0].text and listed.strip() in m.chapters[1].text and "\n3\n" in m.chapters[1].text
+    assert joined(m) == no_space(text)
+
+
+def test_a_numbered_list_alone_is_no_book_of_chapters(tmp_path: Path) -> None:
+    text = f"{BODY}1. 买菜\n2. 做饭\n3. 洗碗\n4. 睡觉\n{BODY}"
+    m = split_text(tmp_path, text)
+    assert m.mode != "headings" and "no_headings" in kinds(m)  # the fallback, as before
+    assert joined(m) == no_space(text)
+
+
+def test_too_few_bare_numbers_are_no_headings(tmp_path: Path) -> None:
+    text = f"001 开端\n{BODY}002 继续\n{BODY}"
+    assert split_text(tmp_path, text).mode != "headings"
+
+
+def test_bare_numbers_restart_in_each_volume_and_a_contents_list_is_front_matter(tmp_path: Path) -> None:
+    contents = "目录\n001 出山\n002 下山\n003 再起\n"
+    text = (f"{contents}第一卷 少年\n001 出山\n{BODY}002 下山\n{BODY}"
+            f"第二卷 青年\n001 再起\n{BODY}002 又起\n{BODY}")
+    m = split_text(tmp_path, text)
+    assert [(c.volume, c.source_number, c.title) for c in m.chapters] == [
+        (1, 1, "出山"), (1, 2, "下山"), (2, 1, "再起"), (2, 2, "又起")]
+    assert [v.title for v in m.volumes] == ["少年", "青年"]
+    assert "001 出山" in m.front_matter and not any(i.kind in ("repeat", "out_of_order") for i in m.issues)
+    assert sorted(joined(m)) == sorted(no_space(text))
+
+
+def test_real_headings_win_over_bare_numbers(tmp_path: Path) -> None:
+    text = "".join(f"第{n}章 标题{n}\n{n:03d} 小节\n{BODY}" for n in range(1, 5))
+    m = split_text(tmp_path, text)
+    assert [c.source_number for c in m.chapters] == [1, 2, 3, 4]
+    assert m.chapters[0].text.startswith("001 小节")
+
+
+def test_a_folder_of_files_headed_by_bare_numbers(tmp_path: Path) -> None:
+    folder = tmp_path / "book"
+    folder.mkdir()
+    for n in range(1, 4):
+        (folder / f"part{n}.txt").write_text(f"{n:03d} 标题{n}\n{BODY}", encoding="utf-8")
+    m = split_manuscript(read_source(folder))
+    assert [(c.source_number, c.title, c.heading) for c in m.chapters] == [
+        (n, f"标题{n}", f"{n:03d} 标题{n}") for n in range(1, 4)]
+    assert all(c.text.startswith("　　他站在") for c in m.chapters)
+
+
+@pytest.mark.parametrize(("line", "number", "title"), [
+    ("001 风起", 1, "风起"), ("1. 标题", 1, "标题"), ("001", 1, ""), ("【001】风起", 1, "风起"),
+    ("１２ 风", 12, "风"), ("0012：雨", 12, "雨"), ("# 7", 7, ""),
+])
+def test_bare_number_candidates(line: str, number: int, title: str) -> None:
+    heading = parse_bare_number(line)
+    assert heading is not None and (heading.number, heading.title) == (number, title)
+
+
+@pytest.mark.parametrize("line", ["1984年的冬天", "1.5公里", "10:30", "2024-01-05", "3 个人走进来了，他说", "12345 太长",
+                                  "1. 这是一个很长很长很长很长很长很长很长很长的句子标题"])
+def test_numbers_in_prose_are_no_candidates(line: str) -> None:
+    assert parse_bare_number(line) is None

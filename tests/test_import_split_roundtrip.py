@@ -111,3 +111,47 @@ def test_volume_headings_without_chapters_are_kept(tmp_path: Path) -> None:
     assert m.volumes[0].heading == "第二卷 真卷" and "第一卷 空卷" in m.volumes[0].intro
     assert m.chapters[0].text.endswith("第三卷 尾卷\n\n完。")
     assert chars(everything(m)) == chars(text)
+
+
+BARE_FORMS = ["{n:03d} 标题{n}", "{n}. 标题{n}", "{n:03d}", "【{n:03d}】雪", "{n}、风起"]
+BARE_PROSE = [*PROSE, "2024", "3 个人", "1. 买菜", "2. 做饭", "1984年的冬天很冷。", "10:30 到了。", "１２"]
+LONG = "　　他站在雾港的码头上，望着远处的灯塔。海风吹过来，带着咸湿的味道，他想起了很多年前的事。" * 5
+
+
+@st.composite
+def bare_manuscripts(draw: st.DrawFn) -> str:
+    """Books headed by bare numbers, with numbers, lists and volume headings in the prose around them."""
+    form = draw(st.sampled_from(BARE_FORMS))
+    lines: list[str] = []
+    if draw(st.booleans()):
+        lines += ["目录", *(form.format(n=n) for n in range(1, 4)), ""]
+    number = 1
+    for _ in range(draw(st.integers(1, 10))):
+        if draw(st.integers(0, 6)) == 0:
+            lines.append(draw(st.sampled_from(VOLUMES)).format(n=number, cn=CN[number % len(CN)]))
+            number = draw(st.sampled_from([1, number]))
+        lines.append(form.format(n=number))
+        number = max(1, number + draw(st.sampled_from([1, 1, 1, 2, 0])))
+        for _ in range(draw(st.integers(0, 4))):
+            lines.append(draw(st.sampled_from([*BARE_PROSE, LONG, LONG])))
+            lines.extend([""] * draw(st.integers(0, 2)))
+    return draw(st.sampled_from(["\n", "\r\n"])).join(lines)
+
+
+@settings(derandomize=True, max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bare_manuscripts())
+def test_bare_number_books_give_back_every_character(text: str) -> None:
+    m = split_manuscript(source_of(text))
+    assert chars(everything(m)) == chars(text)
+    lines = {line.strip(" \t\u3000") for line in text.replace("\r\n", "\n").split("\n")}
+    for c in m.chapters:
+        assert c.heading == "" or c.heading in lines
+        assert all(line in text.replace("\r\n", "\n").split("\n") for line in c.text.split("\n"))
+    assert [c.volume for c in m.chapters] == sorted(c.volume for c in m.chapters)
+
+
+def test_a_long_bare_number_book_is_cut_at_every_heading() -> None:
+    text = "".join(f"{n:04d} 第{n}回\n{LONG}\n2024\n{LONG}\n" for n in range(1, 201))
+    m = split_manuscript(source_of(text))
+    assert [c.source_number for c in m.chapters] == list(range(1, 201)) and m.issues == []
+    assert chars(everything(m)) == chars(text)

@@ -39,6 +39,9 @@ def write_bytes(tmp_path: Path, data: bytes, name: str = "book.txt") -> Path:
     (SIMPLIFIED, SIMPLIFIED.encode("utf-16"), "utf-16", True),  # with its BOM
     (SIMPLIFIED, codecs.BOM_UTF16_BE + SIMPLIFIED.encode("utf-16-be"), "utf-16", True),
     (TRADITIONAL, codecs.BOM_UTF32_LE + TRADITIONAL.encode("utf-32-le"), "utf-32", True),
+    (SIMPLIFIED, SIMPLIFIED.encode("utf-16-le"), "utf-16", False),  # no BOM: told by where the NULs stand
+    (TRADITIONAL, TRADITIONAL.encode("utf-16-be"), "utf-16", False),
+    (SIMPLIFIED, SIMPLIFIED.replace("\n", "\r\n").encode("utf-16-le"), "utf-16", False),  # CRLF normalised
 ])
 def test_each_encoding_is_detected_and_converted(tmp_path: Path, text: str, data: bytes, encoding: str,
                                                  bom: bool) -> None:
@@ -108,6 +111,32 @@ def test_bad_files_are_refused_with_a_clear_message(tmp_path: Path, data: bytes,
     with pytest.raises(ImportSourceError) as caught:
         read_source(write_bytes(tmp_path, data))
     assert words in str(caught.value)
+
+
+@pytest.mark.parametrize("data", [
+    TRADITIONAL.encode("utf-32-le"),  # UTF-32 without a mark: zeros at both parities
+    SIMPLIFIED.encode("utf-16-le")[:-1],  # odd length
+    "第1章\x01\x02控制字符".encode("utf-16-le"),  # decodes, but control characters are no text
+    b"\x00a" * 40 + b"\x00",  # NULs at one parity, odd length
+], ids=["utf32", "odd-length", "controls", "odd-nul"])
+def test_nul_bytes_that_are_not_utf16_are_still_refused(tmp_path: Path, data: bytes) -> None:
+    with pytest.raises(ImportSourceError, match="不是文本文件"):
+        read_source(write_bytes(tmp_path, data))
+
+
+def test_utf16_without_bom_keeps_every_character_and_splits(tmp_path: Path) -> None:
+    text = SIMPLIFIED * 2 + "第3章 尾\n　　ABC 123，结束。\n"
+    source = read_source(write_bytes(tmp_path, text.encode("utf-16-le")))
+    assert source.files[0].text == text and source.encoding == "utf-16" and not source.files[0].had_bom
+    assert encoding.utf16_without_bom(text.encode("utf-16-be")) == text
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_bom_with_more_zero_low_bytes_than_ascii(tmp_path: Path, codec: str) -> None:
+    # U+3000 (the paragraph indent) and 一 have a zero low byte: here they outnumber the ASCII characters.
+    text = "0001 一\n" + "　　一一一，一一。　　一一一一。\n" * 20
+    source = read_source(write_bytes(tmp_path, text.encode(codec)))
+    assert source.files[0].text == text and source.encoding == "utf-16"
 
 
 def test_messages_in_english_on_request(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from studio.init_project import init_project
 from studio.lock import ProjectLock
 from studio.models.settings import Settings
 from studio.project import Project
+from studio.prompt_pins import installed_versions
 from tests.fakeapi import FakeMessagesAPI, Reply
 
 SETTINGS = Settings()
@@ -53,7 +54,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def test_writer_preview_shows_blocks_and_cache_marks(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "prompt", "writer", "--project", str(root))
     assert code == 0
-    assert "chapter-writer v1" in out and SETTINGS.models.chapter_writer in out
+    assert f"chapter-writer v{installed_versions()['chapter-writer'][-1]}" in out and SETTINGS.models.chapter_writer in out
     assert "第 3 章" in out  # the sample has chapters 1-2 committed: the next chapter is 3
     assert "===== system[0]  [缓存断点] =====" in out
     assert "===== messages[0] user 第 0 块  [缓存断点] =====" in out

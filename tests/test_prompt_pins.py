@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -36,21 +37,29 @@ from studio.models.spend import SpendEntry
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.prompt_pins import installed_versions, latest_pins, pins_text, read_pins, write_pins
-from studio.spend_ledger import append_spend
+from studio.spend_ledger import append_spend, read_spend
 from studio.status import build_status, render_status
 from widgets.studio_header import HeaderInfo, render_header
 
 WRITER = "chapter-writer"
-V2_RULE = "（第二版新增）开头三行之内必须抛出本章的钩子。"
+V2_RULE = "（新一版新增）开头三行之内必须抛出本章的钩子。"
+# The fabricated newer writer is one above the newest real one (computed: a real v2, v3 ... never collides).
+CURRENT = installed_versions()[WRITER][-1]
+NEWER = CURRENT + 1
 
 
-def install_newer_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The installed prompts plus chapter-writer v2 (one more rule in the stable section)."""
+def install_newer_prompts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt_id: str = WRITER) -> Path:
+    """The installed prompts plus a fabricated next version of `prompt_id` (its newest real version with one more
+    rule at the end of the stable section)."""
     folder = tmp_path / "prompts"
     shutil.copytree(Path(prompts.__file__).parent, folder, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
-    v1 = (folder / f"{WRITER}.v1.md").read_text(encoding="utf-8")
-    v2 = v1.replace("version: 1", "version: 2", 1).replace("<!-- cache: volume -->", f"{V2_RULE}\n\n<!-- cache: volume -->", 1)
-    (folder / f"{WRITER}.v2.md").write_text(v2, encoding="utf-8")
+    current = installed_versions(folder)[prompt_id][-1]
+    text = (folder / f"{prompt_id}.v{current}.md").read_text(encoding="utf-8")
+    newer = re.sub(r"^version: \d+$", f"version: {current + 1}", text, count=1, flags=re.MULTILINE)
+    marker = "<!-- cache: volume -->" if "<!-- cache: volume -->" in newer else "<!-- cache: chapter -->"
+    newer = newer.replace(marker, f"{V2_RULE}\n\n{marker}", 1)
+    assert newer != text and V2_RULE in newer
+    (folder / f"{prompt_id}.v{current + 1}.md").write_text(newer, encoding="utf-8")
     monkeypatch.setattr(prompt_pins, "PROMPTS_FOLDER", folder)
     return folder
 
@@ -108,7 +117,7 @@ def test_pins_written_as_dotted_keys_fall_back_to_a_whole_rewrite_and_say_so(tmp
 def test_a_bad_pin_is_a_clear_error_naming_the_file(project_dir: Path) -> None:
     init_project(project_dir)
     paths = ProjectPaths(project_dir)
-    text = paths.settings.read_text(encoding="utf-8").replace("chapter-writer = 1", 'chapter-writer = "new"')
+    text = paths.settings.read_text(encoding="utf-8").replace(f"chapter-writer = {CURRENT}", 'chapter-writer = "new"')
     paths.settings.write_text(text, encoding="utf-8")
     with pytest.raises(Exception, match="chapter-writer") as info:
         read_pins(paths)
@@ -122,7 +131,7 @@ def test_the_users_settings_file_never_pins(project_dir: Path, tmp_path: Path) -
     user = tmp_path / "user.toml"
     user.write_text("[prompts]\nchapter-writer = 7\n", encoding="utf-8")
     settings = load_settings(project_dir, env={}, user_file=user)
-    assert settings.prompts[WRITER] == 1
+    assert settings.prompts[WRITER] == CURRENT  # the project's pin (init: the latest), not the user's 7
 
 
 # ------------------------------------------------------------------------------------------ first run
@@ -142,7 +151,7 @@ def test_a_project_without_pins_is_pinned_on_its_first_run_to_what_its_logs_reco
     said = capsys.readouterr().err
     assert "首次固定了提示词版本" in said and "1 个沿用最近章节记录" in said
     pins = read_pins(ProjectPaths(sample))
-    assert pins is not None and pins[WRITER] == 1  # what it used, although v2 is installed
+    assert pins is not None and pins[WRITER] == 1  # what it used, although newer versions are installed
     assert pins["summarizer"] == installed_registry().latest("summarizer").version
 
     pin_before_run(args)  # said once
@@ -153,7 +162,7 @@ def test_a_project_without_pins_is_pinned_on_its_first_run_to_what_its_logs_reco
 def test_without_logs_the_first_pin_is_the_latest(sample: Path, newer_prompts: Path) -> None:
     _settings_without_pins(sample)
     outcome = ensure_pins(sample)
-    assert outcome.first and outcome.from_logs == {} and outcome.pins[WRITER] == 2
+    assert outcome.first and outcome.from_logs == {} and outcome.pins[WRITER] == NEWER
     assert "0 个沿用" in (pin_notice(outcome) or "")
 
 
@@ -173,26 +182,26 @@ def test_a_prompt_added_later_is_pinned_at_its_latest_and_said(project_dir: Path
 
 
 def test_a_newer_version_is_installed_but_never_used_until_upgraded(sample: Path, newer_prompts: Path) -> None:
-    assert read_pins(ProjectPaths(sample)) == {**latest_pins(), WRITER: 1}  # init ran before the v2 copy existed
+    assert read_pins(ProjectPaths(sample)) == {**latest_pins(), WRITER: CURRENT}  # init ran before the copy existed
     registry = project_registry(sample)
-    assert registry.get(WRITER).version == 1 and registry.latest(WRITER).version == 2
+    assert registry.get(WRITER).version == CURRENT and registry.latest(WRITER).version == NEWER
     project = Project.open(sample)
     bundle = writer_context(project, Settings(), 3)  # no registry given: the project's pins
-    assert bundle.prompt_version == 1 and V2_RULE not in bundle.text
+    assert bundle.prompt_version == CURRENT and V2_RULE not in bundle.text
     request = AgentRequests(project, Settings(), registry).writer(3, note=None, revision=None).request
-    assert request.prompt_version == "1"
-    assert ModelAgents(project, Settings(), OfflineProvider()).registry.get(WRITER).version == 1
+    assert request.prompt_version == str(CURRENT)
+    assert ModelAgents(project, Settings(), OfflineProvider()).registry.get(WRITER).version == CURRENT
 
     report = build_status(project, prompt_versions={pid: installed_registry().versions(pid) for pid in installed_registry().ids()})
-    assert [(n.prompt_id, n.pinned, n.latest) for n in report.prompt_updates] == [(WRITER, 1, 2)]
-    assert "chapter-writer v1→v2" in render_status(report)
+    assert [(n.prompt_id, n.pinned, n.latest) for n in report.prompt_updates] == [(WRITER, CURRENT, NEWER)]
+    assert f"chapter-writer v{CURRENT}→v{NEWER}" in render_status(report)
 
 
 def test_prompts_list_shows_pinned_and_latest(sample: Path, newer_prompts: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["prompts", "list", "--project", str(sample), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     writer = next(p for p in data["prompts"] if p["prompt_id"] == WRITER)
-    assert (writer["pinned"], writer["latest"], writer["newer"]) == (1, 2, True)
+    assert (writer["pinned"], writer["latest"], writer["newer"]) == (CURRENT, NEWER, True)
     assert data["upgradable"] == [WRITER] and data["pinned"] is True
     assert main(["prompts", "list", "--project", str(sample)]) == 0
     out = capsys.readouterr().out
@@ -203,7 +212,7 @@ def test_status_command_says_when_newer_versions_exist(
     sample: Path, newer_prompts: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["status", "--project", str(sample)]) == 0
-    assert "提示词有新版本：chapter-writer v1→v2" in capsys.readouterr().out
+    assert f"提示词有新版本：chapter-writer v{CURRENT}→v{NEWER}" in capsys.readouterr().out
 
 
 def test_upgrade_shows_the_changes_pins_the_latest_and_the_next_chapter_log_records_it(
@@ -212,23 +221,23 @@ def test_upgrade_shows_the_changes_pins_the_latest_and_the_next_chapter_log_reco
     # Without --yes and without a terminal it asks, which here means exit 3 and nothing written.
     monkeypatch.setattr("studio.cli.common.is_interactive", lambda: False)
     assert main(["prompts", "upgrade", "writer", "--project", str(sample)]) == 3
-    assert read_pins(ProjectPaths(sample))[WRITER] == 1  # type: ignore[index]
+    assert read_pins(ProjectPaths(sample))[WRITER] == CURRENT  # type: ignore[index]
     out = capsys.readouterr()
-    assert "chapter-writer：v1 → v2" in out.out and V2_RULE in out.out  # the diff of the stable section
+    assert f"chapter-writer：v{CURRENT} → v{NEWER}" in out.out and V2_RULE in out.out  # the diff of the stable section
 
     assert main(["prompts", "upgrade", "writer", "--yes", "--json", "--project", str(sample)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["upgraded"] == [WRITER]
     change = data["changes"][0]
-    assert (change["from"], change["to"], change["changed_sections"]) == (1, 2, ["stable"])
+    assert (change["from"], change["to"], change["changed_sections"]) == (CURRENT, NEWER, ["stable"])
     assert any(V2_RULE in line for line in change["diff"]["stable"])
-    assert read_pins(ProjectPaths(sample))[WRITER] == 2  # type: ignore[index]
+    assert read_pins(ProjectPaths(sample))[WRITER] == NEWER  # type: ignore[index]
 
     assert main(["continue", "--project", str(sample), "--offline", "--yes"]) == 0
     log = PipelineLog.load(ProjectPaths(sample).log(3))
-    assert log.prompt_versions is not None and log.prompt_versions[WRITER] == 2
+    assert log.prompt_versions is not None and log.prompt_versions[WRITER] == NEWER
     draft = next(s for s in log.stages if s.name == "draft")
-    assert (draft.prompt_id, str(draft.prompt_version)) == (WRITER, "2")
+    assert (draft.prompt_id, str(draft.prompt_version)) == (WRITER, str(NEWER))
     assert draft.section_hashes is not None and set(draft.section_hashes) >= {"stable"}
     assert (draft.model_extra or {}).get("prefix_hash")
 
@@ -241,8 +250,8 @@ def test_the_stable_section_hash_changes_with_the_version_and_only_the_stable_on
 ) -> None:
     project = Project.open(sample)
     registry = installed_registry()
-    old = AgentRequests(project, Settings(), registry.with_pins({WRITER: 1})).writer(3, note=None, revision=None)
-    new = AgentRequests(project, Settings(), registry.with_pins({WRITER: 2})).writer(3, note=None, revision=None)
+    old = AgentRequests(project, Settings(), registry.with_pins({WRITER: CURRENT})).writer(3, note=None, revision=None)
+    new = AgentRequests(project, Settings(), registry.with_pins({WRITER: NEWER})).writer(3, note=None, revision=None)
     a, b = section_hashes(old.request), section_hashes(new.request)
     assert a["stable"] != b["stable"] and a.get("volume") == b.get("volume")
 
@@ -311,3 +320,39 @@ def test_no_cache_figures_no_line(sample: Path) -> None:
     assert report.cache.book is None and report.cache.chapter_share is None
     assert "缓存" not in render_status(report)
     assert "缓存" not in render_header(HeaderInfo(title="t"), "zh", width=200).plain
+
+
+# ------------------------------------------------------------------------------------------ rebuild
+
+
+def test_rebuild_uses_the_pinned_versions_and_says_a_newer_one_is_installed(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pinned = installed_versions()["summarizer"][-1]
+    install_newer_prompts(tmp_path, monkeypatch, "summarizer")
+    assert main(["rebuild", "2", "--project", str(sample), "--offline", "--yes"]) == 0
+    err = capsys.readouterr().err
+    assert f"本次重建按项目固定的提示词版本进行（summarizer v{pinned}，已安装 v{pinned + 1}）" in err
+    assert "quality-judge" not in err  # not used without --rejudge
+    calls = [e for e in read_spend(ProjectPaths(sample).spend_ledger)[0] if e.prompt_id == "summarizer"]
+    assert calls and {e.prompt_version for e in calls} == {str(pinned)}
+    assert read_pins(ProjectPaths(sample))["summarizer"] == pinned  # type: ignore[index]
+
+
+def test_rebuild_pins_an_unpinned_project_and_says_so_only_once_agreed(
+    sample: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from studio.cli import continue_cmd
+
+    _settings_without_pins(sample)
+    monkeypatch.setattr("studio.cli.common.is_interactive", lambda: False)
+    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", lambda r, s, o: continue_cmd.default_agents(r, s, True))
+    assert main(["rebuild", "2", "--project", str(sample)]) == 3  # asks first: no answer, nothing written
+    assert read_pins(ProjectPaths(sample)) is None and "提示词" not in capsys.readouterr().err
+
+    assert main(["rebuild", "2", "--project", str(sample), "--yes"]) == 0
+    assert "首次固定了提示词版本" in capsys.readouterr().err
+    assert read_pins(ProjectPaths(sample)) == latest_pins()
+    assert main(["rebuild", "2", "--project", str(sample), "--yes", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "首次固定" not in out.err and json.loads(out.out)["chapter"] == 2  # said once; --json stays one object

@@ -78,7 +78,7 @@ def test_writer_template_shape() -> None:
     stable = writer.sections[0][1]
     assert "违反以下规则的内容将被自动拒绝" in stable
     assert "===STATE_HINTS===" in stable
-    assert "{ai_blacklist}" in stable and "{style_profile}" in stable
+    assert "{blacklist_rules}" in stable and "{style_profile}" in stable  # v2: the tier-aware blacklist
     # The chapter section opens with the active storyline's state (anti-contamination, Lost in the Middle).
     chapter = writer.sections[-1][1]
     assert chapter.index("{storyline_context}") < chapter.index("{chapter_outline}")

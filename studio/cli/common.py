@@ -16,8 +16,8 @@ from studio.i18n import DEFAULT_LANG, Catalog, Lang, normalize_lang, tr
 from studio.lock import ProjectLock, StaleLockError
 
 # Commands that build prompts: before them a project without pins is pinned and told so once (`prompts_cmd`,
-# imported only for these). `rebuild` is not one of them: a refused rebuild must change nothing; its agents pin
-# the project (silently) when they build a prompt (`project_registry`).
+# imported only for these). `rebuild` is not one of them: a refused rebuild must change nothing; it pins and
+# says so itself once the author has agreed (`rebuild_cmd.pinned_prompts_notes`).
 PIN_COMMANDS = frozenset({"continue", "plan", "start", "review", "character", "world", "import", "extract"})
 
 

@@ -6,6 +6,13 @@ later chapters marked for review with the reasons. Asks before calling a real mo
 
 Agents come from `AGENTS_FACTORY` here, else `continue_cmd.AGENTS_FACTORY` (the tests' seam), else the
 same real/offline agents `continue` builds.
+
+Prompt pins (issue 9 item 8): a rebuild builds its prompts at the versions the project pins, as `continue` does.
+`rebuild` is not in `PIN_COMMANDS` (a refused rebuild must change nothing), so once the author has agreed (or
+`--yes`) its agents pin a project without pins when they build a prompt and, once it is done, it prints the same
+notice `continue` prints (`pin_notice`), and
+it says when a prompt it uses (the summarizer's; the judge's with `--rejudge`) has a newer installed version
+than the pinned one it runs with. Both go to stderr, so `--json` stays one object.
 """
 
 from __future__ import annotations
@@ -14,8 +21,12 @@ import argparse
 import asyncio
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
+from pipeline.agents.judge import EVIDENCE_PROMPT
+from pipeline.context import JUDGE_PROMPT, SUMMARIZER_PROMPT
+from pipeline.prompts_registry import ensure_pins, installed_registry, pin_notice
 from pipeline.rebuild import RebuildResult, rebuild_chapter
 from studio.cli import continue_cmd
 from studio.cli.common import (
@@ -75,6 +86,12 @@ MESSAGES: Catalog = {
     ),
     "memory_written": ("已更新故事线 {storyline} 的记忆", "updated storyline {storyline}'s memory"),
     "rejudged": ("重新评分：{overall:.2f}（{recommendation}）", "Judged again: {overall:.2f} ({recommendation})"),
+    "prompts_newer": (
+        "提示：本次重建按项目固定的提示词版本进行（{items}）；novel-studio prompts upgrade 查看改动并升级",
+        "Note: this rebuild uses the prompt versions the project pins ({items}); novel-studio prompts upgrade "
+        "shows the changes and upgrades",
+    ),
+    "prompt_newer_item": ("{prompt} v{pinned}，已安装 v{latest}", "{prompt} v{pinned}, v{latest} installed"),
     "warning": ("提示：{message}", "Note: {message}"),
     "error": ("出错：{message}", "Error: {message}"),
 }
@@ -164,6 +181,25 @@ def result_data(result: RebuildResult, lang: Lang) -> dict[str, Any]:
     }
 
 
+def pinned_prompts_notes(root: Path, rejudge: bool, lang: Lang) -> list[str]:
+    """The pin notice `continue` prints (a project without pins is pinned by the rebuild's agents when they
+    build a prompt, after the rebuild's own refusals) and which prompts this rebuild uses at a pinned version
+    older than the installed one (see the module docstring). Writes nothing."""
+    registry = installed_registry()
+    outcome = ensure_pins(root, registry, write=False)
+    notes = [note] if (note := pin_notice(outcome, lang)) else []
+    used = [SUMMARIZER_PROMPT, *((JUDGE_PROMPT, EVIDENCE_PROMPT) if rejudge else ())]
+    items = []
+    for prompt_id in used:
+        pinned = outcome.pins.get(prompt_id)
+        versions = registry.versions(prompt_id)
+        if pinned is not None and versions and versions[-1] > pinned:
+            items.append(tr(MESSAGES, "prompt_newer_item", lang, prompt=prompt_id, pinned=pinned, latest=versions[-1]))
+    if items:
+        notes.append(tr(MESSAGES, "prompts_newer", lang, items="；".join(items) if lang == "zh" else "; ".join(items)))
+    return notes
+
+
 def run(args: argparse.Namespace) -> int:
     root = require_project(args)
     lang = resolve_lang(args, root)
@@ -196,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
                 return int(ExitCode.OK)
         if offline and not getattr(args, "json", False):
             print(tr(MESSAGES, "offline", lang))
+        notes = pinned_prompts_notes(root, bool(args.rejudge), lang)
         agents = (factory or continue_cmd.default_agents)(root, settings, offline)
         with termination_handlers():
             result = asyncio.run(
@@ -203,6 +240,8 @@ def run(args: argparse.Namespace) -> int:
             )
     finally:
         lock.release()
+    for note in notes:  # said once the rebuild is done: a refused rebuild prints and changes nothing
+        print(note, file=sys.stderr)
     if not getattr(args, "json", False):
         for warning in result.warnings:
             print(tr(MESSAGES, "warning", lang, message=warning))

@@ -231,6 +231,16 @@ def check_target(root: Path, append: bool, lang: Lang = "zh") -> bool:
     return False
 
 
+def check_append(root: Path, lang: Lang = "zh") -> None:
+    """Raise ImportRefused when the project at `root` cannot take appended chapters now: the checks
+    `write_project(append=True)` makes before it writes (a project; idle and consistent), made ahead of the
+    preview so the studio's form can say so (a pending import journal is finished by the write: accepted)."""
+    root = Path(root)
+    check_target(root, True, lang)
+    if not journal_path(ProjectPaths(root)).exists():
+        _refuse_append_run(ProjectPaths(root), lang)
+
+
 def _refuse_append_run(paths: ProjectPaths, lang: Lang) -> Checkpoint:
     """The checkpoint of a project that may take appended chapters: idle, consistent."""
     from studio.coldstart import check_cold_start, refusals  # coldstart imports this package's journal

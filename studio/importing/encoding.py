@@ -2,8 +2,17 @@
 
 Rules:
 - A byte-order mark decides: UTF-8 (`utf-8-sig`), UTF-16 LE/BE, UTF-32 LE/BE. The mark is dropped from the text.
-- Without one, bytes that are valid UTF-8 are UTF-8. NUL bytes without a UTF-16/32 mark mean the file is not
-  text (or UTF-16 without a mark, which no editor an author uses writes): refused.
+- Without one, NUL bytes mean UTF-16 without a mark (some Windows tools and platform exports write it) when
+  the length is even and a byte order reads the bytes strictly as text (`utf16_without_bom`): no control
+  character but tab, line breaks and form feed, and at least `USUAL_SHARE` of the characters ASCII, CJK
+  ideographs, CJK and general punctuation or full-width forms (counted on the first `SAMPLE_BYTES`). In UTF-16 every ASCII character (line breaks,
+  digits, spaces) has a zero high byte, which is where the NULs come from; the wrong byte order turns ASCII into
+  U+0A00-like letters of other scripts and ideographs into presentation forms, so of two readings the one with
+  the larger share of usual characters is the right one. Anything else with NUL bytes (binary files; UTF-32
+  without a mark, which decodes to NUL characters) is refused as not text. A UTF-16 file without a mark and
+  without a single zero byte (no ASCII at all, not even a line break) is read by the rules below (it then fails or is
+  refused).
+- Bytes that are valid UTF-8 are UTF-8.
 - Otherwise the candidates are GB18030 (a superset of GBK and GB2312) and Big5 (read as cp950, the Big5 that
   Windows and every exporting platform write). Every Big5 text also decodes as GB18030 and short GBK texts as
   Big5, so a strict decode is not enough. When both decode, the first `SAMPLE_BYTES` are weighed: a wrong
@@ -147,11 +156,39 @@ def decode_bytes(data: bytes, name: str, lang: Lang = "zh") -> Decoded:
                 return decoded
             raise DecodeError(tr(MESSAGES, "undecodable_file", lang, name=name, encoding=label.upper()))
     if b"\x00" in data:
-        raise DecodeError(tr(MESSAGES, "binary", lang, name=name))
+        text = utf16_without_bom(data)
+        if text is None:
+            raise DecodeError(tr(MESSAGES, "binary", lang, name=name))
+        return Decoded(text, "utf-16")
     text = _strict(data, "utf-8")
     if text is not None and (text.isascii() or _WIDE.search(text) or not _reads_better_legacy(data, text)):
         return Decoded(text, UTF8)
     return _decode_legacy(data, name, lang)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+# What Chinese prose in UTF-16 is made of: ASCII, CJK punctuation and ideographs, full-width forms.
+_USUAL = re.compile(r"[\t\n\r\x20-\x7e\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef\u2010-\u206f]")
+USUAL_SHARE = 0.5  # a UTF-16 reading must be at least this share of usual characters
+
+
+def utf16_without_bom(data: bytes) -> str | None:
+    """The text of UTF-16 bytes without a byte-order mark (see the module rules), else None."""
+    if len(data) % 2:
+        return None
+    sample = data[: SAMPLE_BYTES - SAMPLE_BYTES % 2]  # the byte order is told on a sample, as the legacy choice
+    best: tuple[float, str] | None = None
+    for codec in ("utf-16-le", "utf-16-be"):
+        text = sample.decode(codec, errors="ignore")  # a cut surrogate pair at the end is no evidence
+        if not text:
+            continue
+        share = len(_USUAL.findall(text)) / len(text)
+        if share >= USUAL_SHARE and (best is None or share > best[0]):
+            best = (share, codec)
+    if best is None:
+        return None
+    whole = _strict(data, best[1])
+    return whole if whole is not None and not _CONTROL.search(whole) else None
 
 
 def _reads_better_legacy(data: bytes, utf8_text: str) -> bool:

@@ -17,6 +17,9 @@ title without a separator that is long or holds clause punctuation (`第三章�
 sentence with 。 after a comma, or an end mark (`第一章完`). Prose that mentions 第三章 inside a sentence never
 starts with it and is never a heading. A volume heading may carry its first chapter's heading on the same line
 (`第一卷 少年 第一章 出山`): `parse_line` gives both.
+
+Bare numbers (`001 标题`, `1. 标题`, `001` alone) are only candidates here (`parse_bare_number`, unit `BARE_UNIT`):
+whether a book's bare numbers are its headings is decided over the whole book by `studio.importing.bare_headings`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ HeadingKind = Literal["chapter", "volume", "prologue", "extra"]
 
 MAX_HEADING_CHARS = 50
 MAX_BARE_TITLE = 20  # a title glued to the number (no separator) longer than this is prose
+BARE_UNIT = "#"  # the `unit` of a bare-number heading (`001 标题`): no word, only the number
 ENGLISH_UNIT = "chapter"
 
 _NUM = rf"[0-9０-９{CHINESE_NUMERAL_CHARS}]+"
@@ -177,3 +181,47 @@ def is_chapter_heading(heading: Heading, unit: str | None) -> bool:
     if heading.kind != "chapter":
         return heading.kind in ("prologue", "extra")
     return heading.number is None or heading.unit == unit
+
+
+_BARE = re.compile(r"(?P<num>[0-9０-９]{1,4})(?P<rest>.*)")
+_STYLE_SEPARATORS = {" ": " ", "\u3000": " ", "\t": " ", ".": ".", "．": ".", "、": "、", ":": ":", "：": ":"}
+
+
+def parse_bare_number(line: str) -> Heading | None:
+    """The bare-number heading candidate `line` is (kind chapter, unit `BARE_UNIT`), or None."""
+    stripped = line.strip(" \t\u3000\ufeff")
+    if not stripped or len(stripped) > MAX_HEADING_CHARS:
+        return None
+    body = _LEAD.sub("", stripped, count=1)
+    match = _BARE.fullmatch(body)
+    if match is None:
+        return None
+    rest = match["rest"]
+    if rest and not (_SEPARATED.match(rest) or _CLOSE.match(rest)):
+        return None  # 1984年, 3个人: a number inside prose
+    number = parse_number(match["num"])
+    heading = _finish("chapter", number, BARE_UNIT, rest, "", stripped) if number is not None else None
+    if heading is None:
+        return None
+    title = heading.title
+    if title[:1].isdigit() or len(title) > MAX_BARE_TITLE or _CLAUSE.search(title):
+        return None  # 1.5公里, 10:30, a sentence
+    return heading
+
+
+def bare_digits(heading: Heading) -> str:
+    """The digits a bare-number heading is written with (`001`)."""
+    match = _BARE.fullmatch(_LEAD.sub("", heading.text, count=1))
+    return match["num"] if match is not None else ""
+
+
+def bare_style(heading: Heading) -> tuple[str, bool]:
+    """(separator kind, has a title) of a bare-number heading: what the headings of one book share. The kinds:
+    "" (nothing after the number), " ", ".", "、", ":", "-" (dashes, `_`, `·`), "]" (a closing bracket)."""
+    body = _LEAD.sub("", heading.text, count=1)
+    match = _BARE.fullmatch(body)
+    after = match["rest"] if match is not None else ""
+    if _CLOSE.match(after):
+        return ("]", bool(heading.title))
+    first = after[:1]
+    return (_STYLE_SEPARATORS.get(first, "-" if first else ""), bool(heading.title))

@@ -2,6 +2,8 @@
 
 Modes (`Manuscript.mode` says which one made the chapters):
 - "headings": chapters start at heading lines (`studio.importing.headings`); volume headings start volumes.
+  A manuscript without any numbered heading of those forms looks for bare-number headings (`001 标题`, `1. 标题`,
+  `001` alone) that make a sequence over the book (`studio.importing.bare_headings`).
   A folder source: each file is a chapter (its heading from its first line, else from its file name) unless it
   holds several chapter headings, then it is cut like a TXT file; volume subfolders are volumes. When a TXT source
   has no heading at all, the split falls back to "blank" (when runs of blank lines cut it into plausible
@@ -30,7 +32,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import median
 
-from studio.importing.headings import Heading, chapter_unit, is_chapter_heading, parse_heading, parse_line
+from studio.importing.bare_headings import bare_chapter_lines
+from studio.importing.headings import (
+    BARE_UNIT,
+    Heading,
+    chapter_unit,
+    is_chapter_heading,
+    parse_heading,
+    parse_line,
+)
 from studio.importing.numerals import parse_number
 from studio.importing.source import SourceFile, SourceText
 from studio.models.manuscript import (
@@ -109,6 +119,14 @@ def _by_headings(source: SourceText) -> _Found:
         lines = f.text.split("\n")
         per_file.append((f, lines, _candidates(lines)))
     unit = chapter_unit(h for _f, _l, cands in per_file for _i, h in cands)
+    if not any(h.kind == "chapter" and h.number is not None for _f, _l, cands in per_file for _i, h in cands):
+        bare = bare_chapter_lines([lines for _f, lines, _c in per_file],
+                                  [{i for i, h in cands if h.kind == "volume"} for _f, _l, cands in per_file])
+        if bare:  # `001 标题` headings that make a sequence over the book
+            unit = BARE_UNIT
+            per_file = [(f, lines, sorted([*cands, *((i, h) for (k, i), h in bare.items() if k == n)],
+                                          key=lambda item: item[0]))
+                        for n, (f, lines, cands) in enumerate(per_file)]
     found = _Found()
     current_folder = ""
     for f, lines, cands in per_file:

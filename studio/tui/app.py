@@ -44,6 +44,7 @@ from pipeline.agents.runner import ModelAgents, RetryHook
 from pipeline.decisions import Decider
 from pipeline.providers.base import Provider as ModelProvider
 from screens.blacklist_proposals import BlacklistCommands
+from screens.import_source import AppendImportCommands
 from screens.main_screen import MainScreen
 from screens.welcome_screen import NewNovel, WelcomeScreen
 from studio.errors import FormatError, StudioError
@@ -196,7 +197,7 @@ class NovelStudioApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "novel-studio"
-    COMMANDS = App.COMMANDS | {StudioCommands, BlacklistCommands}
+    COMMANDS = App.COMMANDS | {StudioCommands, BlacklistCommands, AppendImportCommands}
     # q and ctrl+q are the main screen's (it asks first while a stage runs)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app_quit"),

@@ -14,6 +14,11 @@ new project and posts `ExtractionRequested` -> `ExtractionFlow.offer` asks the e
 extraction in a worker, per-chapter progress, a stop keeps what was done). Going back from the preview, or a
 write that was refused, returns to the form with what was typed; nothing is written before the preview's yes.
 
+Appending (`append_import`, the main screen's palette "追加导入书稿"): the same path with `append_to` the open
+project: the form asks for the manuscript only (the target is the project, checked by `check_append`, the
+import's own `--append` check), the chapters are written after its last one by `write_project(append=True)`,
+the names and checks run over the appended chapters, and the main screen reloads and offers their extraction.
+
 Rules:
 - `check_source(text, base)`: `~` expanded, relative to `base`; a TXT/MD file or a folder that exists; else
   the reason, one readable line. Nothing is read here (`read_source` reads, in a worker).
@@ -51,6 +56,7 @@ from studio.paths import ProjectPaths
 from studio.tui.host import StudioHost
 
 if TYPE_CHECKING:
+    from textual.message import Message
     from textual.screen import Screen
 
     from pipeline.importing.extract import ExtractionEstimate, ExtractionResult
@@ -63,12 +69,15 @@ __all__ = [
     "MESSAGES",
     "NOTE_KIND",
     "SOURCE_SUFFIXES",
+    "AppendHost",
     "ExtractionFlow",
     "ExtractionHost",
     "ExtractionStatus",
     "ImportTarget",
     "ImportedNovel",
+    "append_import",
     "book_name",
+    "check_append",
     "check_source",
     "check_target",
     "default_target",
@@ -76,6 +85,7 @@ __all__ = [
     "expand",
     "extraction_status",
     "import_path",
+    "last_chapter",
     "name_rows",
     "result_text",
     "finish_import",
@@ -118,6 +128,8 @@ MESSAGES: Catalog = {
     "finishing": ("导入的最后一步：名字与全书检查", "The import's last step: names and the checks"),
     "checking": ("正在检查全书（{chapters} 章：文字指标与不花 token 的检查）……",
                  "Checking the book ({chapters} chapters: prose metrics and the free checks)..."),
+    "append_target": ("追加到：{target}", "Appending to: {target}"),
+    "appended": ("已追加第 {first}-{last} 章", "Chapters {first}-{last} appended"),
     "kind_person": ("人名 · {count} 次 · 首见第{first}章", "person · {count}x · first in chapter {first}"),
     "kind_place": ("地名/势力 · {count} 次 · 首见第{first}章", "place/faction · {count}x · first in chapter {first}"),
     "failed": ("全量提取出错：{message}（已提取到第{n}章，进度保留）",
@@ -127,10 +139,12 @@ MESSAGES: Catalog = {
 
 @dataclass(frozen=True)
 class ImportTarget:
-    """What the import form collected: the manuscript and the folder of the new project."""
+    """What the import form collected: the manuscript and the folder of the new project (with `append`: the
+    open project the chapters go after, `novel-studio import --append`)."""
 
     source: Path
     target: Path
+    append: bool = False
 
 
 def expand(text: str, base: Path) -> Path | None:
@@ -203,6 +217,26 @@ def check_target(text: str, base: Path, lang: Lang = "zh") -> Path | str:
     except ImportRefused as exc:
         return str(exc)
     return path
+
+
+def check_append(root: Path, lang: Lang = "zh") -> str | None:
+    """Why the open project at `root` cannot take appended chapters now, or None: the import's own checks
+    (`studio.importing.build.check_append`, what `novel-studio import --append` meets when it writes)."""
+    from studio.importing.build import ImportRefused
+    from studio.importing.build import check_append as import_check_append
+
+    try:
+        import_check_append(Path(root), lang)
+    except ImportRefused as exc:
+        return str(exc)
+    return None
+
+
+def last_chapter(root: Path) -> int:
+    """The project's last committed chapter (what appended chapters follow)."""
+    from studio.models.checkpoint import Checkpoint
+
+    return Checkpoint.load_or_default(ProjectPaths(Path(root)).checkpoint).last_completed_chapter
 
 
 @dataclass(frozen=True)
@@ -347,8 +381,11 @@ ShowModal = Callable[["Screen[Any]"], Awaitable[Any]]
 """Push a screen and wait for its result (the welcome screen's `app.push_screen_wait`, from its worker)."""
 
 
-async def import_path(show: ShowModal, folder: Path, lang: Lang = "zh") -> ImportedNovel | None:
+async def import_path(show: ShowModal, folder: Path, lang: Lang = "zh", *,
+                      append_to: Path | None = None) -> ImportedNovel | None:
     """The welcome screen's "导入已有书稿": form -> preview -> write -> names; None when the author gave up.
+    With `append_to` (the main screen's "追加导入书稿"), the chapters go after that project's last chapter
+    (`write_project(append=True)`, as `novel-studio import --append`); the form then asks for the manuscript only.
 
     Going back from the preview, or a write that was refused (the reason stays on the work screen until the
     author goes on), returns to the form with what was typed."""
@@ -359,14 +396,15 @@ async def import_path(show: ShowModal, folder: Path, lang: Lang = "zh") -> Impor
 
     initial: ImportTarget | None = None
     while True:
-        target: ImportTarget | None = await show(ImportSourceForm(folder, lang, initial=initial))
+        target: ImportTarget | None = await show(ImportSourceForm(folder, lang, initial=initial, append_to=append_to))
         if target is None:
             return None
         initial = target
         choice: ImportChoice | None = await show(ImportPreviewScreen(target, lang))
         if choice is None:
             continue
-        written = await show(ImportWorkScreen(tr(MESSAGES, "writing_title", lang, target=target.target),
+        title = tr(MESSAGES, "append_target" if target.append else "writing_title", lang, target=target.target)
+        written = await show(ImportWorkScreen(title,
                                               partial(write_import, choice.manuscript, target, lang=lang), lang))
         if written is None:
             continue
@@ -382,6 +420,35 @@ async def import_path(show: ShowModal, folder: Path, lang: Lang = "zh") -> Impor
         return ImportedNovel(root)
 
 
+class AppendHost(StudioHost, Protocol):
+    """The main screen as the append path needs it: a host that can be asked to offer the extraction."""
+
+    def post_message(self, message: Message) -> bool: ...
+
+
+async def append_import(host: AppendHost) -> None:
+    """The main screen's "追加导入书稿": the import path into the open project, then the reload and the offer of
+    the full extraction of the appended chapters (as after a new import)."""
+    from studio.tui.messages import ExtractionRequested
+
+    lang, root = host.lang, host.project.root
+    if host.running:
+        host.notify(tr(MESSAGES, "busy", lang), severity="warning")
+        return
+    imported = await import_path(host.show_modal, root, lang, append_to=root)
+    if imported is None:
+        return
+    host.reload()
+    try:
+        source = ImportRecord.load(ProjectPaths(root).import_record).sources[-1]
+    except (StudioError, OSError, IndexError):
+        pass  # the chapters are written; the notice is all that needs the record
+    else:
+        host.notify(tr(MESSAGES, "appended", lang, first=source.first_chapter, last=source.last_chapter),
+                    markup=False)
+    host.post_message(ExtractionRequested())
+
+
 # -- the blocking steps (each runs in an `ImportWorkScreen`'s thread; `step` shows what it does) ---------------
 
 
@@ -391,7 +458,7 @@ def write_import(manuscript: Manuscript, target: ImportTarget, step: Callable[[s
     from studio.importing.build import write_project
 
     step(tr(MESSAGES, "writing", lang, chapters=len(manuscript.chapters)))
-    return write_project(manuscript, target.source, target.target, lang=lang)
+    return write_project(manuscript, target.source, target.target, append=target.append, lang=lang)
 
 
 def deterministic_depth(root: Path, step: Callable[[str], None], *,
