@@ -13,9 +13,9 @@ from screens.help_screen import HelpScreen
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, TextDialog
 from studio.init_project import init_project
-from studio.tui.app import NovelStudioApp, ProjectErrorScreen
+from studio.tui.app import ProjectErrorScreen
 from studio.views.outline_rows import ChapterStatus, find_chapter
-from tests.tui_helpers import main_screen, make_app, run_to_end
+from tests.tui_helpers import RecordingStudio, main_screen, make_app, run_to_end
 from widgets.studio_header import HeaderInfo, format_elapsed, render_header
 
 
@@ -321,7 +321,7 @@ async def test_stage_failure_is_readable(sample: Path) -> None:
         async def run(self, request: Any, on_text: Any = None) -> Any:
             raise RuntimeError("boom")
 
-    app = NovelStudioApp(sample, offline=True, provider_factory=lambda s: Broken(delay_s=0))
+    app = RecordingStudio(sample, offline=True, provider_factory=lambda s: Broken(delay_s=0))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = main_screen(app)

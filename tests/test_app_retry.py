@@ -7,8 +7,7 @@ from typing import Any
 
 from pipeline.providers.base import ModelRequest, ModelResult, StreamInterruptedError, TextCallback
 from pipeline.providers.offline import OfflineProvider
-from studio.tui.app import NovelStudioApp
-from tests.tui_helpers import main_screen, run_to_end
+from tests.tui_helpers import RecordingStudio, main_screen, run_to_end
 
 FAILED = "这是一段中途断掉的半截文字"
 
@@ -35,7 +34,7 @@ async def test_retry_restarts_the_live_draft(sample: Path) -> None:
     settings = sample / "novel-studio.toml"
     settings.write_text(settings.read_text(encoding="utf-8") + "\n[provider]\nstage_retry_wait_s = 0\n", encoding="utf-8")
     provider = FlakyWriter()
-    app = NovelStudioApp(sample, lang="zh", offline=True, provider_factory=lambda s: provider)
+    app = RecordingStudio(sample, lang="zh", offline=True, provider_factory=lambda s: provider)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         screen = main_screen(app)

@@ -18,7 +18,7 @@ from screens.welcome_screen import WelcomeScreen
 from studio.paths import ProjectPaths
 from studio.tui.app import NovelStudioApp
 from studio.tui.keymap import binding_defaults, check_keymap
-from tests.tui_helpers import main_screen, make_app, notes, run_to_end, wait_for
+from tests.tui_helpers import RecordingStudio, main_screen, make_app, notes, run_to_end, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,7 +133,7 @@ async def test_live_foreign_lock_disables_writing(sample: Path) -> None:
 
 async def test_missing_key_dialog_continue_offline(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    app = NovelStudioApp(sample, offline=False)
+    app = RecordingStudio(sample, offline=False)
     async with app.run_test(size=(160, 48)) as pilot:
         assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
         dialog = app.screen
@@ -153,7 +153,7 @@ async def test_auth_error_during_a_run_asks_the_key_question(sample: Path) -> No
         async def run(self, request: Any, on_text: Any = None) -> Any:
             raise AuthError("ANTHROPIC_API_KEY", "invalid x-api-key", status_code=401)
 
-    app = NovelStudioApp(sample, offline=False, provider_factory=lambda s: Rejected(delay_s=0))
+    app = RecordingStudio(sample, offline=False, provider_factory=lambda s: Rejected(delay_s=0))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("c")

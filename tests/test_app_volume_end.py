@@ -10,7 +10,7 @@ from pipeline.providers.offline import OfflineProvider
 from screens.decision_dialog import DecisionDialog
 from screens.export_dialog import ExportDialog
 from studio.init_project import init_project
-from studio.tui.app import NovelStudioApp
+from tests.tui_helpers import RecordingStudio
 
 
 async def test_volume_end_dialog_offers_review_and_export(tmp_path: Path) -> None:
@@ -21,7 +21,7 @@ async def test_volume_end_dialog_offers_review_and_export(tmp_path: Path) -> Non
     checkpoint.write_text(json.dumps(data), encoding="utf-8")
     for n in range(3, 10):  # the cold-start check wants the chapters the checkpoint counts
         (root / "chapters" / f"chapter-{n:03d}.md").write_text(f"# 第{n}章\n\n占位。\n", encoding="utf-8")
-    app = NovelStudioApp(root, lang="zh", offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
+    app = RecordingStudio(root, lang="zh", offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await pilot.press("c")

@@ -22,6 +22,7 @@ from studio.state_engine import load_state
 from studio.tui.app import NovelStudioApp
 from studio.tui.messages import PlanRequested
 from tests.test_volume_review import short_volume, temporary_entries
+from tests.tui_helpers import RecordingStudio
 
 posted: list[int | None] = []
 
@@ -51,7 +52,7 @@ async def test_volume_end_review_cleanup_report_then_plan(tmp_path: Path, monkey
     temporary_entries(root)
     posted.clear()
     monkeypatch.setattr("screens.main_screen.PlanRequested", _RecordedPlanRequested)
-    app = NovelStudioApp(root, lang="zh", offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
+    app = RecordingStudio(root, lang="zh", offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
     paths = ProjectPaths(root)
     async with app.run_test(size=(110, 34)) as pilot:
         await pilot.pause()
@@ -85,7 +86,7 @@ async def test_escape_keeps_the_state_and_does_not_plan(tmp_path: Path, monkeypa
     temporary_entries(root)
     posted.clear()
     monkeypatch.setattr("screens.main_screen.PlanRequested", _RecordedPlanRequested)
-    app = NovelStudioApp(root, lang="zh", offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
+    app = RecordingStudio(root, lang="zh", offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0))
     paths = ProjectPaths(root)
     async with app.run_test(size=(110, 34)) as pilot:
         await pilot.pause()

@@ -24,7 +24,7 @@ from studio.paths import ProjectPaths
 from studio.tui.app import NovelStudioApp, StudioCommands
 from studio.tui.import_flow import extraction_status
 from tests.import_extract_helpers import chapter_bytes, imported_project
-from tests.tui_helpers import main_screen, make_app, notes, wait_for
+from tests.tui_helpers import RecordingStudio, main_screen, make_app, notes, wait_for
 
 CHAPTERS = 5
 
@@ -57,7 +57,7 @@ class GatedProvider(OfflineProvider):
 
 
 def _gated_app(root: Path, provider: GatedProvider) -> NovelStudioApp:
-    return NovelStudioApp(root, lang="zh", offline=True, provider_factory=lambda s: provider)
+    return RecordingStudio(root, lang="zh", offline=True, provider_factory=lambda s: provider)
 
 
 async def _start_extraction(app: NovelStudioApp, pilot: Pilot[None]) -> ExtractionScreen:

@@ -23,6 +23,7 @@ from textual.strip import Strip
 
 from pipeline.providers.offline import OfflineProvider
 from studio.tui.app import NovelStudioApp
+from tests.tui_helpers import RecordingStudio
 from widgets.outline_tree import STATUS_MARKS
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -59,7 +60,7 @@ def terminal(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def make_app(root: Path) -> NovelStudioApp:
-    return NovelStudioApp(
+    return RecordingStudio(
         root, lang="zh", offline=True, provider_factory=lambda s: OfflineProvider(delay_s=0), clock=lambda: 0.0
     )
 
