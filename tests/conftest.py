@@ -8,6 +8,7 @@ after another on one worker and stay deterministic on a loaded machine.
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -60,6 +61,15 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         if name.startswith("NOVEL_STUDIO_") or name == "ANTHROPIC_API_KEY":
             monkeypatch.delenv(name, raising=False)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _sigint_restored() -> Iterator[None]:
+    """Code under test may change the process's SIGINT handler for good (`launch_studio` ignores SIGINT once
+    the app has quit, for the rest of the process): each test leaves the handler as it found it."""
+    saved = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, saved)
 
 
 @pytest.fixture

@@ -313,3 +313,27 @@ async def test_the_sdks_own_retry_waits_are_told_with_stage_and_chapter() -> Non
     lines: list[str] = []
     EventPrinter("zh", lines.append)(sdk_retry_event(wait))
     assert lines == ["起草 第 1 次重试前等待 0.1 秒（HTTP 429）"]
+
+
+def test_a_sigint_after_the_studio_quit_is_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Once the app has quit, the interpreter waits for worker threads; a late SIGINT there raised
+    KeyboardInterrupt inside threading's shutdown and printed a traceback (seen when `serve` ended a closed tab's
+    session on a loaded machine). After the app returns, SIGINT is ignored."""
+    import signal
+
+    import studio.tui.app as tui_app
+    from studio.cli.main import launch_studio
+
+    class QuitAtOnce:
+        return_code = 0
+        open_error = None
+
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def run(self) -> None:
+            assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+
+    monkeypatch.setattr(tui_app, "NovelStudioApp", QuitAtOnce)
+    assert launch_studio(tmp_path, lang="zh", offline=True) == 0
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # conftest's `_sigint_restored` puts it back

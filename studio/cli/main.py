@@ -16,6 +16,7 @@ import errno
 import importlib
 import json
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -177,6 +178,10 @@ def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = Fals
 
     app = NovelStudioApp(root, lang=lang, offline=offline, welcome=welcome)
     app.run()
+    # The app has quit; the interpreter now waits for worker threads (a commit finishing). A late SIGINT (a
+    # second Ctrl+C, `serve` ending a closed tab's session) would raise KeyboardInterrupt inside threading's
+    # shutdown and print a traceback: nothing is left to stop politely, so it is ignored (SIGTERM still ends us).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # SIGINT/SIGTERM: the run was stopped resumably (130). An unhandled exception ends the app with
     # return_code 1 (Textual printed the traceback): not a success.
     if app.return_code == int(ExitCode.INTERRUPTED):
