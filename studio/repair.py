@@ -13,7 +13,10 @@ items in order. Safe fixes, each one exact or loss-free:
   changelog after it (the current state when readable and older than the log's end, else the log's init
   snapshot, else a commit's `logs/chapter-NNN/state-before.json`; from empty only when the log starts at
   version 0). Never from empty over a state the log does not describe;
-- `inflight_reset`: a checkpoint naming an inflight chapter that is not the next one, with no staged work.
+- `inflight_reset`: a checkpoint naming an inflight chapter that is not the next one, with no staged work;
+- `op_corrected` / `op_skipped`: a logged op that no longer applies (`studio.stale_ops`), when the corrected or
+  skipped op gives a log that replays to exactly the current state; otherwise `op_stale_manual` (cannot) shows
+  the op, its chapter and line, why, and what to do by hand. The state file is never changed for them.
 
 Everything else the cold-start check refuses is reported as `cannot` with its way out.
 """
@@ -34,6 +37,7 @@ from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, PipelineStage, save_checkpoint
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths
+from studio.stale_ops import StaleOps, entry_line, op_text, plan_stale_ops
 from studio.state_engine import parse_changelog, replay, replay_from
 
 Kind = Literal["fix", "cannot"]
@@ -72,6 +76,30 @@ MESSAGES: Catalog = {
         "状态文件为版本 {state}，变更日志只到版本 {log}：日志缺行，无法安全重建；请恢复缺失的日志行",
         "the state is at version {state} but the changelog ends at {log}: lines are missing and the state "
         "cannot be rebuilt safely; restore the missing changelog lines",
+    ),
+    "op_corrected": (
+        "state/changelog.jsonl 第 {line} 行（第 {chapter} 章）的操作 {op} 已无法应用：{why}。改为 {fixed}"
+        "（显示名换成它在状态中的 slug）；改后日志重放的结果与当前状态完全一致",
+        "line {line} of state/changelog.jsonl (chapter {chapter}): the op {op} no longer applies: {why}. It becomes "
+        "{fixed} (the display name replaced by its slug in the state); the log then replays to exactly the current "
+        "state",
+    ),
+    "op_skipped": (
+        "state/changelog.jsonl 第 {line} 行（第 {chapter} 章）的操作 {op} 已无法应用：{why}。把它移到这一行的 "
+        "warnings（原样保留），重放时跳过；跳过后日志重放的结果与当前状态完全一致",
+        "line {line} of state/changelog.jsonl (chapter {chapter}): the op {op} no longer applies: {why}. It moves "
+        "to the line's warnings (kept as written) and is skipped on replay; the log then replays to exactly the "
+        "current state",
+    ),
+    "op_stale_manual": (
+        "state/changelog.jsonl 第 {line} 行（第 {chapter} 章）的操作 {op} 已无法应用：{why}。无法安全地自动修复："
+        "跳过它，日志就还原不出当前状态。当前状态不受影响，可以继续写作；但撤销第 {chapter} 章之后的章节会失败（撤销要重放这一行）。"
+        "手动处理：编辑这一行中的这条操作，改成当初的写法（例如把显示名改成角色的 slug），再运行 novel-studio repair 检查",
+        "line {line} of state/changelog.jsonl (chapter {chapter}): the op {op} no longer applies: {why}. It cannot be "
+        "fixed safely: without it the log no longer gives the current state. The state is not affected and writing "
+        "can go on, but undoing a chapter after chapter {chapter} fails (undo replays this line). By hand: edit this op in that "
+        "line back to what it was (e.g. a display name to the character's slug), then run novel-studio repair "
+        "to check",
     ),
     "no_base": (
         "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
@@ -204,6 +232,47 @@ def _plan_state(paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEn
     plan.items.append(_item("cannot", "no_base", first=entries[0].base_state_version))
 
 
+def _plan_stale_ops(paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEntry], log: bytes) -> None:
+    """Logged ops that no longer apply, with the state in step with the log: fixed in the changelog only when
+    the fixed log replays to exactly the current state (see `studio.stale_ops`), else reported."""
+    try:
+        state = CurrentState.load(paths.current_state)
+    except FormatError:
+        return
+    stale = plan_stale_ops(entries, state)
+    if not stale.found:
+        return
+    lines = log.split(b"\n")
+    at = [i for i, line in enumerate(lines) if line.strip()]  # the log's lines, one per entry
+    mapped = len(at) == len(entries)
+    for s in stale.found:
+        line = at[s.index] + 1 if mapped else s.index + 1
+        params = {"line": line, "chapter": s.chapter, "op": op_text(s.op)}
+        if stale.exact and mapped:
+            key = "op_corrected" if s.fixed is not None else "op_skipped"
+            fixed = {"fixed": op_text(s.fixed)} if s.fixed is not None else {}
+        else:
+            key, fixed = "op_stale_manual", {}
+        plan.items.append(
+            RepairItem(
+                "fix" if key != "op_stale_manual" else "cannot",
+                key,
+                tr(MESSAGES, key, "zh", why=s.why_text("zh"), **params, **fixed),
+                tr(MESSAGES, key, "en", why=s.why_text("en"), **params, **fixed),
+            )
+        )
+    if stale.exact and mapped:
+        plan.changelog = _with_lines(lines, at, stale)
+
+
+def _with_lines(lines: list[bytes], at: list[int], stale: StaleOps) -> bytes:
+    """The changelog with each fixed entry's line rewritten; every other line kept byte for byte."""
+    out = list(lines)
+    for index in sorted({s.index for s in stale.found}):
+        out[at[index]] = entry_line(stale.entries[index]).encode("utf-8")
+    return b"\n".join(out)
+
+
 def _has_staging(paths: ProjectPaths, n: int) -> bool:
     cid = chapter_id(n)
     return paths.staging.is_dir() and any(cid in p.name for p in paths.staging.rglob("*") if p.is_file())
@@ -217,6 +286,7 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
         plan.items.append(_item("fix", "temp_files", count=len(plan.temp_files)))
 
     entries: list[ChangelogEntry] | None = []
+    fixed = b""
     if paths.changelog.exists():
         raw = paths.changelog.read_bytes()
         fixed = raw
@@ -244,6 +314,8 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
 
     if entries is not None and paths.current_state.parent.is_dir():
         _plan_state(paths, plan, entries)
+        if entries and plan.state is None:
+            _plan_stale_ops(paths, plan, entries, fixed)
 
     try:
         cp = Checkpoint.load_or_default(paths.checkpoint)
