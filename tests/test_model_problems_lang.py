@@ -197,3 +197,14 @@ def test_a_broken_settings_value_in_the_authors_language(
     shown = capsys.readouterr().out
     assert said in shown and unsaid not in shown and "很多" in shown  # the value the author wrote is shown
     assert "[writing.chapter_min_chars]" in shown
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh", "volume_length: 应大于或等于 3"),
+                                            ("en", "volume_length: Input should be greater than or equal to 3")])
+def test_start_options_out_of_range_in_the_authors_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: Lang, said: str
+) -> None:
+    code = main(["start", str(tmp_path / "novel"), "--volume-length", "1", "--style", "preset", "--preset", "x",
+                 "--offline", "--yes", "--lang", lang])
+    out = capsys.readouterr()
+    assert code != 0 and said in out.out + out.err
