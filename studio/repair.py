@@ -33,11 +33,12 @@ from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
-from studio.models.changelog import ChangelogEntry
+from studio.models.changelog import ChangelogEntry, OpWarning
 from studio.models.checkpoint import Checkpoint, PipelineStage, save_checkpoint
 from studio.models.state import CurrentState
+from studio.op_reasons import reason_text
 from studio.paths import ProjectPaths
-from studio.stale_ops import StaleOps, entry_line, op_text, plan_stale_ops
+from studio.stale_ops import StaleOps, entry_line, first_stale_ops, op_text, plan_stale_ops
 from studio.state_engine import parse_changelog, replay, replay_from
 
 Kind = Literal["fix", "cannot"]
@@ -101,6 +102,13 @@ MESSAGES: Catalog = {
         "line back to what it was (e.g. a display name to the character's slug), then run novel-studio repair "
         "to check",
     ),
+    "rebuild_op_stale": (
+        "无法按变更日志重建 state/current-state.json：第 {line} 行（第 {chapter} 章）的操作 {op} 已无法应用：{why}。"
+        "手动处理：编辑这一行中的这条操作，改成当初的写法（例如把显示名改成角色的 slug），再运行 novel-studio repair",
+        "state/current-state.json cannot be rebuilt from the changelog: line {line} (chapter {chapter}) holds the op "
+        "{op}, which no longer applies: {why}. By hand: edit this op in that line back to what it was (e.g. a display "
+        "name to the character's slug), then run novel-studio repair again",
+    ),
     "no_base": (
         "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
         "cannot rebuild the state: the log does not start at version 0 and no snapshot (version {first} or "
@@ -138,9 +146,14 @@ class RepairPlan:
 
 
 def _item(kind: Kind, key: str, **params: object) -> RepairItem:
-    """A plan item in both languages; a `Problem` param is rendered in each (its reason may have Chinese)."""
+    """A plan item in both languages; a `Problem` or `OpWarning` param is rendered in each."""
+    def text(v: object, lang: Lang) -> str:
+        if isinstance(v, Problem):
+            return v.describe(lang)
+        return reason_text(v, lang) if isinstance(v, OpWarning) else str(v)
+
     def fill(lang: Lang) -> dict[str, str]:
-        return {k: v.describe(lang) if isinstance(v, Problem) else str(v) for k, v in params.items()}
+        return {k: text(v, lang) for k, v in params.items()}
 
     return RepairItem(kind, key, tr(MESSAGES, key, "zh", **fill("zh")), tr(MESSAGES, key, "en", **fill("en")))
 
@@ -229,7 +242,21 @@ def _plan_state(paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEn
             )
         )
         return
-    plan.items.append(_item("cannot", "no_base", first=entries[0].base_state_version))
+    stale = first_stale_ops(entries)
+    for s in stale:  # the log would rebuild it but for these ops: name them, not a missing snapshot
+        plan.items.append(
+            _item("cannot", "rebuild_op_stale", line=_line_of(paths, s.index), chapter=s.chapter, op=op_text(s.op),
+                  why=s.why)
+        )
+    if not stale:
+        plan.items.append(_item("cannot", "no_base", first=entries[0].base_state_version))
+
+
+def _line_of(paths: ProjectPaths, index: int) -> int:
+    """The line number of the log's `index`th line (blank lines are not entries)."""
+    lines = paths.changelog.read_bytes().split(b"\n")
+    at = [i for i, line in enumerate(lines) if line.strip()]
+    return at[index] + 1 if index < len(at) else index + 1
 
 
 def _plan_stale_ops(paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEntry], log: bytes) -> None:

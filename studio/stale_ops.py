@@ -155,6 +155,17 @@ def plan_stale_ops(entries: Sequence[ChangelogEntry], state: CurrentState, *, to
     return out
 
 
+def first_stale_ops(entries: Sequence[ChangelogEntry]) -> list[StaleOp]:
+    """The ops of the first line that stops the replay of `entries` from their start (none: it replays, or stops
+    for another cause): what `repair` names when it cannot rebuild a state because of them."""
+    if not entries or (entries[0].kind != "init" and entries[0].base_state_version != 0):
+        return []
+    index = _stale_line(entries)
+    if index is None:
+        return []
+    return _fix_line(list(entries), index, date.today().isoformat())[1]
+
+
 def entry_line(entry: ChangelogEntry) -> str:
     """A changelog line as the state engine writes it."""
     return json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":"))

@@ -94,3 +94,28 @@ def test_an_op_that_cannot_be_fixed_exactly_is_explained_and_nothing_changes(
     assert "nothing to repair" not in out and "未发现" not in out
     assert paths.changelog.read_bytes() == before
     assert not (sample / ".novel-studio" / "repair").exists()
+
+
+def test_a_state_that_cannot_be_rebuilt_because_of_a_stale_op_names_that_op(
+    sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """State behind its log (an interrupted merge) and the op to re-apply no longer applies: the way out names the
+    op, not a missing snapshot (it said "the log does not start at version 0 and no snapshot exists")."""
+    paths = ProjectPaths(sample)
+
+    def stale_second_op(data: dict[str, object]) -> None:
+        ops = data["ops"]
+        assert isinstance(ops, list)
+        ops[0]["path"] = ops[0]["path"].replace("shen-zhao", "林枫")
+
+    _edit_line(paths, 2, stale_second_op)
+    state = json.loads(paths.current_state.read_text(encoding="utf-8"))
+    state["state_version"] -= 1
+    paths.current_state.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+    before = paths.changelog.read_bytes(), paths.current_state.read_bytes()
+
+    assert main(["repair", "--yes", "--project", str(sample)]) == 1
+    out = capsys.readouterr().out
+    assert "无法按变更日志重建 state/current-state.json：第 3 行（第 2 章）" in out and "characters.林枫." in out
+    assert "没有可用的快照" not in out
+    assert (paths.changelog.read_bytes(), paths.current_state.read_bytes()) == before
