@@ -184,13 +184,20 @@ def atomic_write_json(path: Path, data: Any, *, sync_dir: bool = True) -> None:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line (to a .jsonl log) and fsync. A torn last line is detected by the reader."""
+    """Append one line (to a .jsonl log) and fsync. A torn last line is detected by the reader; the new line
+    starts on a line of its own after it (a newline first), so a kill that tore the last append never takes
+    the next entry down with it (a spend entry glued to a torn one would drop out of the book's cost)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = line.rstrip("\n").encode("utf-8") + b"\n"
     fault = _write_point()
-    with open(path, "ab") as fh:
-        own_writes.record_append(path, data, fh.seek(0, os.SEEK_END) + len(data))
+    with open(path, "a+b") as fh:  # appends always land at the end; the "+" only reads the last byte
+        end = fh.seek(0, os.SEEK_END)
+        if end:
+            fh.seek(end - 1)
+            if fh.read(1) != b"\n":
+                data = b"\n" + data
+        own_writes.record_append(path, data, end + len(data))
         if fault:
             fh.write(data[: _torn_length(data)])
             fh.flush()

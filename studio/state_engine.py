@@ -378,13 +378,8 @@ def last_changelog_entry(path: Path) -> ChangelogEntry | None:
 
 
 def _append_entry(path: Path, entry: ChangelogEntry) -> None:
-    line = json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":"))
-    if path.exists() and path.stat().st_size:
-        with open(path, "rb") as fh:
-            fh.seek(-1, 2)
-            if fh.read(1) != b"\n":
-                line = "\n" + line  # a complete last line cut before its newline: do not glue onto it
-    append_line(path, line)
+    # a last line cut before its newline is not glued onto: `append_line` starts a line of its own
+    append_line(path, json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":")))
 
 
 def _apply_entry(state: CurrentState, entry: ChangelogEntry, source: str, index: int) -> CurrentState:
