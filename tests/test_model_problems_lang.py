@@ -208,3 +208,24 @@ def test_start_options_out_of_range_in_the_authors_language(
                  "--offline", "--yes", "--lang", lang])
     out = capsys.readouterr()
     assert code != 0 and said in out.out + out.err
+
+
+@pytest.mark.parametrize(("lang", "said", "unsaid"),
+                         [("zh", "：不是有效的 JSON：这里应是用双引号括起的字段名", "Expecting"),
+                          ("en", ": invalid JSON: Expecting property name enclosed in double quotes", "不是有效")])
+def test_a_file_that_is_not_json_in_the_authors_language(
+    sample: Path, capsys: pytest.CaptureFixture[str], lang: Lang, said: str, unsaid: str
+) -> None:
+    path = sorted((sample / "characters" / "active").glob("*.json"))[0]
+    path.write_text('{display_name: "沈照"}', encoding="utf-8")
+    assert main(["status", "--project", str(sample), "--lang", lang]) == 1
+    err = capsys.readouterr().err
+    assert f"{path.name}:1:2{said}" in err and unsaid not in err
+
+
+def test_a_file_that_is_not_utf8_in_chinese(sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = sorted((sample / "characters" / "active").glob("*.json"))[0]
+    path.write_bytes(b'{"display_name": "\xff"}')
+    assert main(["status", "--project", str(sample)]) == 1
+    err = capsys.readouterr().err
+    assert "不是 UTF-8 文本（第 18 个字节）" in err and "not UTF-8" not in err
