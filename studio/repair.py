@@ -18,6 +18,10 @@ items in order. Safe fixes, each one exact or loss-free:
   skipped op gives a log that replays to exactly the current state; otherwise `op_stale_manual` (cannot) shows
   the op, its chapter and line, why, and what to do by hand. The state file is never changed for them.
 
+A commit-point journal that cannot be read (a tool change's, a plan apply's): `continue` refuses
+over it, and what it records may be half applied, so `journal_unreadable` (cannot) names it, the backup to
+compare with and what to do by hand; the journal is left where it is.
+
 Everything else the cold-start check refuses is reported as `cannot` with its way out.
 """
 
@@ -33,6 +37,7 @@ from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
+from studio.models.base import FileModel
 from studio.models.changelog import ChangelogEntry, OpWarning
 from studio.models.checkpoint import Checkpoint, PipelineStage, save_checkpoint
 from studio.models.state import CurrentState
@@ -108,6 +113,15 @@ MESSAGES: Catalog = {
         "state/current-state.json cannot be rebuilt from the changelog: line {line} (chapter {chapter}) holds the op "
         "{op}, which no longer applies: {why}. By hand: edit this op in that line back to what it was (e.g. a display "
         "name to the character's slug), then run novel-studio repair again",
+    ),
+    "journal_unreadable": (
+        "{problem}。这是一次被中断的{what}的提交日志，读不出来，continue 会拒绝运行；它记下的改动可能只做了一半，"
+        "无法安全地自动完成或丢弃。手动处理：对照备份（{backup}）检查它涉及的文件，再把这个文件移出项目，"
+        "然后运行 novel-studio repair 检查",
+        "{problem}. It is the commit journal of an interrupted {what_en} and cannot be read, so continue refuses to "
+        "run; the change it records may be half done and cannot safely be finished or dropped automatically. By "
+        "hand: check the files it touches against the backup ({backup}), move this file out of the project, then "
+        "run novel-studio repair to check",
     ),
     "no_base": (
         "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
@@ -300,6 +314,42 @@ def _with_lines(lines: list[bytes], at: list[int], stale: StaleOps) -> bytes:
     return b"\n".join(out)
 
 
+def _journals(paths: ProjectPaths) -> list[tuple[Path, type[FileModel], str, str, str]]:
+    """(file, model, what in Chinese, in English, backup folder) of every commit-point journal present."""
+    from studio.models.tool_journal import ToolJournal
+    from studio.planning.staged import PlanApplyJournal, apply_journal_path, pending_plan_applies
+    from studio.tools.txn import backup_root, pending_tool_changes
+
+    found: list[tuple[Path, type[FileModel], str, str, str]] = [
+        (path, ToolJournal, "角色/世界工具改动", "character or world tool change",
+         str(backup_root(paths).relative_to(paths.root)))
+        for path in pending_tool_changes(paths)
+    ]
+    found += [
+        (apply_journal_path(paths, volume), PlanApplyJournal, "分卷规划应用", "plan apply", ".novel-studio/plan-backup")
+        for volume in pending_plan_applies(paths)
+    ]
+    return found
+
+
+def _plan_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
+    for path, model, what, what_en, backup in _journals(paths):
+        try:
+            model.load(path)
+        except FormatError as exc:
+            first = exc.problems[0] if exc.problems else Problem(path, str(exc))
+            plan.items.append(
+                RepairItem(
+                    "cannot",
+                    "journal_unreadable",
+                    tr(MESSAGES, "journal_unreadable", "zh", problem=first.describe("zh"), what=what, what_en=what_en,
+                       backup=backup),
+                    tr(MESSAGES, "journal_unreadable", "en", problem=first.describe("en"), what=what, what_en=what_en,
+                       backup=backup),
+                )
+            )
+
+
 def _has_staging(paths: ProjectPaths, n: int) -> bool:
     cid = chapter_id(n)
     return paths.staging.is_dir() and any(cid in p.name for p in paths.staging.rglob("*") if p.is_file())
@@ -357,6 +407,8 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
             fixed_cp.revision_kind = None
             plan.checkpoint = fixed_cp
             plan.items.append(_item("fix", "inflight_reset", inflight=cp.inflight_chapter))
+
+    _plan_journals(paths, plan)
 
     # What the cold-start check would still refuse once the fixes above are made.
     handled = {"changelog_invalid", "state_invalid", "state_out_of_step"} if plan.state or plan.changelog else set()

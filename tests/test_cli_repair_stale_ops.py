@@ -119,3 +119,22 @@ def test_a_state_that_cannot_be_rebuilt_because_of_a_stale_op_names_that_op(
     assert "无法按变更日志重建 state/current-state.json：第 3 行（第 2 章）" in out and "characters.林枫." in out
     assert "没有可用的快照" not in out
     assert (paths.changelog.read_bytes(), paths.current_state.read_bytes()) == before
+
+
+@pytest.mark.parametrize(("folder", "name"), [("tools", "tx1.json"), ("plan", "apply-vol-01.json")])
+def test_an_unreadable_commit_journal_is_named_with_the_way_out(
+    sample: Path, capsys: pytest.CaptureFixture[str], folder: str, name: str
+) -> None:
+    """Trying to break tools and planning: a commit journal that cannot be read made `continue` refuse while
+    `repair` said "nothing to repair"."""
+    journal = sample / "staging" / folder / name
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text('{"id": 3', encoding="utf-8")
+
+    assert main(["continue", "--offline", "--yes", "--project", str(sample)]) == 1
+    capsys.readouterr()
+    assert main(["repair", "--yes", "--project", str(sample)]) == 1
+    out = capsys.readouterr().out
+    assert "未发现需要修复的问题" not in out
+    assert f"{name}:1:9：不是有效的 JSON" in out and "提交日志，读不出来" in out and "手动处理" in out
+    assert journal.read_text(encoding="utf-8") == '{"id": 3'  # left for the author
