@@ -14,6 +14,10 @@ items in order. Safe fixes, each one exact or loss-free:
   snapshot, else a commit's `logs/chapter-NNN/state-before.json`; from empty only when the log starts at
   version 0). Never from empty over a state the log does not describe;
 - `inflight_reset`: a checkpoint naming an inflight chapter that is not the next one, with no staged work;
+- `checkpoint_behind`: the changelog has the state changes of chapters after the checkpoint's last one and
+  those chapters are all in `chapters/` (none after them): the checkpoint catches up with the disk (the cold
+  start's `log_ahead` sends the author here). Without the chapter files it is `log_ahead_no_chapters` (cannot):
+  which side is right is the author's call;
 - `op_corrected` / `op_skipped`: a logged op that no longer applies (`studio.stale_ops`), when the corrected or
   skipped op gives a log that replays to exactly the current state; otherwise `op_stale_manual` (cannot) shows
   the op, its chapter and line, why, and what to do by hand. The state file is never changed for them.
@@ -33,6 +37,7 @@ from pathlib import Path
 from typing import Literal
 
 from studio.coldstart import Finding, check_cold_start, refusals
+from studio.coldstart import _ranges as chapter_ranges  # the cold start's own wording of chapter lists
 from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
@@ -122,6 +127,22 @@ MESSAGES: Catalog = {
         "run; the change it records may be half done and cannot safely be finished or dropped automatically. By "
         "hand: check the files it touches against the backup ({backup}), move this file out of the project, then "
         "run novel-studio repair to check",
+    ),
+    "checkpoint_behind": (
+        "检查点只记录到第 {done} 章，但第 {chapters} 章的正文和状态变更都已在磁盘上：把检查点改为已完成第 {last} 章",
+        "the checkpoint records {done} chapter(s) done, but chapter(s) {chapters} are on disk with their state "
+        "changes logged: set the checkpoint to {last} done",
+    ),
+    "log_ahead_no_chapters": (
+        "变更日志已含第 {chapter} 章的状态变更，但 chapters/ 中没有第 {missing} 章，检查点只记录到第 {done} 章："
+        "repair 无法判断哪一边是对的。若这些章节在备份里（.novel-studio/undo/ 或其他备份），放回 chapters/ 后再运行 "
+        "novel-studio repair；若这些状态变更不该保留，用 .novel-studio/repair/ 或 .novel-studio/undo/ 里的备份恢复 "
+        "state/ 后再运行 novel-studio repair",
+        "the changelog has chapter {chapter}'s state changes, but chapters/ lacks chapter(s) {missing} and the "
+        "checkpoint records {done} done: repair cannot tell which side is right. If the chapters are in a backup "
+        "(.novel-studio/undo/ or another), put them back in chapters/ and run novel-studio repair again; if those "
+        "state changes should not stay, restore state/ from a backup in .novel-studio/repair/ or .novel-studio/undo/ "
+        "and run novel-studio repair again",
     ),
     "no_base": (
         "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
@@ -350,6 +371,37 @@ def _plan_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
             )
 
 
+def _plan_checkpoint_behind(
+    paths: ProjectPaths, plan: RepairPlan, cp: Checkpoint, entries: list[ChangelogEntry]
+) -> None:
+    """The cold start's `log_ahead`: caught up when the chapters are on disk, else said plainly (see above)."""
+    if not any(f.key == "log_ahead" for f in refusals(check_cold_start(paths, cp))):
+        return
+    done = cp.last_completed_chapter
+    logged = sorted({e.chapter for e in entries if e.kind not in ("init", "foreign", "tool") and e.chapter > done})
+    last = logged[-1]
+    missing = [n for n in range(done + 1, last + 1) if not _has_text(paths.chapter(n))]
+    if missing:
+        plan.items.append(_item("cannot", "log_ahead_no_chapters", chapter=logged[0], done=done,
+                                missing=chapter_ranges(missing)))
+        return
+    fixed = cp.model_copy(deep=True)
+    fixed.last_completed_chapter = last
+    if fixed.inflight_chapter is not None and fixed.inflight_chapter <= last:
+        fixed.inflight_chapter = None
+    fixed.pipeline_stage = PipelineStage.COMMITTED if fixed.inflight_chapter is None else fixed.pipeline_stage
+    still = {f.key for f in refusals(check_cold_start(paths, fixed))}
+    if "log_ahead" in still or "chapter_ahead" in still:
+        return  # more chapters after them, or another disagreement: the cold start's own words stand
+    plan.checkpoint = fixed
+    plan.items.append(_item("fix", "checkpoint_behind", done=done, chapters=chapter_ranges(list(range(done + 1, last + 1))),
+                            last=last))
+
+
+def _has_text(path: Path) -> bool:
+    return path.is_file() and path.stat().st_size > 0
+
+
 def _has_staging(paths: ProjectPaths, n: int) -> bool:
     cid = chapter_id(n)
     return paths.staging.is_dir() and any(cid in p.name for p in paths.staging.rglob("*") if p.is_file())
@@ -409,11 +461,15 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
             plan.items.append(_item("fix", "inflight_reset", inflight=cp.inflight_chapter))
 
     _plan_journals(paths, plan)
+    if cp is not None and entries:
+        _plan_checkpoint_behind(paths, plan, plan.checkpoint or cp, entries)
 
     # What the cold-start check would still refuse once the fixes above are made.
     handled = {"changelog_invalid", "state_invalid", "state_out_of_step"} if plan.state or plan.changelog else set()
     if plan.checkpoint is not None:
         handled.add("inflight_absurd")
+    if {"checkpoint_behind", "log_ahead_no_chapters"} & {i.key for i in plan.items}:
+        handled.add("log_ahead")
     reported = {i.key for i in plan.items}
     for f in refusals(check_cold_start(paths, plan.checkpoint)):
         if f.key in handled or (f.key == "changelog_invalid" and "changelog_unusable" in reported):

@@ -138,3 +138,46 @@ def test_an_unreadable_commit_journal_is_named_with_the_way_out(
     assert "未发现需要修复的问题" not in out
     assert f"{name}:1:9：不是有效的 JSON" in out and "提交日志，读不出来" in out and "手动处理" in out
     assert journal.read_text(encoding="utf-8") == '{"id": 3'  # left for the author
+
+
+def _checkpoint_back_to_one(paths: ProjectPaths) -> None:
+    from studio.models.checkpoint import Checkpoint, save_checkpoint
+
+    cp = Checkpoint.load(paths.checkpoint)
+    assert cp.last_completed_chapter == 2
+    cp.last_completed_chapter = 1
+    save_checkpoint(paths, cp)
+
+
+def test_a_checkpoint_behind_chapters_and_log_on_disk_catches_up(
+    sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cold start says "run novel-studio repair (it sets the checkpoint back in line with the disk)"; repair
+    answered that it could not (the same sentence, as a thing for the author to do)."""
+    from studio.models.checkpoint import Checkpoint
+
+    paths = ProjectPaths(sample)
+    _checkpoint_back_to_one(paths)
+    assert main(["continue", "--offline", "--yes", "--project", str(sample)]) == 1
+    assert "novel-studio repair" in capsys.readouterr().err
+
+    assert main(["repair", "--yes", "--project", str(sample)]) == 0
+    out = capsys.readouterr().out
+    assert "检查点只记录到第 1 章，但第 2 章的正文和状态变更都已在磁盘上" in out
+    assert Checkpoint.load(paths.checkpoint).last_completed_chapter == 2
+    assert main(["repair", "--yes", "--project", str(sample)]) == 0
+    assert "未发现需要修复的问题" in capsys.readouterr().out
+
+
+def test_a_log_ahead_of_missing_chapters_says_what_to_do_by_hand(
+    sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = ProjectPaths(sample)
+    _checkpoint_back_to_one(paths)
+    paths.chapter(2).unlink()
+    before = paths.checkpoint.read_bytes()
+    assert main(["repair", "--yes", "--project", str(sample)]) == 1
+    out = capsys.readouterr().out
+    assert "变更日志已含第 2 章的状态变更，但 chapters/ 中没有第 2 章" in out and "repair 无法判断" in out
+    assert "会把检查点改回与磁盘一致" not in out  # no loop back to repair itself
+    assert paths.checkpoint.read_bytes() == before
