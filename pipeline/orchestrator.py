@@ -1018,7 +1018,9 @@ class Orchestrator:
     def _stage_failed(self, failure: _StageFailed) -> None:
         exc = failure.error
         kind = str(getattr(exc, "kind", type(exc).__name__))
-        message = str(getattr(exc, "message", None) or exc)
+        # a provider error's own message; any other StudioError in the author's language (a broken file's
+        # problems: its Chinese text, not pydantic's English)
+        message = str(getattr(exc, "message", None) or exc.text(self.lang))
         self._load()
         self._cp.orchestrator_state = OrchestratorState.ERROR_RETRY
         self._save()

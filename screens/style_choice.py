@@ -301,7 +301,7 @@ class StyleChoice(Screen[QuickStartRequest | None]):
         try:
             return QuickStartRequest.parse_data(data, quick_start_path(ProjectPaths(self.root)))
         except FormatError as exc:
-            problems = "；".join(str(p) for p in exc.problems) or str(exc)
+            problems = "；".join(p.describe(self.lang) for p in exc.problems) or exc.text(self.lang)
             return tr(MESSAGES, "bad_request", self.lang, problems=problems)
 
     def action_start(self) -> None:

@@ -36,6 +36,7 @@ from studio.errors import FormatError, Problem
 from studio.fileio import read_text
 from studio.i18n import DEFAULT_LANG, Catalog, env_lang, normalize_lang, tr
 from studio.models.settings import AGENTS, PRESETS, Settings, looks_like_api_key
+from studio.models.validation_text import error_text
 from studio.paths import SETTINGS_FILE
 
 APP_NAME = "novel-studio"
@@ -239,13 +240,14 @@ def load_settings(
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            reason = err["msg"]
+            reason, zh = error_text(err, "en"), error_text(err, "zh")
             got = err.get("input")
             secret = isinstance(got, str) and (looks_like_api_key(got) or "\n" in got)
             if isinstance(got, str | int | float | bool) and not secret:  # a pasted key is never echoed
                 reason += f" (got {got!r})"
+                zh += f"（实际是 {got!r}）"
             loc = tuple(err["loc"])
-            problems.append(Problem(_source_for(loc, sources), reason, json_path=".".join(map(str, loc))))
+            problems.append(Problem(_source_for(loc, sources), reason, json_path=".".join(map(str, loc)), zh=zh))
         raise FormatError(problems) from None
     settings.set_sources(sources)
     return settings

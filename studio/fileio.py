@@ -184,13 +184,20 @@ def atomic_write_json(path: Path, data: Any, *, sync_dir: bool = True) -> None:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line (to a .jsonl log) and fsync. A torn last line is detected by the reader."""
+    """Append one line (to a .jsonl log) and fsync. A torn last line is detected by the reader; the new line
+    starts on a line of its own after it (a newline first), so a kill that tore the last append never takes
+    the next entry down with it (a spend entry glued to a torn one would drop out of the book's cost)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = line.rstrip("\n").encode("utf-8") + b"\n"
     fault = _write_point()
-    with open(path, "ab") as fh:
-        own_writes.record_append(path, data, fh.seek(0, os.SEEK_END) + len(data))
+    with open(path, "a+b") as fh:  # appends always land at the end; the "+" only reads the last byte
+        end = fh.seek(0, os.SEEK_END)
+        if end:
+            fh.seek(end - 1)
+            if fh.read(1) != b"\n":
+                data = b"\n" + data
+        own_writes.record_append(path, data, end + len(data))
         if fault:
             fh.write(data[: _torn_length(data)])
             fh.flush()
@@ -244,13 +251,28 @@ def sweep_temp_files(root: Path) -> list[Path]:
     return removed
 
 
+# What `json` says about a broken file, for the Chinese UI (`Problem.zh`); another message shows as it is.
+_JSON_ZH = {
+    "Expecting value": "这里应该有一个值",
+    "Expecting property name enclosed in double quotes": "这里应是用双引号括起的字段名",
+    "Expecting ',' delimiter": "这里缺少逗号",
+    "Expecting ':' delimiter": "这里缺少冒号",
+    "Extra data": "JSON 结束后还有多余的内容",
+    "Unterminated string starting at": "字符串缺少结束的引号",
+    "Invalid control character at": "字符串里有无效的控制字符",
+    "Invalid \\escape": "无效的转义符",
+}
+
+
 def decode_text(data: bytes, path: Path | str) -> str:
     """UTF-8 text of `data` (a BOM dropped); not UTF-8 is a FormatError naming the line, never a guess."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise FormatError([Problem(path, f"not UTF-8 (byte {exc.start})", line=line)]) from None
+        raise FormatError(
+            [Problem(path, f"not UTF-8 (byte {exc.start})", line=line, zh=f"不是 UTF-8 文本（第 {exc.start} 个字节）")]
+        ) from None
     return text.removeprefix("\ufeff")
 
 
@@ -264,7 +286,10 @@ def parse_json(text: str, path: Path | str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FormatError([Problem(path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno)]) from None
+        zh = f"不是有效的 JSON：{_JSON_ZH.get(exc.msg, exc.msg)}"
+        raise FormatError(
+            [Problem(path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno, zh=zh)]
+        ) from None
 
 
 def read_json(path: Path) -> Any:

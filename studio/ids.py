@@ -50,12 +50,22 @@ def check_slug(text: str, what: str = "id") -> str:
     Anything with '/', '..', whitespace, upper case or non-ASCII is rejected: ids become file names.
     """
     if not isinstance(text, str) or not text:
-        raise UnsafeIdError(f"{what} is empty")
+        raise _unsafe(f"{what} is empty", "id 不能为空")
     if "/" in text or "\\" in text or ".." in text or text.startswith("."):
-        raise UnsafeIdError(f"{what} {text!r} could leave the project folder")
+        raise _unsafe(f"{what} {text!r} could leave the project folder", f"id {text!r} 可能指向项目文件夹之外")
     if not _SLUG.match(text):
-        raise UnsafeIdError(f"{what} {text!r} is not a slug (lowercase letters, digits and hyphens, e.g. lin-feng)")
+        raise _unsafe(
+            f"{what} {text!r} is not a slug (lowercase letters, digits and hyphens, e.g. lin-feng)",
+            f"id {text!r} 不是合规的 slug（只能用小写字母、数字和连字符，例如 lin-feng）",
+        )
     return text
+
+
+def _unsafe(en: str, zh: str) -> UnsafeIdError:
+    """The error in both languages (`StudioError.zh`): a model's validator shows the Chinese one to the author."""
+    error = UnsafeIdError(en)
+    error.zh = zh
+    return error
 
 
 def safe_join(root: Path, *parts: str) -> Path:

@@ -79,7 +79,8 @@ REASONS: Catalog = {
     ),
     "remove_missing": ("无法从 {path} 移除 {value!r}：列表里没有它", "cannot remove {value!r} from {path}: not in the list"),
     "entity_object": ("{top}.{slug} 必须保持为对象，实际是 {type}", "{top}.{slug} must stay an object, got {type}"),
-    "character_field": ("角色字段 {where} 不合规：{error}", "{where}: {error}"),
+    # `error_zh` since issue 11's last stop: an older line without it shows its stored English reason
+    "character_field": ("角色字段 {where} 不合规：{error_zh}", "{where}: {error}"),
     # foreshadowing ops against the ledger
     "never_planted": ("伏笔 {id!r} 从未埋下；已按「{action}」新建", "{id!r} was never planted; created as {action}"),
     "already_planted": (
@@ -88,6 +89,11 @@ REASONS: Catalog = {
     ),
     "reopened": ("伏笔 {id!r} 已回收；重新标为推进中", "{id!r} was resolved; reopened as advanced"),
     "already_resolved": ("伏笔 {id!r} 早已回收", "{id!r} was already resolved"),
+    # a logged op that no longer applies, moved to its line's warnings by `repair` (studio.stale_ops)
+    "marked_by_repair": (
+        "这条操作已无法应用（{why_zh}）；novel-studio repair 于 {date} 把它移到这里，重放时跳过",
+        "no longer applies ({why}); moved here by novel-studio repair on {date}, skipped on replay",
+    ),
 }
 
 LINES: Catalog = {
@@ -158,7 +164,6 @@ PROBLEMS: Catalog = {
         "invalid JSON in the last line (torn or edited?): {error}; run {repair}",
     ),
     "last_repeats": ("最后一行与上一行重复；请运行 {repair}", "the last line repeats the line before it; run {repair}"),
-    "field": ("内容不合规：{error}", "{error}"),
     "op_stale": ("记录在案的状态操作已无法应用：{reason}", "logged op no longer applies: {reason}"),
     "foreign_no_base": (
         "日志开头是其他工具写的行（没有状态版本号），其后没有快照，无法据此重建状态；"

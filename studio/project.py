@@ -481,35 +481,19 @@ def _volume_of(checkpoint: Checkpoint) -> int:
     return volume if volume >= 1 else 1
 
 
-def _split(text: str) -> tuple[str, str]:
-    """'$.a.b: reason' -> ('$.a.b', 'reason') (the models' cross-reference problem strings)."""
-    head, sep, tail = text.partition(": ")
-    if sep and head.startswith("$"):
-        return head, tail
-    return "", text
-
-
 def _cross_reference_problems(project: Project, lang: Lang) -> list[Problem]:
     """Problems that do not stop a project from opening (an unknown storyline type, a duplicate id...)."""
     out: list[Problem] = []
     paths = project.paths
-    for text in project.storylines.problems():
-        jp, reason = _split(text)
-        out.append(Problem(paths.storylines, reason, json_path=jp))
-    for text in project.world_rules.problems():
-        jp, reason = _split(text)
-        out.append(Problem(paths.world_rules, reason, json_path=jp))
+    out += [p.at(paths.storylines) for p in project.storylines.problems()]
+    out += [p.at(paths.world_rules) for p in project.world_rules.problems()]
     for slug, character in project.characters.items():
         path = paths.characters_active / f"{slug}.json"
         if not is_slug(slug):
             out.append(Problem(path, tr(MESSAGES, "file_not_slug", lang, slug=slug)))
-        for text in character.problems(slug):
-            jp, reason = _split(text)
-            out.append(Problem(path, reason, json_path=jp))
+        out += [p.at(path) for p in character.problems(slug)]
     if project.schedule is not None:
-        for text in project.schedule.problems(project.storylines):
-            jp, reason = _split(text)
-            out.append(Problem(paths.schedule(project.current_volume), reason, json_path=jp))
+        out += [p.at(paths.schedule(project.current_volume)) for p in project.schedule.problems(project.storylines)]
     return out
 
 

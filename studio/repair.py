@@ -13,7 +13,18 @@ items in order. Safe fixes, each one exact or loss-free:
   changelog after it (the current state when readable and older than the log's end, else the log's init
   snapshot, else a commit's `logs/chapter-NNN/state-before.json`; from empty only when the log starts at
   version 0). Never from empty over a state the log does not describe;
-- `inflight_reset`: a checkpoint naming an inflight chapter that is not the next one, with no staged work.
+- `inflight_reset`: a checkpoint naming an inflight chapter that is not the next one, with no staged work;
+- `checkpoint_behind`: the changelog has the state changes of chapters after the checkpoint's last one and
+  those chapters are all in `chapters/` (none after them): the checkpoint catches up with the disk (the cold
+  start's `log_ahead` sends the author here). Without the chapter files it is `log_ahead_no_chapters` (cannot):
+  which side is right is the author's call;
+- `op_corrected` / `op_skipped`: a logged op that no longer applies (`studio.stale_ops`), when the corrected or
+  skipped op gives a log that replays to exactly the current state; otherwise `op_stale_manual` (cannot) shows
+  the op, its chapter and line, why, and what to do by hand. The state file is never changed for them.
+
+A commit-point journal that cannot be read (a tool change's, a plan apply's): `continue` refuses
+over it, and what it records may be half applied, so `journal_unreadable` (cannot) names it, the backup to
+compare with and what to do by hand; the journal is left where it is.
 
 Everything else the cold-start check refuses is reported as `cannot` with its way out.
 """
@@ -26,14 +37,18 @@ from pathlib import Path
 from typing import Literal
 
 from studio.coldstart import Finding, check_cold_start, refusals
+from studio.coldstart import _ranges as chapter_ranges  # the cold start's own wording of chapter lists
 from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
-from studio.models.changelog import ChangelogEntry
+from studio.models.base import FileModel
+from studio.models.changelog import ChangelogEntry, OpWarning
 from studio.models.checkpoint import Checkpoint, PipelineStage, save_checkpoint
 from studio.models.state import CurrentState
+from studio.op_reasons import reason_text
 from studio.paths import ProjectPaths
+from studio.stale_ops import StaleOps, entry_line, first_stale_ops, op_text, plan_stale_ops
 from studio.state_engine import parse_changelog, replay, replay_from
 
 Kind = Literal["fix", "cannot"]
@@ -73,6 +88,62 @@ MESSAGES: Catalog = {
         "the state is at version {state} but the changelog ends at {log}: lines are missing and the state "
         "cannot be rebuilt safely; restore the missing changelog lines",
     ),
+    "op_corrected": (
+        "state/changelog.jsonl 第 {line} 行（第 {chapter} 章）的操作 {op} 已无法应用：{why}。改为 {fixed}"
+        "（显示名换成它在状态中的 slug）；改后日志重放的结果与当前状态完全一致",
+        "line {line} of state/changelog.jsonl (chapter {chapter}): the op {op} no longer applies: {why}. It becomes "
+        "{fixed} (the display name replaced by its slug in the state); the log then replays to exactly the current "
+        "state",
+    ),
+    "op_skipped": (
+        "state/changelog.jsonl 第 {line} 行（第 {chapter} 章）的操作 {op} 已无法应用：{why}。把它移到这一行的 "
+        "warnings（原样保留），重放时跳过；跳过后日志重放的结果与当前状态完全一致",
+        "line {line} of state/changelog.jsonl (chapter {chapter}): the op {op} no longer applies: {why}. It moves "
+        "to the line's warnings (kept as written) and is skipped on replay; the log then replays to exactly the "
+        "current state",
+    ),
+    "op_stale_manual": (
+        "state/changelog.jsonl 第 {line} 行（第 {chapter} 章）的操作 {op} 已无法应用：{why}。无法安全地自动修复："
+        "跳过它，日志就还原不出当前状态。当前状态不受影响，可以继续写作；但撤销第 {chapter} 章之后的章节会失败（撤销要重放这一行）。"
+        "手动处理：编辑这一行中的这条操作，改成当初的写法（例如把显示名改成角色的 slug），再运行 novel-studio repair 检查",
+        "line {line} of state/changelog.jsonl (chapter {chapter}): the op {op} no longer applies: {why}. It cannot be "
+        "fixed safely: without it the log no longer gives the current state. The state is not affected and writing "
+        "can go on, but undoing a chapter after chapter {chapter} fails (undo replays this line). By hand: edit this op in that "
+        "line back to what it was (e.g. a display name to the character's slug), then run novel-studio repair "
+        "to check",
+    ),
+    "rebuild_op_stale": (
+        "无法按变更日志重建 state/current-state.json：第 {line} 行（第 {chapter} 章）的操作 {op} 已无法应用：{why}。"
+        "手动处理：编辑这一行中的这条操作，改成当初的写法（例如把显示名改成角色的 slug），再运行 novel-studio repair",
+        "state/current-state.json cannot be rebuilt from the changelog: line {line} (chapter {chapter}) holds the op "
+        "{op}, which no longer applies: {why}. By hand: edit this op in that line back to what it was (e.g. a display "
+        "name to the character's slug), then run novel-studio repair again",
+    ),
+    "journal_unreadable": (
+        "{problem}。这是一次被中断的{what}的提交日志，读不出来，continue 会拒绝运行；它记下的改动可能只做了一半，"
+        "无法安全地自动完成或丢弃。手动处理：对照备份（{backup}）检查它涉及的文件，再把这个文件移出项目，"
+        "然后运行 novel-studio repair 检查",
+        "{problem}. It is the commit journal of an interrupted {what_en} and cannot be read, so continue refuses to "
+        "run; the change it records may be half done and cannot safely be finished or dropped automatically. By "
+        "hand: check the files it touches against the backup ({backup}), move this file out of the project, then "
+        "run novel-studio repair to check",
+    ),
+    "checkpoint_behind": (
+        "检查点只记录到第 {done} 章，但第 {chapters} 章的正文和状态变更都已在磁盘上：把检查点改为已完成第 {last} 章",
+        "the checkpoint records {done} chapter(s) done, but chapter(s) {chapters} are on disk with their state "
+        "changes logged: set the checkpoint to {last} done",
+    ),
+    "log_ahead_no_chapters": (
+        "变更日志已含第 {chapter} 章的状态变更，但 chapters/ 中没有第 {missing} 章，检查点只记录到第 {done} 章："
+        "repair 无法判断哪一边是对的。若这些章节在备份里（.novel-studio/undo/ 或其他备份），放回 chapters/ 后再运行 "
+        "novel-studio repair；若这些状态变更不该保留，用 .novel-studio/repair/ 或 .novel-studio/undo/ 里的备份恢复 "
+        "state/ 后再运行 novel-studio repair",
+        "the changelog has chapter {chapter}'s state changes, but chapters/ lacks chapter(s) {missing} and the "
+        "checkpoint records {done} done: repair cannot tell which side is right. If the chapters are in a backup "
+        "(.novel-studio/undo/ or another), put them back in chapters/ and run novel-studio repair again; if those "
+        "state changes should not stay, restore state/ from a backup in .novel-studio/repair/ or .novel-studio/undo/ "
+        "and run novel-studio repair again",
+    ),
     "no_base": (
         "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
         "cannot rebuild the state: the log does not start at version 0 and no snapshot (version {first} or "
@@ -110,9 +181,14 @@ class RepairPlan:
 
 
 def _item(kind: Kind, key: str, **params: object) -> RepairItem:
-    """A plan item in both languages; a `Problem` param is rendered in each (its reason may have Chinese)."""
+    """A plan item in both languages; a `Problem` or `OpWarning` param is rendered in each."""
+    def text(v: object, lang: Lang) -> str:
+        if isinstance(v, Problem):
+            return v.describe(lang)
+        return reason_text(v, lang) if isinstance(v, OpWarning) else str(v)
+
     def fill(lang: Lang) -> dict[str, str]:
-        return {k: v.describe(lang) if isinstance(v, Problem) else str(v) for k, v in params.items()}
+        return {k: text(v, lang) for k, v in params.items()}
 
     return RepairItem(kind, key, tr(MESSAGES, key, "zh", **fill("zh")), tr(MESSAGES, key, "en", **fill("en")))
 
@@ -201,7 +277,129 @@ def _plan_state(paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEn
             )
         )
         return
-    plan.items.append(_item("cannot", "no_base", first=entries[0].base_state_version))
+    stale = first_stale_ops(entries)
+    for s in stale:  # the log would rebuild it but for these ops: name them, not a missing snapshot
+        plan.items.append(
+            _item("cannot", "rebuild_op_stale", line=_line_of(paths, s.index), chapter=s.chapter, op=op_text(s.op),
+                  why=s.why)
+        )
+    if not stale:
+        plan.items.append(_item("cannot", "no_base", first=entries[0].base_state_version))
+
+
+def _line_of(paths: ProjectPaths, index: int) -> int:
+    """The line number of the log's `index`th line (blank lines are not entries)."""
+    lines = paths.changelog.read_bytes().split(b"\n")
+    at = [i for i, line in enumerate(lines) if line.strip()]
+    return at[index] + 1 if index < len(at) else index + 1
+
+
+def _plan_stale_ops(paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEntry], log: bytes) -> None:
+    """Logged ops that no longer apply, with the state in step with the log: fixed in the changelog only when
+    the fixed log replays to exactly the current state (see `studio.stale_ops`), else reported."""
+    try:
+        state = CurrentState.load(paths.current_state)
+    except FormatError:
+        return
+    stale = plan_stale_ops(entries, state)
+    if not stale.found:
+        return
+    lines = log.split(b"\n")
+    at = [i for i, line in enumerate(lines) if line.strip()]  # the log's lines, one per entry
+    mapped = len(at) == len(entries)
+    for s in stale.found:
+        line = at[s.index] + 1 if mapped else s.index + 1
+        params = {"line": line, "chapter": s.chapter, "op": op_text(s.op)}
+        if stale.exact and mapped:
+            key = "op_corrected" if s.fixed is not None else "op_skipped"
+            fixed = {"fixed": op_text(s.fixed)} if s.fixed is not None else {}
+        else:
+            key, fixed = "op_stale_manual", {}
+        plan.items.append(
+            RepairItem(
+                "fix" if key != "op_stale_manual" else "cannot",
+                key,
+                tr(MESSAGES, key, "zh", why=s.why_text("zh"), **params, **fixed),
+                tr(MESSAGES, key, "en", why=s.why_text("en"), **params, **fixed),
+            )
+        )
+    if stale.exact and mapped:
+        plan.changelog = _with_lines(lines, at, stale)
+
+
+def _with_lines(lines: list[bytes], at: list[int], stale: StaleOps) -> bytes:
+    """The changelog with each fixed entry's line rewritten; every other line kept byte for byte."""
+    out = list(lines)
+    for index in sorted({s.index for s in stale.found}):
+        out[at[index]] = entry_line(stale.entries[index]).encode("utf-8")
+    return b"\n".join(out)
+
+
+def _journals(paths: ProjectPaths) -> list[tuple[Path, type[FileModel], str, str, str]]:
+    """(file, model, what in Chinese, in English, backup folder) of every commit-point journal present."""
+    from studio.models.tool_journal import ToolJournal
+    from studio.planning.staged import PlanApplyJournal, apply_journal_path, pending_plan_applies
+    from studio.tools.txn import backup_root, pending_tool_changes
+
+    found: list[tuple[Path, type[FileModel], str, str, str]] = [
+        (path, ToolJournal, "角色/世界工具改动", "character or world tool change",
+         str(backup_root(paths).relative_to(paths.root)))
+        for path in pending_tool_changes(paths)
+    ]
+    found += [
+        (apply_journal_path(paths, volume), PlanApplyJournal, "分卷规划应用", "plan apply", ".novel-studio/plan-backup")
+        for volume in pending_plan_applies(paths)
+    ]
+    return found
+
+
+def _plan_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
+    for path, model, what, what_en, backup in _journals(paths):
+        try:
+            model.load(path)
+        except FormatError as exc:
+            first = exc.problems[0] if exc.problems else Problem(path, str(exc))
+            plan.items.append(
+                RepairItem(
+                    "cannot",
+                    "journal_unreadable",
+                    tr(MESSAGES, "journal_unreadable", "zh", problem=first.describe("zh"), what=what, what_en=what_en,
+                       backup=backup),
+                    tr(MESSAGES, "journal_unreadable", "en", problem=first.describe("en"), what=what, what_en=what_en,
+                       backup=backup),
+                )
+            )
+
+
+def _plan_checkpoint_behind(
+    paths: ProjectPaths, plan: RepairPlan, cp: Checkpoint, entries: list[ChangelogEntry]
+) -> None:
+    """The cold start's `log_ahead`: caught up when the chapters are on disk, else said plainly (see above)."""
+    if not any(f.key == "log_ahead" for f in refusals(check_cold_start(paths, cp))):
+        return
+    done = cp.last_completed_chapter
+    logged = sorted({e.chapter for e in entries if e.kind not in ("init", "foreign", "tool") and e.chapter > done})
+    last = logged[-1]
+    missing = [n for n in range(done + 1, last + 1) if not _has_text(paths.chapter(n))]
+    if missing:
+        plan.items.append(_item("cannot", "log_ahead_no_chapters", chapter=logged[0], done=done,
+                                missing=chapter_ranges(missing)))
+        return
+    fixed = cp.model_copy(deep=True)
+    fixed.last_completed_chapter = last
+    if fixed.inflight_chapter is not None and fixed.inflight_chapter <= last:
+        fixed.inflight_chapter = None
+    fixed.pipeline_stage = PipelineStage.COMMITTED if fixed.inflight_chapter is None else fixed.pipeline_stage
+    still = {f.key for f in refusals(check_cold_start(paths, fixed))}
+    if "log_ahead" in still or "chapter_ahead" in still:
+        return  # more chapters after them, or another disagreement: the cold start's own words stand
+    plan.checkpoint = fixed
+    plan.items.append(_item("fix", "checkpoint_behind", done=done, chapters=chapter_ranges(list(range(done + 1, last + 1))),
+                            last=last))
+
+
+def _has_text(path: Path) -> bool:
+    return path.is_file() and path.stat().st_size > 0
 
 
 def _has_staging(paths: ProjectPaths, n: int) -> bool:
@@ -217,6 +415,7 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
         plan.items.append(_item("fix", "temp_files", count=len(plan.temp_files)))
 
     entries: list[ChangelogEntry] | None = []
+    fixed = b""
     if paths.changelog.exists():
         raw = paths.changelog.read_bytes()
         fixed = raw
@@ -244,6 +443,8 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
 
     if entries is not None and paths.current_state.parent.is_dir():
         _plan_state(paths, plan, entries)
+        if entries and plan.state is None:
+            _plan_stale_ops(paths, plan, entries, fixed)
 
     try:
         cp = Checkpoint.load_or_default(paths.checkpoint)
@@ -259,10 +460,16 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
             plan.checkpoint = fixed_cp
             plan.items.append(_item("fix", "inflight_reset", inflight=cp.inflight_chapter))
 
+    _plan_journals(paths, plan)
+    if cp is not None and entries:
+        _plan_checkpoint_behind(paths, plan, plan.checkpoint or cp, entries)
+
     # What the cold-start check would still refuse once the fixes above are made.
     handled = {"changelog_invalid", "state_invalid", "state_out_of_step"} if plan.state or plan.changelog else set()
     if plan.checkpoint is not None:
         handled.add("inflight_absurd")
+    if {"checkpoint_behind", "log_ahead_no_chapters"} & {i.key for i in plan.items}:
+        handled.add("log_ahead")
     reported = {i.key for i in plan.items}
     for f in refusals(check_cold_start(paths, plan.checkpoint)):
         if f.key in handled or (f.key == "changelog_invalid" and "changelog_unusable" in reported):

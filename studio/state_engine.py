@@ -27,10 +27,10 @@ from pydantic import ValidationError
 from studio.errors import FormatError, StateVersionMismatch, UsageError
 from studio.fileio import append_line, atomic_write_bytes
 from studio.ids import is_slug
-from studio.models.base import json_path
 from studio.models.changelog import ChangelogEntry, ChangelogKind, OpWarning
 from studio.models.patch import FORESHADOW_ACTIONS, OP_NAMES, StateOp, StatePatch
 from studio.models.state import CharacterState, CurrentState, is_foreshadow_id
+from studio.models.validation_text import error_text, json_path, problems_from
 from studio.op_reasons import Reason, mismatch, op_warning, problem, reason
 from studio.paths import ProjectPaths
 
@@ -238,7 +238,9 @@ def _apply_one(data: dict[str, Any], op: StateOp) -> dict[str, Any]:
             except ValidationError as exc:
                 err = exc.errors()[0]
                 where = json_path(("characters", slug, *err["loc"]))
-                raise _Conflict(reason("character_field", where=where, error=err["msg"])) from None
+                raise _Conflict(
+                    reason("character_field", where=where, error=err["msg"], error_zh=error_text(err, "zh"))
+                ) from None
     return {**data, top: new_top}
 
 
@@ -263,7 +265,12 @@ def apply_patch(state: CurrentState, patch: StatePatch) -> tuple[CurrentState, l
     ops that conflict with the state (inc on a string, add to a non-list, a path through a non-object)
     are dropped with a warning; the others still apply, in order.
     """
-    valid, warnings = validate_ops(patch.ops)
+    return apply_ops(state, patch.ops)
+
+
+def apply_ops(state: CurrentState, ops: Iterable[Any]) -> tuple[CurrentState, list[StateOp], list[OpWarning]]:
+    """`apply_patch` for raw ops entries (a logged line's ops, re-checked by `repair`)."""
+    valid, warnings = validate_ops(ops)
     new_state, applied, conflicts = _apply_ops(state, valid)
     return new_state, applied, warnings + conflicts
 
@@ -325,10 +332,7 @@ def parse_changelog(
         try:
             entries.append(ChangelogEntry.model_validate(data))
         except ValidationError as exc:
-            raise FormatError(
-                [problem(path, "field", json_path=json_path(tuple(e["loc"])), line=lineno, error=e["msg"])
-                 for e in exc.errors()]
-            ) from None
+            raise FormatError(problems_from(exc, path, line=lineno)) from None
         if entries[-1].kind == "init" and len(entries) > 1 and entries[-2].kind != "foreign":
             raise FormatError(
                 [problem(path, "init_not_first", line=lineno)]
@@ -370,19 +374,12 @@ def last_changelog_entry(path: Path) -> ChangelogEntry | None:
     try:
         return ChangelogEntry.model_validate(data_obj)
     except ValidationError as exc:
-        raise FormatError(
-            [problem(path, "field", json_path=json_path(tuple(e["loc"])), error=e["msg"]) for e in exc.errors()]
-        ) from None
+        raise FormatError(problems_from(exc, path)) from None
 
 
 def _append_entry(path: Path, entry: ChangelogEntry) -> None:
-    line = json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":"))
-    if path.exists() and path.stat().st_size:
-        with open(path, "rb") as fh:
-            fh.seek(-1, 2)
-            if fh.read(1) != b"\n":
-                line = "\n" + line  # a complete last line cut before its newline: do not glue onto it
-    append_line(path, line)
+    # a last line cut before its newline is not glued onto: `append_line` starts a line of its own
+    append_line(path, json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":")))
 
 
 def _apply_entry(state: CurrentState, entry: ChangelogEntry, source: str, index: int) -> CurrentState:
@@ -392,10 +389,7 @@ def _apply_entry(state: CurrentState, entry: ChangelogEntry, source: str, index:
         try:
             state = CurrentState.model_validate(entry.snapshot)
         except ValidationError as exc:
-            raise FormatError(
-                [problem(source, "field", json_path=json_path((index, "snapshot", *e["loc"])), error=e["msg"])
-                 for e in exc.errors()]
-            ) from None
+            raise FormatError(problems_from(exc, source, prefix=(index, "snapshot"))) from None
     valid, warnings = validate_ops(op.to_data() for op in entry.ops)
     new_state, _, conflicts = _apply_ops(state, valid)
     problems = warnings + conflicts

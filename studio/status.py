@@ -507,12 +507,11 @@ def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdSt
     try:
         load_settings(project.root)
     except StudioError as exc:
-        detail = str(exc)
         blockers.append(
             ColdStartNote(
                 key="settings_invalid",
-                text=tr(MESSAGES, "settings_invalid", "zh", detail=detail),
-                text_en=tr(MESSAGES, "settings_invalid", "en", detail=detail),
+                text=tr(MESSAGES, "settings_invalid", "zh", detail=exc.text("zh")),
+                text_en=tr(MESSAGES, "settings_invalid", "en", detail=exc.text("en")),
             )
         )
     checkpoint = project.checkpoint if project.has_checkpoint else None

@@ -228,13 +228,13 @@ def test_storylines_cross_references_are_problems_not_errors() -> None:
     data["storylines"][2]["type"] = "romance"
     data["storylines"].append(dict(data["storylines"][0]))
     lines = Storylines.parse_data(data)
-    problems = lines.problems()
+    problems = [str(p) for p in lines.problems()]
     assert any(p.startswith("$.relationships[0].to:") and "ghost_line" in p for p in problems)
     assert any(p.startswith("$.storylines[2].type:") for p in problems)
     assert any(p.startswith("$.storylines[3].id:") and "duplicate" in p for p in problems)
     # a type declared by the file itself is fine
     data["storyline_types"].append("romance")
-    assert not any(".type" in p for p in Storylines.parse_data(data).problems())
+    assert not any(".type" in str(p) for p in Storylines.parse_data(data).problems())
 
 
 # storyline spec, schedule, contracts
@@ -258,7 +258,7 @@ def test_schedule_convergence_chapters_and_references() -> None:
     assert schedule.interleaving_pattern.primary_max_consecutive == 5
     lines = Storylines.load(FIXTURES / "storylines.json")
     # the seed's schedule names a dormant line that storylines.json does not define
-    assert schedule.problems(lines) == ["$.dormant_storylines[0]: unknown storyline 'faction_internal'"]
+    assert [str(p) for p in schedule.problems(lines)] == ["$.dormant_storylines[0]: unknown storyline 'faction_internal'"]
 
 
 def test_chapter_contracts() -> None:
@@ -279,7 +279,7 @@ def test_world_rules_and_character() -> None:
     char = CharacterFile.load(FIXTURES / "lu-chen.json")
     assert [c.id for c in char.contracts_in_force(10)] == ["C-LUCHEN-001", "C-LUCHEN-002"]
     assert char.problems("lu-chen") == []
-    assert char.problems("lin-feng") == ["$.id: id 'lu-chen' does not match the file name 'lin-feng'"]
+    assert [str(p) for p in char.problems("lin-feng")] == ["$.id: id 'lu-chen' does not match the file name 'lin-feng'"]
     assert CharacterFile.parse_data({"display_name": "林枫"}).id is None
 
 

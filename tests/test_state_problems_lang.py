@@ -122,3 +122,19 @@ def test_a_repeated_line_in_both_languages(tmp_path: Path) -> None:
     [problem] = caught.value.problems
     assert problem.text("zh") == "第 2 行与上一行重复；请运行 novel-studio repair"
     assert problem.text("en") == "line 2 repeats the line before it; run novel-studio repair"
+
+
+def test_a_dropped_character_field_op_says_pydantics_error_in_chinese() -> None:
+    from studio.models.changelog import OpWarning
+    from studio.models.state import CurrentState
+    from studio.op_reasons import reason_text
+    from studio.state_engine import apply_ops
+
+    state = CurrentState.model_validate({"characters": {"shen-zhao": {"display_name": "沈照"}}})
+    _, _, (warning,) = apply_ops(state, [{"op": "set", "path": "characters.shen-zhao.relationships", "value": "朋友"}])
+    assert reason_text(warning, "zh") == "角色字段 $.characters.shen-zhao.relationships 不合规：应为对象（JSON 对象）"
+    assert reason_text(warning, "en") == "$.characters.shen-zhao.relationships: Input should be a valid dictionary"
+    # a line logged before `error_zh` existed still reads (its stored English reason)
+    older = OpWarning(entry=warning.entry, reason=warning.reason, code=warning.code,
+                      params={k: v for k, v in warning.params.items() if k != "error_zh"})
+    assert reason_text(older, "zh") == warning.reason

@@ -18,16 +18,8 @@ import json
 
 from studio.checks.registry import default_checks, is_expensive
 from studio.checks.run import project_context, run_checks
-from studio.cli.common import (
-    ExitCode,
-    add_common_arguments,
-    ask_or_pause,
-    emit,
-    help_lang,
-    require_project,
-    resolve_lang,
-    take_project_lock,
-)
+from studio.cli.common import ExitCode, add_common_arguments, emit, help_lang, require_project, resolve_lang
+from studio.cli.confirmed_change import confirmed, locked, yes_command
 from studio.config import load_settings
 from studio.errors import UsageError
 from studio.i18n import Catalog, Lang, tr
@@ -131,9 +123,7 @@ def _chapter_number(value: str) -> int:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lang = help_lang()
-    parser = subparsers.add_parser(
-        "check", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang)
-    )
+    parser = yes_command(subparsers, "check", MESSAGES)
     parser.add_argument(
         "--from", dest="first", metavar="N", type=_chapter_number, help=tr(MESSAGES, "opt_from", lang)
     )
@@ -144,7 +134,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--fix-punctuation", dest="fix_punctuation", action="store_true", help=tr(MESSAGES, "opt_fix", lang)
     )
-    parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
     parser.add_argument(
         "--fail-on", choices=SEVERITIES, metavar="SEVERITY", help=tr(MESSAGES, "opt_fail_on", lang)
     )
@@ -238,13 +227,12 @@ def fix_punctuation_command(
     args: argparse.Namespace, project: Project, first: int | None, last: int | None, lang: Lang
 ) -> int:
     from studio.checks.punctuation_fix import diff_lines, plan_fixes, recheck_chapter, write_fixed
-    from studio.lock import ProjectLock
 
     chapters = [n for n in project.committed_chapters() if (first or 1) <= n <= (last or n)]
-    lock = ProjectLock(project.paths, heartbeat_interval=0)
-    if not take_project_lock(args, lock, lang, tr(MESSAGES, "fix_stale", lang), tr(MESSAGES, "fix_cancelled", lang)):
-        return int(ExitCode.LOCKED)
-    try:
+    stale, cancelled = tr(MESSAGES, "fix_stale", lang), tr(MESSAGES, "fix_cancelled", lang)
+    with locked(args, project.paths, lang, stale=stale, cancelled=cancelled) as ok:
+        if not ok:
+            return int(ExitCode.LOCKED)
         fixes = plan_fixes(project, chapters, lang)
         diffs = {
             f.chapter: diff_lines(str(f.path.relative_to(project.paths.root)), f.old, f.new) for f in fixes
@@ -254,16 +242,11 @@ def fix_punctuation_command(
             return int(ExitCode.OK)
         if not getattr(args, "json", False):
             print("\n".join(line for f in fixes for line in diffs[f.chapter]))
-        if not getattr(args, "yes", False):
-            question = tr(MESSAGES, "fix_confirm", lang, n=len(fixes))
-            if ask_or_pause(args, question, choices=["y", "n"], default="n") != "y":
-                print(tr(MESSAGES, "fix_cancelled", lang))
-                return int(ExitCode.OK)
+        if not confirmed(args, tr(MESSAGES, "fix_confirm", lang, n=len(fixes)), cancelled):
+            return int(ExitCode.OK)
         for fix in fixes:
             write_fixed(fix, lang)
             recheck_chapter(project, fix.chapter, lang)
-    finally:
-        lock.release()
     done = [f.chapter for f in fixes]
     text = tr(MESSAGES, "fix_done", lang, n=len(done), chapters="、".join(str(n) for n in done))
     emit(args, {"fixed": done, "diff": diffs}, text)

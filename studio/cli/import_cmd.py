@@ -5,7 +5,8 @@ the name question again, later.
 Steps (nothing is written before the author confirms the preview):
 1. read SOURCE (`studio.importing.source`: a TXT file or a folder; the encoding detected and said), check the
    target (a new or empty folder; a project only with `--append`), split (`studio.importing.split`);
-2. the preview (`studio.importing.preview`); the author answers `y` (import), `n` (stop, nothing written),
+2. (`--append`) `check_append`: a chapter in progress or an inconsistent project is refused before the preview;
+   the preview (`studio.importing.preview`); the author answers `y` (import), `n` (stop, nothing written),
    `headings`, `blank` or `size:4000` (split again that way and show the new preview). Without a terminal and
    without `--yes`: the preview is printed and the command exits 3 (paused, like every other question);
 3. write the project under the lock (`studio.importing.build.write_project`; a stale lock is taken over after
@@ -50,7 +51,7 @@ from studio.cli.extract_cmd import add_extract_arguments, run_extract
 from studio.config import load_settings
 from studio.errors import ProjectNotFoundError, StudioError, UsageError
 from studio.i18n import Catalog, Lang, tr
-from studio.importing.build import book_title, check_target, write_project
+from studio.importing.build import book_title, check_append, check_target, write_project
 from studio.importing.deterministic import check_book, load_report, overview, report_path
 from studio.importing.names import NameCandidate, preload, register_names
 from studio.importing.preview import preview_data, preview_lines
@@ -347,6 +348,8 @@ def run(args: argparse.Namespace) -> int:
     root = _root(args, source_path)
     source = read_source(source_path, lang=lang)
     has_project = check_target(root, args.append, lang)
+    if args.append:  # a chapter in progress or an inconsistent project: said before the preview, not after it
+        check_append(root, lang)
     paths = ProjectPaths(root)
     if has_project:
         last = Checkpoint.load_or_default(paths.checkpoint).last_completed_chapter

@@ -7,19 +7,9 @@ from __future__ import annotations
 
 import argparse
 
-from studio.cli.common import (
-    ExitCode,
-    add_common_arguments,
-    ask_or_pause,
-    emit,
-    help_lang,
-    require_project,
-    resolve_lang,
-    take_project_lock,
-)
+from studio.cli.common import ExitCode, emit
+from studio.cli.confirmed_change import confirmed, locked_project, register_yes_command
 from studio.i18n import Catalog, tr
-from studio.lock import ProjectLock
-from studio.paths import ProjectPaths
 from studio.repair import apply_repair, plan_repair
 
 MESSAGES: Catalog = {
@@ -39,34 +29,23 @@ MESSAGES: Catalog = {
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    lang = help_lang()
-    parser = subparsers.add_parser("repair", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang))
-    parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
-    add_common_arguments(parser)
-    parser.set_defaults(func=run)
+    register_yes_command(subparsers, "repair", MESSAGES, run)
 
 
 def run(args: argparse.Namespace) -> int:
-    root = require_project(args)
-    lang = resolve_lang(args, root)
-    paths = ProjectPaths(root)
-    lock = ProjectLock(paths, heartbeat_interval=0)
-    if not take_project_lock(args, lock, lang, tr(MESSAGES, "stale", lang), tr(MESSAGES, "cancelled", lang)):
-        return int(ExitCode.LOCKED)
-    try:
+    with locked_project(args, MESSAGES) as opened:
+        if opened is None:
+            return int(ExitCode.LOCKED)
+        paths, lang = opened
         plan = plan_repair(paths)
         if plan.fixes and not args.yes:
             lines = [tr(MESSAGES, "will_fix", lang), *(f"- {i.describe(lang)}" for i in plan.fixes)]
             if plan.cannot:
                 lines += [tr(MESSAGES, "cannot", lang), *(f"- {i.describe(lang)}" for i in plan.cannot)]
             print("\n".join(lines))
-            answer = ask_or_pause(args, tr(MESSAGES, "confirm", lang), choices=["y", "n"], default="n")
-            if answer != "y":
-                print(tr(MESSAGES, "cancelled", lang))
-                return int(ExitCode.ERROR)
+        if plan.fixes and not confirmed(args, tr(MESSAGES, "confirm", lang), tr(MESSAGES, "cancelled", lang)):
+            return int(ExitCode.ERROR)
         backup = apply_repair(paths, plan)
-    finally:
-        lock.release()
     text: list[str] = []
     if plan.fixes:
         text += [tr(MESSAGES, "fixed", lang, backup=backup), *(f"- {i.describe(lang)}" for i in plan.fixes)]

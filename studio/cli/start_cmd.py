@@ -78,6 +78,7 @@ from studio.lock import ProjectLock
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.quick_start import TONE_PRESETS, QuickStartRequest
 from studio.models.settings import Settings
+from studio.models.validation_text import error_text
 from studio.paths import ProjectPaths
 from studio.planning.quick_start_progress import (
     QuickStartProgress,
@@ -301,7 +302,9 @@ def _request(args: argparse.Namespace, lang: Lang) -> QuickStartRequest | str:
     try:
         return QuickStartRequest.model_validate(data)
     except ValidationError as exc:
-        return tr(MESSAGES, "bad_request", lang, message="; ".join(e["msg"] for e in exc.errors()))
+        return tr(MESSAGES, "bad_request", lang, message="; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {error_text(e, lang)}" for e in exc.errors()
+        ))
 
 
 def _trial_decider(args: argparse.Namespace, lang: Lang, out: _Out, project: Path) -> Decider:

@@ -5,19 +5,9 @@ from __future__ import annotations
 import argparse
 
 from pipeline.undo import undo_last_chapter, undo_target
-from studio.cli.common import (
-    ExitCode,
-    add_common_arguments,
-    ask_or_pause,
-    emit,
-    help_lang,
-    require_project,
-    resolve_lang,
-    take_project_lock,
-)
+from studio.cli.common import ExitCode, emit
+from studio.cli.confirmed_change import confirmed, locked_project, register_yes_command
 from studio.i18n import Catalog, tr
-from studio.lock import ProjectLock
-from studio.paths import ProjectPaths
 
 MESSAGES: Catalog = {
     "help": ("撤销最后提交的一章（先备份）", "take back the last committed chapter (backed up first)"),
@@ -35,30 +25,18 @@ MESSAGES: Catalog = {
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    lang = help_lang()
-    parser = subparsers.add_parser("undo", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang))
-    parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
-    add_common_arguments(parser)
-    parser.set_defaults(func=run)
+    register_yes_command(subparsers, "undo", MESSAGES, run)
 
 
 def run(args: argparse.Namespace) -> int:
-    root = require_project(args)
-    lang = resolve_lang(args, root)
-    paths = ProjectPaths(root)
-    lock = ProjectLock(paths, heartbeat_interval=0)
-    if not take_project_lock(args, lock, lang, tr(MESSAGES, "stale", lang), tr(MESSAGES, "cancelled", lang)):
-        return int(ExitCode.LOCKED)
-    try:
+    with locked_project(args, MESSAGES) as opened:
+        if opened is None:
+            return int(ExitCode.LOCKED)
+        paths, lang = opened
         chapter = undo_target(paths, lang)
-        if not args.yes:
-            answer = ask_or_pause(args, tr(MESSAGES, "confirm", lang, chapter=chapter), choices=["y", "n"], default="n")
-            if answer != "y":
-                print(tr(MESSAGES, "cancelled", lang))
-                return int(ExitCode.OK)
+        if not confirmed(args, tr(MESSAGES, "confirm", lang, chapter=chapter), tr(MESSAGES, "cancelled", lang)):
+            return int(ExitCode.OK)
         result = undo_last_chapter(paths, lang=lang)
-    finally:
-        lock.release()
     for warning in result.warnings:
         print(tr(MESSAGES, "warning", lang, message=warning))
     emit(

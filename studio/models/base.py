@@ -7,20 +7,9 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from studio.errors import FormatError, Problem
+from studio.errors import FormatError
 from studio.fileio import atomic_write_json, read_json
-
-
-def json_path(loc: tuple[int | str, ...]) -> str:
-    """Render a pydantic error location as a JSON path: ('stages', 0, 'name') -> '$.stages[0].name'."""
-    out = "$"
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
-
-
-def problems_from(exc: ValidationError, path: Path | str) -> list[Problem]:
-    return [Problem(path, err["msg"], json_path=json_path(tuple(err["loc"]))) for err in exc.errors()]
+from studio.models.validation_text import problems_from
 
 
 class FileModel(BaseModel):

@@ -13,8 +13,16 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from studio.i18n import Catalog
 from studio.ids import check_slug
 from studio.models.base import FileModel
+from studio.models.validation_text import FieldProblem, field_problem
+
+MESSAGES: Catalog = {
+    "id_mismatch": ("id {id!r} 与文件名 {file!r} 不一致", "id {id!r} does not match the file name {file!r}"),
+    "duplicate_contract": ("契约 id {id!r} 重复", "duplicate contract id {id!r}"),
+    "ends_early": ("结束章节早于 valid_from_chapter", "ends before valid_from_chapter"),
+}
 
 
 def _character_id(value: str) -> str:
@@ -47,19 +55,20 @@ class CharacterFile(FileModel):
     def contracts_in_force(self, chapter: int) -> list[CharacterContract]:
         return [c for c in self.contracts if c.in_force(chapter)]
 
-    def problems(self, file_id: str | None = None) -> list[str]:
-        out: list[str] = []
+    def problems(self, file_id: str | None = None) -> list[FieldProblem]:
+        """Cross-reference problems in both languages; `str()` of each is `"$.path: English reason"`."""
+        out: list[FieldProblem] = []
         if file_id is not None and self.id is not None and self.id != file_id:
-            out.append(f"$.id: id {self.id!r} does not match the file name {file_id!r}")
+            out.append(field_problem(MESSAGES, "id_mismatch", "$.id", id=self.id, file=file_id))
         seen: set[str] = set()
         for i, contract in enumerate(self.contracts):
             if contract.id in seen:
-                out.append(f"$.contracts[{i}].id: duplicate contract id {contract.id!r}")
+                out.append(field_problem(MESSAGES, "duplicate_contract", f"$.contracts[{i}].id", id=contract.id))
             seen.add(contract.id)
             if (
                 contract.valid_from_chapter
                 and contract.valid_until
                 and contract.valid_until < contract.valid_from_chapter
             ):
-                out.append(f"$.contracts[{i}].valid_until: ends before valid_from_chapter")
+                out.append(field_problem(MESSAGES, "ends_early", f"$.contracts[{i}].valid_until"))
         return out

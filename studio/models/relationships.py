@@ -16,8 +16,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from studio.i18n import Catalog
 from studio.ids import is_slug
 from studio.models.base import FileModel
+from studio.models.validation_text import FieldProblem, field_problem
+
+MESSAGES: Catalog = {
+    "not_slug": ("{value!r} 不是 slug 形式的 id", "{value!r} is not a slug id"),
+    "unknown_character": ("未知的角色 {value!r}", "unknown character {value!r}"),
+    "self": ("角色与自己建立了关系（{value!r}）", "a character related to itself ({value!r})"),
+}
 
 
 class Relationship(BaseModel):
@@ -44,16 +52,17 @@ class Relationship(BaseModel):
 class Relationships(FileModel):
     relationships: list[Relationship] = Field(default_factory=list)
 
-    def problems(self, known: Iterable[str] | None = None) -> list[str]:
+    def problems(self, known: Iterable[str] | None = None) -> list[FieldProblem]:
         """Endpoints that are not slugs, or (given `known` ids) name no character; a self-relation."""
         ids = set(known) if known is not None else None
-        out: list[str] = []
+        out: list[FieldProblem] = []
         for i, rel in enumerate(self.relationships):
             for key, value in (("from", rel.from_), ("to", rel.to)):
+                where = f"$.relationships[{i}].{key}"
                 if not is_slug(value):
-                    out.append(f"$.relationships[{i}].{key}: {value!r} is not a slug id")
+                    out.append(field_problem(MESSAGES, "not_slug", where, value=value))
                 elif ids is not None and value not in ids:
-                    out.append(f"$.relationships[{i}].{key}: unknown character {value!r}")
+                    out.append(field_problem(MESSAGES, "unknown_character", where, value=value))
             if rel.from_ == rel.to:
-                out.append(f"$.relationships[{i}]: a character related to itself ({rel.from_!r})")
+                out.append(field_problem(MESSAGES, "self", f"$.relationships[{i}]", value=rel.from_))
         return out

@@ -16,10 +16,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from studio.i18n import Catalog
 from studio.models.base import FileModel
 from studio.models.storylines import StorylineId, Storylines
+from studio.models.validation_text import FieldProblem, field_problem
 
 MAX_ACTIVE_STORYLINES = 4  # seed 000 6.6: consistency is only feasible with <= 4 concurrently active lines
+
+MESSAGES: Catalog = {
+    "too_many": (
+        "同时活跃的故事线有 {count} 条，超过 {max} 条容易串线",
+        "{count} active storylines, more than {max} makes cross-line mix-ups likely",
+    ),
+    "unknown_storyline": ("未知的故事线 {id!r}", "unknown storyline {id!r}"),
+}
 
 
 class _Object(BaseModel):
@@ -88,13 +98,15 @@ class StorylineSchedule(FileModel):
         entry = next((s for s in self.active_storylines if s.storyline_id == storyline_id), None)
         return entry.volume_role if entry else None
 
-    def problems(self, storylines: Storylines | None = None) -> list[str]:
-        """Soft problems, each starting with its JSON path; pass `storylines` to check references too."""
-        out: list[str] = []
+    def problems(self, storylines: Storylines | None = None) -> list[FieldProblem]:
+        """Soft problems in both languages, each at its JSON path; pass `storylines` to check references too."""
+        out: list[FieldProblem] = []
         if len(self.active_storylines) > MAX_ACTIVE_STORYLINES:
             out.append(
-                f"$.active_storylines: {len(self.active_storylines)} active storylines, "
-                f"more than {MAX_ACTIVE_STORYLINES} makes cross-line mix-ups likely"
+                field_problem(
+                    MESSAGES, "too_many", "$.active_storylines", count=len(self.active_storylines),
+                    max=MAX_ACTIVE_STORYLINES,
+                )
             )
         if storylines is None:
             return out
@@ -110,5 +122,5 @@ class StorylineSchedule(FileModel):
             ]
         refs += [(f"$.dormant_storylines[{i}]", s) for i, s in enumerate(self.dormant_storylines)]
         refs += [(f"$.newly_activated[{i}]", s) for i, s in enumerate(self.newly_activated)]
-        out += [f"{where}: unknown storyline {sid!r}" for where, sid in refs if sid not in known]
+        out += [field_problem(MESSAGES, "unknown_storyline", where, id=sid) for where, sid in refs if sid not in known]
         return out

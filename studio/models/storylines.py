@@ -8,7 +8,7 @@ Decisions where the seed is silent:
   the file: authors invent types, and a typo must not stop the whole project from opening.
 - `status` is open too (`KNOWN_STATUSES` are the seed's words plus `resolved`); unknown ones are reported.
 - Relationship endpoints, duplicate ids and unknown types are cross-references: `problems()` returns them as
-  strings that start with the JSON path.
+  `FieldProblem`s (JSON path, English and Chinese reason; `studio.models.validation_text`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from studio.i18n import Catalog
 from studio.ids import check_slug
 from studio.models.base import FileModel
+from studio.models.validation_text import FieldProblem, field_problem
 
 DEFAULT_STORYLINE_TYPES: tuple[str, ...] = (
     "main_arc",
@@ -29,6 +31,16 @@ DEFAULT_STORYLINE_TYPES: tuple[str, ...] = (
     "parallel_timeline",
 )
 KNOWN_STATUSES: tuple[str, ...] = ("active", "dormant", "planned", "resolved")
+
+MESSAGES: Catalog = {
+    "duplicate_id": ("故事线 id {id!r} 重复", "duplicate storyline id {id!r}"),
+    "unknown_type": (
+        "未知的故事线类型 {type!r}（不在 storyline_types 中）",
+        "unknown storyline type {type!r} (not in storyline_types)",
+    ),
+    "unknown_status": ("未知的状态 {status!r}", "unknown status {status!r}"),
+    "unknown_storyline": ("未知的故事线 {id!r}", "unknown storyline {id!r}"),
+}
 
 
 def _storyline_id(value: str) -> str:
@@ -87,24 +99,22 @@ class Storylines(FileModel):
     def allowed_types(self) -> list[str]:
         return list(self.storyline_types) or list(DEFAULT_STORYLINE_TYPES)
 
-    def problems(self) -> list[str]:
-        """Cross-reference problems, each starting with its JSON path. Empty when the file is consistent."""
-        out: list[str] = []
+    def problems(self) -> list[FieldProblem]:
+        """Cross-reference problems in both languages, each at its JSON path. Empty when the file is consistent."""
+        out: list[FieldProblem] = []
         seen: set[str] = set()
         types = set(self.allowed_types())
         for i, line in enumerate(self.storylines):
             if line.id in seen:
-                out.append(f"$.storylines[{i}].id: duplicate storyline id {line.id!r}")
+                out.append(field_problem(MESSAGES, "duplicate_id", f"$.storylines[{i}].id", id=line.id))
             seen.add(line.id)
             if line.type not in types:
-                out.append(
-                    f"$.storylines[{i}].type: unknown storyline type {line.type!r} (not in storyline_types)"
-                )
+                out.append(field_problem(MESSAGES, "unknown_type", f"$.storylines[{i}].type", type=line.type))
             if line.status not in KNOWN_STATUSES:
-                out.append(f"$.storylines[{i}].status: unknown status {line.status!r}")
+                out.append(field_problem(MESSAGES, "unknown_status", f"$.storylines[{i}].status", status=line.status))
         for i, rel in enumerate(self.relationships):
             if rel.from_ not in seen:
-                out.append(f"$.relationships[{i}].from: unknown storyline {rel.from_!r}")
+                out.append(field_problem(MESSAGES, "unknown_storyline", f"$.relationships[{i}].from", id=rel.from_))
             if rel.to not in seen:
-                out.append(f"$.relationships[{i}].to: unknown storyline {rel.to!r}")
+                out.append(field_problem(MESSAGES, "unknown_storyline", f"$.relationships[{i}].to", id=rel.to))
         return out

@@ -10,7 +10,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from studio.i18n import Catalog
 from studio.models.base import FileModel
+from studio.models.validation_text import FieldProblem, field_problem
+
+MESSAGES: Catalog = {"duplicate_rule": ("规则 id {id!r} 重复", "duplicate rule id {id!r}")}
 
 
 class WorldRule(BaseModel):
@@ -34,11 +38,11 @@ class WorldRules(FileModel):
     def hard_rules(self) -> list[WorldRule]:
         return [r for r in self.rules if r.constraint_type == "hard"]
 
-    def problems(self) -> list[str]:
-        out: list[str] = []
+    def problems(self) -> list[FieldProblem]:
+        out: list[FieldProblem] = []
         seen: set[str] = set()
         for i, rule in enumerate(self.rules):
             if rule.id in seen:
-                out.append(f"$.rules[{i}].id: duplicate rule id {rule.id!r}")
+                out.append(field_problem(MESSAGES, "duplicate_rule", f"$.rules[{i}].id", id=rule.id))
             seen.add(rule.id)
         return out

@@ -167,11 +167,12 @@ def _validated(data: Mapping[str, Any], path: Path, lang: Lang, slug: str) -> Ch
     try:
         character = CharacterFile.parse_data(dict(data), path)
     except FormatError as exc:
-        raise ToolError(tr(MESSAGES, "invalid", lang, problems="\n".join(f"- {p}" for p in exc.problems))) from None
-    problems = character.problems(slug)
-    if problems:
-        raise ToolError(tr(MESSAGES, "invalid", lang, problems="\n".join(f"- {p}" for p in problems)))
-    return character
+        problems = exc.problems
+    else:
+        problems = [p.at(path) for p in character.problems(slug)]
+        if not problems:
+            return character
+    raise ToolError(tr(MESSAGES, "invalid", lang, problems="\n".join(f"- {p.describe(lang)}" for p in problems)))
 
 
 def _check_name_free(paths: ProjectPaths, name: str, lang: Lang, *, except_slug: str | None = None) -> None:
