@@ -392,33 +392,6 @@ class AiBlacklist(FileModel):
         """Every semantic category's shapes as prompt lines (`像X一样`, ...), categories in file order."""
         return [line for c in self.categories.values() if c.semantic_match for line in c.semantic_lines()]
 
-    def prompt_text(self) -> str:
-        """The list as the writer, refiner and judge read it (Chinese; prompts are Chinese): banned first."""
-        entries = self.enforced()
-        lines: list[str] = []
-        plain = [e for e in entries if e.tier == "banned" and not e.narration_only and e.position is None]
-        general = [e.word for e in plain if e.category not in SENSITIVE_CATEGORIES]
-        if general:
-            lines.append("禁用（正文中一次都不要出现）：" + "、".join(general))
-        sensitive = [e.word for e in plain if e.category in SENSITIVE_CATEGORIES]
-        if sensitive:
-            lines.append("平台敏感词（审核会拦，需要时换成含蓄说法）：" + "、".join(sensitive))
-        narration = [e.word for e in entries if e.tier == "banned" and e.narration_only and e.position is None]
-        if narration:
-            lines.append("叙述中禁用（对话里可以用）：" + "、".join(narration))
-        for where, label in (("paragraph_start", "段首"), ("sentence_start", "句首")):
-            placed = [e.word for e in entries if e.tier == "banned" and e.position == where]
-            if placed:
-                lines.append(f"{label}禁用：" + "、".join(placed))
-        rates = sorted({e.rate for e in entries if e.tier == "limited" and e.rate is not None})
-        for rate in rates:
-            limited = [e.word for e in entries if e.tier == "limited" and e.rate == rate]
-            lines.append(f"限用（每个每千字不超过 {rate:g} 次）：" + "、".join(limited))
-        shapes = self.semantic_shapes()
-        if shapes:
-            lines.append("避免的句式：" + "；".join(shapes))
-        return "\n".join(lines)
-
     # ------------------------------------------------------------------ changing
 
     def add(
