@@ -73,6 +73,7 @@ from pydantic import (
     model_validator,
 )
 
+from studio.models.aliases import renamed
 from studio.models.base import FileModel
 
 Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -169,12 +170,7 @@ class WhitelistEntry(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _plain_string(cls, data: Any) -> Any:
-        if isinstance(data, str):
-            return {"word": data}
-        if isinstance(data, dict) and "word" not in data and "phrase" in data:
-            data = dict(data)
-            data["word"] = data.pop("phrase")
-        return data
+        return {"word": data} if isinstance(data, str) else renamed(data, "word", ("phrase",))
 
     @model_serializer(mode="wrap")
     def _as_string_when_bare(self, handler: SerializerFunctionWrapHandler) -> Any:
