@@ -43,7 +43,7 @@ from pipeline.events import (
 from pipeline.orchestrator import ChapterReport, Orchestrator, RunResult
 from pipeline.providers.base import ProviderError, SdkRetryListener, SdkRetryWait
 from pipeline.providers.factory import is_offline
-from pipeline.providers.retry import stage_wait_s
+from pipeline.providers.retry import RetryHook, stage_wait_s
 from studio.cli import provider_seam
 from studio.cli.common import (
     ExitCode,
@@ -139,7 +139,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 # --------------------------------------------------------------------------------------------- agents
 
 
-RetryHook = Callable[[str, int, ProviderError], None]
 
 
 def default_agents(
