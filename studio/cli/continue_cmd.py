@@ -83,11 +83,6 @@ MESSAGES: Catalog = {
         "注意：这部小说已有真实模型写的章节，离线生成的章节会混在其中",
         "warning: this novel has chapters written by a real model; offline chapters will sit among them",
     ),
-    "no_key": (
-        "没有找到 API 密钥：环境变量 {env} 未设置。请先执行 export {env}=你的密钥，或使用 --offline 离线演示",
-        "No API key: the environment variable {env} is not set. Run `export {env}=<your key>` first, "
-        "or use --offline for the demo",
-    ),
     "q_key": ("没有找到 API 密钥（{env}）：改用离线演示吗？", "No API key ({env}): continue offline instead?"),
     "o_offline": ("用离线演示继续", "continue offline"),
     "o_cancel": ("取消", "cancel"),
@@ -379,7 +374,7 @@ def run(args: argparse.Namespace) -> int:
         if is_interactive() and not args.yes and not json_lines and _ask_offline(lang, env):
             offline = True
         else:
-            out.say("error", tr(MESSAGES, "no_key", lang, env=env), err=True, kind="missing_api_key")
+            out.say("error", provider_seam.no_key_text(settings, lang), err=True, kind="missing_api_key")
             return int(ExitCode.ERROR)
 
     if offline:
