@@ -3,9 +3,9 @@
     python bench/bench_blacklist.py [--entries 500] [--repeat 200]
 
 Prints figures only (no asserts):
-(a) estimated tokens (`pipeline.tokens`) of the list as the writer, refiner and judge read it
-    (`AiBlacklist.prompt_text`, in each agent's cached stable prefix) for the default list, the sample novel's
-    and the reference plugin's fixture;
+(a) estimated tokens (`pipeline.tokens`) of the list as the writer, refiner, judge and fixer read it
+    (`pipeline.blacklist_prompt.blacklist_rules` at the default chapter length, in each agent's cached stable
+    prefix) for the default list, the sample novel's and the reference plugin's fixture;
 (b) building the matcher (`studio.checks.matcher.blacklist_matcher`) and matching one chapter of the sample
     (about 2,700 characters, placement flags included through `prose_metrics`' blacklist step), for the default
     list and for a list grown to `--entries` entries (a third of them shapes), median of `--repeat` runs.
@@ -24,10 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from pipeline.blacklist_prompt import blacklist_rules  # noqa: E402
 from pipeline.tokens import estimate_tokens  # noqa: E402
 from studio.checks.matcher import blacklist_matcher  # noqa: E402
 from studio.checks.metrics import Paragraphs, blacklist_stats, dialogue_spans  # noqa: E402
 from studio.models.blacklist import AiBlacklist, default_blacklist  # noqa: E402
+from studio.models.settings import Settings  # noqa: E402
 
 
 def _median_ms(func: Callable[[], object], repeat: int) -> float:
@@ -64,7 +66,7 @@ def main() -> None:
     }
     print("(a) the list in every prompt's stable prefix")
     for name, bl in lists.items():
-        text = bl.prompt_text()
+        text = blacklist_rules(bl, Settings().writing.chapter_min_chars)
         print(f"    {name:<15} {len(bl.enforced()):>4} entries, {len(text):>5} characters, {estimate_tokens(text):>5} tokens")
 
     chapter = (ROOT / "templates" / "sample" / "chapters" / "chapter-001.md").read_text(encoding="utf-8")

@@ -121,17 +121,6 @@ SENTENCES = [
     "远山如黛，近水无声，一切都安静得不像话。",
 ]
 
-DIMENSIONS: dict[str, float] = {
-    "plot_logic": 0.18,
-    "character": 0.18,
-    "immersion": 0.15,
-    "foreshadowing": 0.10,
-    "pacing": 0.08,
-    "style_naturalness": 0.15,
-    "emotional_impact": 0.08,
-    "storyline_coherence": 0.08,
-}
-
 MODELS = {"draft": "claude-sonnet-5-5", "summarize": "claude-sonnet-5-5", "refine": "claude-opus-5-5", "judge": "claude-sonnet-5-5"}
 PRICES = {"claude-sonnet-5-5": (2.0, 10.0), "claude-opus-5-5": (4.0, 20.0)}  # USD per million tokens
 
@@ -316,11 +305,11 @@ def schedule_data(volume: int, first: int, last: int) -> dict[str, Any]:
 
 
 def evaluation_data(rng: random.Random, chapter: int) -> dict[str, Any]:
-    from studio.models.evaluation import weighted_overall
+    from studio.models.evaluation import DIMENSION_WEIGHTS, weighted_overall
 
     base = rng.choice([3, 4, 4, 4, 5])
     scores: dict[str, Any] = {}
-    for name, weight in DIMENSIONS.items():
+    for name, weight in DIMENSION_WEIGHTS.items():
         score = max(1, min(5, base + rng.choice([-1, 0, 0, 0, 1])))
         scores[name] = {"score": score, "weight": weight, "reason": "合成评估", "evidence": "……"}
     overall = weighted_overall({name: float(v["score"]) for name, v in scores.items()})

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.agents.protocol import RevisionInput
+from pipeline.blacklist_prompt import blacklist_rules
 from pipeline.context_pieces import (
     ANCHOR_FIELDS,
     chapter_ending,
@@ -54,7 +55,6 @@ from pipeline.prompts_registry import (
 from pipeline.providers.base import ModelRequest, SystemBlock, UserBlock, user_message
 from pipeline.refine_edits import cap_chars_for
 from pipeline.tokens import estimate_tokens
-from pipeline.writer_blacklist import writer_blacklist
 from studio.author_brief import load_brief
 from studio.checks.judge_evidence import judge_evidence
 from studio.checks.leaks import exclusive_entities
@@ -763,6 +763,13 @@ def _base_data(
     }
 
 
+def _blacklist_variables(project: Project, settings: Settings, *names: str) -> dict[str, str]:
+    """The project's blacklist block (`pipeline.blacklist_prompt`, the one rendering every prompt holds) under the
+    variable name(s) the agent's templates use."""
+    text = blacklist_rules(project.ai_blacklist, settings.writing.chapter_min_chars)
+    return dict.fromkeys(names, text)
+
+
 def _writer_variables(
     project: Project, settings: Settings, info: ChapterInfo, state: CurrentState, ledger: ForeshadowingLedger
 ) -> dict[str, str]:
@@ -777,8 +784,8 @@ def _writer_variables(
         "style_profile": _style_profile(project),
         "style_directives": _lines(project.style_profile.directive_lines()),
         "style_anchors": _style_anchors(project),
-        "ai_blacklist": project.ai_blacklist.prompt_text(),  # chapter-writer v1
-        "blacklist_rules": writer_blacklist(project.ai_blacklist, settings.writing.chapter_min_chars),  # v2
+        # one rendering under both names: `blacklist_rules` (chapter-writer v2), `ai_blacklist` (v1, chapter-fixer)
+        **_blacklist_variables(project, settings, "ai_blacklist", "blacklist_rules"),
         "world_rules": _world_rules(project),
         "volume_outline": _volume_outline(info.outline),
         "style_drift": _lines(project.style_drift.injected_directives()),
@@ -949,7 +956,7 @@ def refiner_context(
     variables = {
         "project_brief": project_brief(project),
         "style_profile": _style_profile(project),
-        "ai_blacklist": project.ai_blacklist.prompt_text(),
+        **_blacklist_variables(project, settings, "ai_blacklist"),
         "style_drift": _lines(project.style_drift.injected_directives()),
         "max_edit_chars": str(cap_chars_for(text, cap_ratio)),
         "judge_findings": _lines(with_paragraphs(findings or [], text)),
@@ -1011,7 +1018,7 @@ def judge_context(
         "world_rules": _world_rules(project),
         "storyline_spec": dumps(project.storyline_spec.to_data()),
         "style_profile": _style_profile(project),
-        "ai_blacklist": blacklist.prompt_text(),
+        **_blacklist_variables(project, settings, "ai_blacklist"),
         "storyline_schedule": dumps(info.schedule.to_data()) if info.schedule is not None else "",
         "chapter_num": str(chapter),
         "storyline_id": info.storyline_id,

@@ -96,6 +96,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         text = read_text(path)
     except OSError as exc:
         raise FormatError([Problem(path, f"cannot read: {exc.strerror or exc}")]) from None
+    return parse_toml(text, path)
+
+
+def parse_toml(text: str, path: Path) -> dict[str, Any]:
+    """Parse the TOML `text` of `path`; a syntax error is a FormatError with the file, line and column."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

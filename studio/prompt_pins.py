@@ -15,6 +15,10 @@ Rules:
 - A newer installed version never switches a project: only `novel-studio prompts upgrade` moves a pin.
   A prompt id the project has never pinned (a prompt added by a newer novel-studio) is pinned to its latest
   version the first time the project runs (`missing_ids`).
+- A pin fixes a template's text, not the rendering of the variables it is filled with: a release that renders
+  a shared block differently (the blacklist, `pipeline.blacklist_prompt`) changes the stable section of every
+  version that holds it, once (the chapter logs' `section_hashes` show it; the prompt cache is written again).
+  Wording that belongs to one version goes into a new version of the template instead.
 - Installed versions are read from the file names of the `prompts` package (`<id>.v<N>.md`); this module does
   not parse templates (that is `pipeline.prompts_registry`, which validates them).
 

@@ -29,7 +29,6 @@ import importlib
 import inspect
 import os
 import re
-import tomllib
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -271,22 +270,10 @@ def _json_model(kind: Kind) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-_TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
-
-
 def _settings(text: str, path: Path, root: Path) -> Any:
-    from studio.config import check_no_api_key, load_settings
+    from studio.config import check_no_api_key, load_settings, parse_toml
 
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        m = _TOML_POS.search(message)
-        line = col = None
-        if m:
-            line, col = int(m.group(1)), int(m.group(2))
-            message = message[: m.start()]
-        raise FormatError([Problem(path, f"invalid TOML: {message}", line=line, column=col)]) from None
+    data = parse_toml(text, path)
     check_no_api_key(data, path)
     return load_settings(root)  # the effective settings with this file merged in (validated)
 

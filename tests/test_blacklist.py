@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pipeline.blacklist_prompt import blacklist_rules
 from pipeline.refine_edits import RefineEdit, apply_edits
 from studio.checks.matcher import blacklist_matcher
 from studio.checks.metrics import prose_metrics
@@ -77,7 +78,7 @@ def test_the_plugin_template_with_semantic_categories_keeps_them_out_of_the_matc
     bl = AiBlacklist.parse_data(data)
     assert "仿佛X" not in bl.effective_words()
     assert bl.semantic_shapes() == ["像X一样/似的", "仿佛X", "否定-肯定伪深度（例：不是A，而是B）"]
-    assert "避免的句式：像X一样/似的" in bl.prompt_text()
+    assert "避免的句式（包括换了词的同类说法）：像X一样/似的" in blacklist_rules(bl, 2500)
     assert bl.to_data()["categories"]["ai_sentence_pattern"] == data["categories"]["ai_sentence_pattern"]
 
 
@@ -233,14 +234,15 @@ def test_the_default_list_is_the_template_and_every_entry_is_usable() -> None:
 
 
 def test_the_prompt_text_lists_banned_first_then_the_rest() -> None:
-    text = default_blacklist().prompt_text()
+    text = blacklist_rules(default_blacklist(), 2500)
     lines = text.splitlines()
     assert lines[0].startswith("禁用（正文中一次都不要出现）：") and "深吸一口气" in lines[0]
     assert any(line.startswith("平台敏感词") for line in lines)
     assert any(line.startswith("叙述中禁用") and "然而" in line for line in lines)
     assert any(line.startswith("段首禁用") and "就在这时" in line for line in lines)
-    assert any(line.startswith("限用（每个每千字不超过 2 次）") and "忍不住" in line for line in lines)
-    assert len(text) < 1200  # a few hundred tokens of the stable prefix
+    assert any(line.startswith("限用（每个每千字最多 2 次，按本章 2500 字算，每个全章最多 5 次）") and "忍不住" in line
+               for line in lines)
+    assert len(text) < 1400  # a few hundred tokens of the stable prefix
 
 
 def test_the_writer_prompt_of_the_sample_carries_the_banned_list(tmp_path: Path) -> None:
@@ -251,9 +253,7 @@ def test_the_writer_prompt_of_the_sample_carries_the_banned_list(tmp_path: Path)
 
     project = Project.open(init_project(tmp_path / "novel", sample=True))
     bundle = writer_context(project, Settings(), 3)
-    from pipeline.writer_blacklist import writer_blacklist
-
-    rules = writer_blacklist(project.ai_blacklist, Settings().writing.chapter_min_chars)  # writer v2
+    rules = blacklist_rules(project.ai_blacklist, Settings().writing.chapter_min_chars)  # writer v2
     assert bundle.variables["blacklist_rules"] == rules
     assert rules.splitlines()[0] in bundle.section("stable")
 

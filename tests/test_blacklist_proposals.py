@@ -135,7 +135,7 @@ def test_the_blacklist_command(paths: ProjectPaths, capsys: pytest.CaptureFixtur
     words = AiBlacklist.load(paths.ai_blacklist).to_data()["words"]
     assert words[-1] == {"word": "他*了一声", "added_by": "author", "tier": "limited", "rate": 1.5}
     assert main(["blacklist", "show", "--project", root, "--lang", "en"]) == 0
-    assert "限用（每个每千字不超过 1.5 次）：他*了一声" in capsys.readouterr().out
+    assert "限用（每个每千字最多 1.5 次，按本章 2500 字算，每个全章最多 3 次）：他*了一声" in capsys.readouterr().out
 
 
 def test_the_offline_judge_proposes_now_and_then() -> None:

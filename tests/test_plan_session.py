@@ -18,7 +18,7 @@ from pipeline.planning.offline_replies import plot_reply
 from pipeline.planning.plan_volume import plan_request
 from pipeline.planning.prompt_context import PlanTarget
 from pipeline.planning.session import PlanSessionResult, run_plan_session
-from pipeline.providers.base import ModelRequest, ModelResult, TextCallback, Usage
+from pipeline.providers.base import BadRequestError, ModelRequest, ModelResult, TextCallback, Usage
 from pipeline.providers.offline import OfflineProvider
 from studio.config import load_settings
 from studio.errors import PausedForAuthor
@@ -395,3 +395,26 @@ def test_an_edit_that_drops_the_last_chapter_shortens_the_plan(tmp_path: Path) -
     assert provider.stages() == ["plan", "plan-contracts"]  # nothing to derive again
     assert [c["chapter"] for c in asked[1].data["plan"]["chapters"]] == [4, 5]  # type: ignore[index]
     assert not ProjectPaths(root).contract(2, 6).exists()
+
+
+class _WeaverDown(CountingProvider):
+    """Plans with a new character; the weaver's call fails with an error no retry helps."""
+
+    async def run(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResult:
+        if request.stage == "plan-characters":
+            self.requests.append(request)
+            raise BadRequestError("the request is too large", status_code=400)
+        return await super().run(request, on_text)
+
+
+def test_a_model_error_in_a_planning_call_is_the_sessions_result_and_stages_nothing(tmp_path: Path) -> None:
+    root = written_to_end(tmp_path)
+    provider = _WeaverDown(bad={"plan": [_outline_with_a_new_character(root)]})
+    decide, asked = scripted()
+    result, events = session(root, decide, provider, volume_length=3)
+    assert result.status == "rejected" and asked == []
+    assert result.errors == ["the request is too large"] and result.message == "the request is too large"
+    assert provider.stages() == ["plan", "plan-contracts", "plan-characters"]
+    assert result.calls == 2  # the plan and its contracts were booked; the failed call returned nothing to book
+    assert "the request is too large" in notices(events)
+    assert staged_plans(ProjectPaths(root)) == []

@@ -1,5 +1,5 @@
-"""chapter-writer v2: the blacklist block is tier-aware (pipeline.writer_blacklist), rendered from the project's
-own `ai-blacklist.json`; v1 keeps its wording and bytes for the projects pinned to it."""
+"""chapter-writer v2: the blacklist block is tier-aware (pipeline.blacklist_prompt), rendered from the project's
+own `ai-blacklist.json`; v1 keeps its own wording for the projects pinned to it, around the same block."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.blacklist_prompt import blacklist_rules, chapter_allowance
 from pipeline.context import writer_context
 from pipeline.prompts_registry import installed_registry
-from pipeline.writer_blacklist import chapter_allowance, writer_blacklist
 from studio.models.blacklist import AiBlacklist
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
@@ -69,7 +69,7 @@ def test_limited_entries_say_their_rate_and_what_it_allows_in_a_chapter(sample: 
 
 def test_a_rate_below_one_use_per_chapter_says_better_not_at_all() -> None:
     blacklist = AiBlacklist.parse_data({"words": [{"word": "蓦然", "tier": "limited", "rate": 0.2}]}, "t")
-    assert writer_blacklist(blacklist, 2500) == "限用（每个每千字最多 0.2 次，本章最好不用）：蓦然"
+    assert blacklist_rules(blacklist, 2500) == "限用（每个每千字最多 0.2 次，本章最好不用）：蓦然"
     assert chapter_allowance(0.2, 2500) == 0 and chapter_allowance(1.2, 2500) == 3 and chapter_allowance(3, 2500) == 7
 
 
@@ -138,7 +138,8 @@ def test_the_template_explains_every_tier_and_an_empty_list_renders(sample: Path
 def test_v1_keeps_its_wording_for_projects_pinned_to_it(sample: Path, version: int) -> None:
     project = _with_blacklist(sample, {"version": 2, "words": [{"word": "忍不住", "tier": "limited", "rate": 1.5}]})
     text = _writer_text(project, version)
-    assert "一个都不要出现" in text and "<ai_blacklist>\n限用（每个每千字不超过 1.5 次）：忍不住\n</ai_blacklist>" in text
+    block = "限用（每个每千字最多 1.5 次，按本章 2500 字算，每个全章最多 3 次）：忍不住"  # the one rendering
+    assert "一个都不要出现" in text and f"<ai_blacklist>\n{block}\n</ai_blacklist>" in text
     assert "<blacklist_rules>" not in text
 
 

@@ -6,7 +6,6 @@ chapters must not reuse one. Shared by `continue` and the quick start's trial ch
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +17,11 @@ from pipeline.agents.protocol import (
     TextSink,
     WriterOutput,
 )
-from pipeline.providers.base import Provider, ProviderError
+from pipeline.providers.base import Provider
+from pipeline.providers.retry import RetryHook
 from studio.models.settings import Settings
 
 __all__ = ["FreshProjectAgents", "RetryHook"]
-
-RetryHook = Callable[[str, int, ProviderError], None]
 
 
 class FreshProjectAgents:

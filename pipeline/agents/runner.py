@@ -43,7 +43,7 @@ from pipeline.platform_gates import apply_score_gates
 from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
-from pipeline.providers.retry import run_with_stage_retry
+from pipeline.providers.retry import RetryHook, run_with_stage_retry
 from pipeline.refine_edits import RefineReply, apply_edits
 from pipeline.structured import call_structured
 from pipeline.tokens import estimate_tokens
@@ -59,7 +59,6 @@ from studio.project import Project
 
 __all__ = ["ModelAgents", "is_key_chapter", "is_local_revision", "prefix_hash", "request_text", "section_hashes"]
 
-RetryHook = Callable[[str, int, ProviderError], None]
 
 
 def is_key_chapter(project: Project, chapter: int) -> bool:

@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.agents.protocol import CallRecord
 from pipeline.agents.requests import AgentRequests
-from pipeline.planning.plan_volume import MAX_REPAIRS, NewCharacter, PlanRejected, RetryHook, call_model
+from pipeline.planning.invoke import RetryHook, priced_call
+from pipeline.planning.plan_volume import MAX_REPAIRS, NewCharacter, PlanRejected
 from pipeline.planning.prompt_context import character_weaver_context
 from pipeline.prompts_registry import PromptRegistry, project_registry
 from pipeline.providers.base import ModelRequest, Provider
@@ -131,7 +132,7 @@ async def weave_characters(
     errors: list[str] = []
     for attempt in range(MAX_REPAIRS + 1):
         stage = WEAVE_STAGE if attempt == 0 else WEAVE_REPAIR_STAGE
-        result, record = await call_model(provider, settings, current, stage, on_retry)
+        result, record = await priced_call(provider, settings, current, stage, on_retry)
         calls.append(record)
         staged, errors = _check(result.text, wanted, project)
         if staged is not None:

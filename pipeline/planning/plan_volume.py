@@ -25,8 +25,7 @@ Rules:
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,11 +33,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from pipeline.agents.protocol import CallRecord
 from pipeline.agents.requests import AgentRequests
 from pipeline.agents.runner import request_text
+from pipeline.planning.invoke import RetryHook, priced_call
 from pipeline.planning.prompt_context import PlanTarget, plot_architect_context, plot_contracts_context
 from pipeline.prompts_registry import PromptRegistry, project_registry
-from pipeline.providers.base import ModelRequest, ModelResult, Provider, ProviderError, Usage
+from pipeline.providers.base import ModelRequest, Provider, Usage
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
-from pipeline.providers.retry import run_with_stage_retry
 from pipeline.structured import parse_reply, repair_request
 from pipeline.tokens import estimate_tokens
 from studio.errors import FormatError, StudioError
@@ -63,7 +62,6 @@ __all__ = [
     "PlanOutcome",
     "PlanRejected",
     "batches",
-    "call_model",
     "contracts_batch_request",
     "derive_contracts",
     "estimate_contracts_cost",
@@ -85,7 +83,6 @@ CONTRACT_BATCH = 10
 CONTRACT_MAX_TOKENS = 12000  # ten contracts fit easily; the budget of a batch call (capped by the settings)
 OUTLINE_TOKENS_PER_CHAPTER = 250  # the outline text a batch request carries, per chapter (for the estimate)
 
-RetryHook = Callable[[str, int, ProviderError], None]
 CallHook = Callable[[str, list[int]], None]  # before a first call (not a repair): its stage and its chapters
 
 
@@ -252,38 +249,6 @@ def estimate_contracts_cost(
 # ------------------------------------------------------------------------------------------- calls
 
 
-async def call_model(
-    provider: Provider, settings: Settings, request: ModelRequest, stage: str, on_retry: RetryHook | None
-) -> tuple[ModelResult, CallRecord]:
-    """One planning call with the stage retries of the writing loop, and its call record (cost at the
-    configured prices)."""
-    sent = replace(request, stage=stage)
-    started = time.monotonic()
-
-    def retried(n: int, error: ProviderError) -> None:
-        if on_retry is not None:
-            on_retry(stage, n, error)
-
-    def call() -> Awaitable[ModelResult]:
-        return provider.run(sent)
-
-    result = await run_with_stage_retry(
-        call, retries=settings.provider.stage_retries, wait_s=settings.provider.stage_retry_wait_s, on_retry=retried
-    )
-    record = CallRecord(
-        stage=stage,
-        model=result.model,
-        duration_ms=result.duration_ms or int((time.monotonic() - started) * 1000),
-        usage=result.usage,
-        cost_usd=cost_usd(result.usage, price_for(result.model, settings_prices(settings))) if result.usage else None,
-        prompt_id=request.prompt_id,
-        prompt_version=request.prompt_version,
-        estimated_prompt_tokens=estimate_tokens(request_text(request)),
-        offline=bool(getattr(provider, "offline", False)),
-    )
-    return result, record
-
-
 def _context(project: Project, plan: VolumePlan, new_characters: Sequence[NewCharacter]) -> PlanContext:
     new_lines = [e.storyline_id for e in plan.schedule.active_storylines if e.storyline_id]
     return plan_context(
@@ -365,7 +330,7 @@ async def plan_outline(
     calls: list[CallRecord] = []
     errors: list[str] = []
     for attempt in range(MAX_REPAIRS + 1):
-        result, record = await call_model(provider, settings, current, PLAN_STAGE if attempt == 0 else REPAIR_STAGE,
+        result, record = await priced_call(provider, settings, current, PLAN_STAGE if attempt == 0 else REPAIR_STAGE,
                                      on_retry)
         calls.append(record)
         outcome, errors = _outline_errors(result.text, target, project)
@@ -437,7 +402,7 @@ async def derive_contracts(
             on_call(CONTRACT_STAGE, batch)
         for attempt in range(MAX_REPAIRS + 1):
             stage = CONTRACT_STAGE if attempt == 0 else CONTRACT_REPAIR_STAGE
-            result, record = await call_model(provider, settings, current, stage, on_retry)
+            result, record = await priced_call(provider, settings, current, stage, on_retry)
             calls.append(record)
             derived, errors = _batch_errors(result.text, base, batch, kept, ctx)
             if derived is not None:

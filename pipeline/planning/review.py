@@ -19,7 +19,6 @@ Rules:
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
@@ -34,10 +33,10 @@ from pipeline.context import (
     request_from_bundle,
 )
 from pipeline.decisions import Decider, Option, Question, QuestionKind
+from pipeline.planning.invoke import priced_call
 from pipeline.prompts_registry import PromptRegistry, project_registry
-from pipeline.providers.base import ModelRequest, ModelResult, Provider, Usage
+from pipeline.providers.base import ModelRequest, Provider, Usage
 from pipeline.providers.cost import cost_usd, price_for, settings_prices
-from pipeline.providers.retry import run_with_stage_retry
 from pipeline.structured import parse_reply, repair_request
 from pipeline.tokens import estimate_tokens
 from studio.errors import StudioError
@@ -170,25 +169,8 @@ def estimate_review_cost(request: ModelRequest, settings: Settings, *, offline: 
 
 
 async def _call(provider: Provider, settings: Settings, request: ModelRequest, calls: list[CallRecord]) -> str:
-    started = time.monotonic()
-
-    def call() -> Awaitable[ModelResult]:
-        return provider.run(request)
-
-    result = await run_with_stage_retry(call, retries=settings.provider.stage_retries,
-                                        wait_s=settings.provider.stage_retry_wait_s)
-    prices = settings_prices(settings)
-    calls.append(CallRecord(
-        stage=request.stage or STAGE,
-        model=result.model,
-        duration_ms=result.duration_ms or int((time.monotonic() - started) * 1000),
-        usage=result.usage,
-        cost_usd=cost_usd(result.usage, price_for(result.model, prices)) if result.usage else None,
-        prompt_id=request.prompt_id,
-        prompt_version=request.prompt_version,
-        estimated_prompt_tokens=estimate_tokens(request_text(request)),
-        offline=bool(getattr(provider, "offline", False)),
-    ))
+    result, record = await priced_call(provider, settings, request, request.stage or STAGE)
+    calls.append(record)
     return result.text
 
 

@@ -271,13 +271,8 @@ class _Session:
         try:
             outcome = await plan_volume(project, self.settings, self.provider, target, note=note,
                                         fixed_outline=fixed_text, on_retry=self._on_retry, on_call=self._on_call)
-        except PlanRejected as exc:
-            self._book(exc.calls)
-            self.say("rejected", "error", message=str(exc))
-            return self.result("rejected", volume=target.volume, errors=exc.errors, message=str(exc))
-        except ProviderError as exc:
-            self.say("model_error", "error", message=str(exc))
-            return self.result("rejected", volume=target.volume, errors=[str(exc)], message=str(exc))
+        except (PlanRejected, ProviderError) as exc:
+            return self._call_failed(exc, target.volume)
         self._book(outcome.calls)
         characters: list[StagedCharacter] = []
         if outcome.new_characters:
@@ -290,13 +285,8 @@ class _Session:
             try:
                 characters, calls = await weave_characters(project, self.settings, self.provider,
                                                            outcome.new_characters, on_retry=self._on_retry)
-            except PlanRejected as exc:
-                self._book(exc.calls)
-                self.say("rejected", "error", message=str(exc))
-                return self.result("rejected", volume=target.volume, errors=exc.errors, message=str(exc))
-            except ProviderError as exc:
-                self.say("model_error", "error", message=str(exc))
-                return self.result("rejected", volume=target.volume, errors=[str(exc)], message=str(exc))
+            except (PlanRejected, ProviderError) as exc:
+                return self._call_failed(exc, target.volume)
             self._book(calls)
         self._stage(outcome.plan, outcome.report.warnings, note, fixed, outcome.new_characters,
                     [(c.id, c.data, c.profile_md) for c in characters])
@@ -305,6 +295,15 @@ class _Session:
     def _book(self, calls: list[Any]) -> None:
         self.spent += sum(c.cost_usd or 0.0 for c in calls)
         self.calls += len(calls)
+
+    def _call_failed(self, exc: PlanRejected | ProviderError, volume: int) -> PlanSessionResult:
+        """A planning call (the plan, its new characters) that failed: said, its paid calls booked, the result."""
+        if isinstance(exc, PlanRejected):
+            self._book(exc.calls)
+            self.say("rejected", "error", message=str(exc))
+            return self.result("rejected", volume=volume, errors=exc.errors, message=str(exc))
+        self.say("model_error", "error", message=str(exc))
+        return self.result("rejected", volume=volume, errors=[str(exc)], message=str(exc))
 
     def _stage(self, plan: VolumePlan, warnings: list[Any], note: str, fixed: VolumeOutline | None,
                new_characters: list[NewCharacter],

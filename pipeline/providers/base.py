@@ -20,8 +20,9 @@ TextCallback = Callable[[str], Awaitable[None] | None]
 
 
 @dataclass(frozen=True)
-class SystemBlock:
-    """One block of the system prompt; `cache=True` puts a cache breakpoint after it."""
+class TextBlock:
+    """One text content block; `cache=True` puts a cache breakpoint after it. The system prompt and user turns
+    hold the same blocks; the two subclasses say where a block goes."""
 
     text: str
     cache: bool = False
@@ -34,17 +35,13 @@ class SystemBlock:
 
 
 @dataclass(frozen=True)
-class UserBlock:
-    """One text block of a user turn; `cache=True` puts a cache breakpoint after it."""
+class SystemBlock(TextBlock):
+    """One block of the system prompt."""
 
-    text: str
-    cache: bool = False
 
-    def to_param(self) -> dict[str, Any]:
-        block: dict[str, Any] = {"type": "text", "text": self.text}
-        if self.cache:
-            block["cache_control"] = dict(EPHEMERAL)
-        return block
+@dataclass(frozen=True)
+class UserBlock(TextBlock):
+    """One text block of a user turn."""
 
 
 def user_message(blocks: Sequence[UserBlock | str]) -> dict[str, Any]:
@@ -225,11 +222,9 @@ class ProviderConnectionError(ProviderError):
     retryable = True
 
 
-class StreamInterruptedError(ProviderError):
-    """A stream that had started broke off: an `event: error` or a cut connection."""
-
-    kind = "stream_interrupted"
-    retryable = True
+class PartialReplyError(ProviderError):
+    """A call that failed after the model had written something: `partial_text` is what came (never used as
+    a reply; kept for the log and the caller's decision)."""
 
     def __init__(self, message: str, *, partial_text: str = "", status_code: int | None = None,
                  request_id: str | None = None) -> None:
@@ -237,20 +232,23 @@ class StreamInterruptedError(ProviderError):
         self.partial_text = partial_text
 
 
+class StreamInterruptedError(PartialReplyError):
+    """A stream that had started broke off: an `event: error` or a cut connection."""
+
+    kind = "stream_interrupted"
+    retryable = True
+
+
 class ProviderTimeoutError(ProviderError):
     kind = "timeout"
     retryable = True
 
 
-class UnfinishedReplyError(ProviderError):
+class UnfinishedReplyError(PartialReplyError):
     """The reply ended without the model having finished (`stop_reason: pause_turn`): never used as it is."""
 
     kind = "unfinished"
     retryable = True
-
-    def __init__(self, message: str, *, partial_text: str = "", request_id: str | None = None) -> None:
-        super().__init__(message, request_id=request_id)
-        self.partial_text = partial_text
 
 
 class UnexpectedReplyError(ProviderError):
@@ -261,24 +259,19 @@ class UnexpectedReplyError(ProviderError):
     retryable = True
 
 
-class TruncatedReplyError(ProviderError):
+class TruncatedReplyError(PartialReplyError):
     """The reply hit max_tokens. Not retried blindly: the caller decides (more tokens, shorter input)."""
 
     kind = "truncated"
 
     def __init__(self, message: str, *, partial_text: str, usage: Usage | None = None,
                  request_id: str | None = None) -> None:
-        super().__init__(message, request_id=request_id)
-        self.partial_text = partial_text
+        super().__init__(message, partial_text=partial_text, request_id=request_id)
         self.usage = usage
 
 
-class RefusalError(ProviderError):
+class RefusalError(PartialReplyError):
     kind = "refusal"
-
-    def __init__(self, message: str, *, partial_text: str = "", request_id: str | None = None) -> None:
-        super().__init__(message, request_id=request_id)
-        self.partial_text = partial_text
 
 
 class ContentModerationError(ProviderError):

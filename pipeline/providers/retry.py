@@ -17,6 +17,10 @@ from pipeline.providers.base import ProviderError
 
 T = TypeVar("T")
 
+# Who is told of a stage retry above one call: (stage, attempt from 1, the error), the one shape every caller of
+# `run_with_stage_retry` passes up (the agents, the planning calls, `continue`'s printer, the studio's runner).
+RetryHook = Callable[[str, int, ProviderError], None]
+
 DEFAULT_STAGE_RETRIES = 2
 DEFAULT_STAGE_WAIT_S = 30.0
 

@@ -4,7 +4,7 @@
     novel-studio blacklist approve 1 3        # into ai-blacklist.json
     novel-studio blacklist reject 2           # never proposed again
     novel-studio blacklist add 眸光微闪 [--limited [--rate 1.5]]
-    novel-studio blacklist show               # the list as the writer reads it
+    novel-studio blacklist show               # the list as every prompt reads it
 
 The work is `studio.blacklist_review` (one definition for the CLI and the studio). Exit: 0 done, 1 error (an
 unknown or decided proposal, a bad phrase: nothing is written then).
@@ -27,7 +27,7 @@ MESSAGES: Catalog = {
     "approve": ("批准建议，加入黑名单", "approve proposals: add them to the blacklist"),
     "reject": ("拒绝建议（以后不再提）", "reject proposals (never proposed again)"),
     "add": ("手动加入一个词或句式（… 或 * 表示句内间隔）", "add a phrase or a shape (… or * is a gap within a sentence)"),
-    "show": ("按写手看到的样子显示黑名单", "show the list as the writer reads it"),
+    "show": ("按模型看到的样子显示黑名单（写手、润色、评审）", "show the list as the models read it (writer, refiner, judge)"),
     "opt_ids": ("建议编号（见 proposals）", "proposal numbers (see proposals)"),
     "opt_phrase": ("要加入的词或句式", "the phrase or shape to add"),
     "opt_limited": ("限用而不是禁用（每千字不超过限额）", "limited rather than banned (up to a rate per 1,000 characters)"),
@@ -129,8 +129,14 @@ def run_add(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     paths, lang = _context(args)
+    from pipeline.blacklist_prompt import (
+        blacklist_rules,  # the one rendering of the prompts; loaded only here
+    )
+    from studio.config import load_settings
+
     blacklist = AiBlacklist.load_or_default(paths.ai_blacklist)
-    text = blacklist.prompt_text() or tr(MESSAGES, "empty", lang)
+    min_chars = load_settings(paths.root).writing.chapter_min_chars
+    text = blacklist_rules(blacklist, min_chars) or tr(MESSAGES, "empty", lang)
     data = {
         "entries": [
             {"word": e.word, "tier": e.tier, "rate": e.rate, "category": e.category} for e in blacklist.enforced()

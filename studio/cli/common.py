@@ -6,14 +6,17 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.errors import PausedForAuthor, ProjectNotFoundError, StudioError
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, normalize_lang, tr
 from studio.lock import ProjectLock, StaleLockError
+
+if TYPE_CHECKING:
+    from studio.paths import ProjectPaths
 
 # Commands that build prompts: before them a project without pins is pinned and told so once (`prompts_cmd`,
 # imported only for these). `rebuild` is not one of them: a refused rebuild must change nothing; it pins and
@@ -226,6 +229,18 @@ def take_project_lock(args: argparse.Namespace, lock: ProjectLock, lang: Lang, q
                 return False
         lock.acquire(take_over_stale=True)
     return True
+
+
+def cold_start_refused(paths: ProjectPaths, lang: Lang, *, allowed: Collection[str] = ()) -> tuple[list[str], str]:
+    """The cold-start refusals a command does not resolve itself (`allowed`: the keys it does): their keys, and
+    their descriptions as "- " lines for the command's own "refused" message. No keys: go on."""
+    from studio.coldstart import (  # local: `status` imports this module and needs none
+        check_cold_start,
+        refusals,
+    )
+
+    refused = [f for f in refusals(check_cold_start(paths)) if f.key not in allowed]
+    return [f.key for f in refused], "\n".join(f"- {f.describe(lang)}" for f in refused)
 
 
 class JsonOut:

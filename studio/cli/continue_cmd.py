@@ -43,7 +43,7 @@ from pipeline.events import (
 from pipeline.orchestrator import ChapterReport, Orchestrator, RunResult
 from pipeline.providers.base import ProviderError, SdkRetryListener, SdkRetryWait
 from pipeline.providers.factory import is_offline
-from pipeline.providers.retry import stage_wait_s
+from pipeline.providers.retry import RetryHook, stage_wait_s
 from studio.cli import provider_seam
 from studio.cli.common import (
     ExitCode,
@@ -82,11 +82,6 @@ MESSAGES: Catalog = {
     "offline_real": (
         "注意：这部小说已有真实模型写的章节，离线生成的章节会混在其中",
         "warning: this novel has chapters written by a real model; offline chapters will sit among them",
-    ),
-    "no_key": (
-        "没有找到 API 密钥：环境变量 {env} 未设置。请先执行 export {env}=你的密钥，或使用 --offline 离线演示",
-        "No API key: the environment variable {env} is not set. Run `export {env}=<your key>` first, "
-        "or use --offline for the demo",
     ),
     "q_key": ("没有找到 API 密钥（{env}）：改用离线演示吗？", "No API key ({env}): continue offline instead?"),
     "o_offline": ("用离线演示继续", "continue offline"),
@@ -139,7 +134,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 # --------------------------------------------------------------------------------------------- agents
 
 
-RetryHook = Callable[[str, int, ProviderError], None]
 
 
 def default_agents(
@@ -380,7 +374,7 @@ def run(args: argparse.Namespace) -> int:
         if is_interactive() and not args.yes and not json_lines and _ask_offline(lang, env):
             offline = True
         else:
-            out.say("error", tr(MESSAGES, "no_key", lang, env=env), err=True, kind="missing_api_key")
+            out.say("error", provider_seam.no_key_text(settings, lang), err=True, kind="missing_api_key")
             return int(ExitCode.ERROR)
 
     if offline:

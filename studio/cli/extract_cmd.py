@@ -33,6 +33,7 @@ from studio.cli.common import (
     JsonOut,
     PausedForAuthor,
     add_common_arguments,
+    cold_start_refused,
     help_lang,
     is_interactive,
     require_project,
@@ -40,7 +41,7 @@ from studio.cli.common import (
     take_project_lock,
 )
 from studio.cli.terminal_decider import terminal_decider
-from studio.coldstart import EXTRACTION_KEYS, check_cold_start, refusals
+from studio.coldstart import EXTRACTION_KEYS
 from studio.config import load_settings
 from studio.errors import StudioError
 from studio.fileio import sweep_temp_files
@@ -64,11 +65,6 @@ MESSAGES: Catalog = {
     "opt_to": ("只提取到第 M 章（之后再运行 extract 从 M+1 继续）", "extract up to chapter M (a later extract goes on from M+1)"),
     "opt_cost": ("费用上限（美元）：超出前在两章之间停下，进度保留", "cost cap (USD): stops between chapters before passing it, progress kept"),
     "opt_yes": ("不提问：按预计费用直接开始", "ask nothing: start at the estimate"),
-    "no_key": (
-        "没有找到 API 密钥：环境变量 {env} 未设置。请先执行 export {env}=你的密钥，或使用 --offline 离线演示",
-        "No API key: the environment variable {env} is not set. Run `export {env}=<your key>` first, "
-        "or use --offline for the demo",
-    ),
     "lock_question": ("接管项目锁并继续提取吗？", "take over the project lock and go on with the extraction?"),
     "lock_cancelled": ("已取消，未做任何改动", "cancelled; nothing was changed"),
     "refused": ("项目状态不一致，未开始提取：\n{findings}", "the project is inconsistent; nothing was extracted:\n{findings}"),
@@ -172,11 +168,10 @@ def run_extract(root: Path, args: argparse.Namespace) -> int:
     try:
         with termination_handlers():
             sweep_temp_files(root)
-            refused = [f for f in refusals(check_cold_start(paths)) if f.key not in EXTRACTION_KEYS]
+            refused, findings = cold_start_refused(paths, lang, allowed=EXTRACTION_KEYS)
             if refused:
-                findings = "\n".join(f"- {f.describe(lang)}" for f in refused)
                 out.err(tr(MESSAGES, "refused", lang, findings=findings))
-                return out.finish(int(ExitCode.ERROR), refused=[f.key for f in refused])
+                return out.finish(int(ExitCode.ERROR), refused=refused)
             return _extract(args, root, settings, offline, out, lang)
     except KeyboardInterrupt:
         return out.finish(int(ExitCode.INTERRUPTED))
@@ -187,7 +182,7 @@ def run_extract(root: Path, args: argparse.Namespace) -> int:
 def _extract(args: argparse.Namespace, root: Path, settings: Settings, offline: bool, out: JsonOut,
              lang: Lang) -> int:
     if provider_seam.missing_key(settings, offline):
-        out.err(tr(MESSAGES, "no_key", lang, env=settings.provider.api_key_env))
+        out.err(provider_seam.no_key_text(settings, lang))
         return out.finish(int(ExitCode.ERROR), error="missing_api_key")
     provider = provider_seam.build(root, settings, offline)
     if offline:

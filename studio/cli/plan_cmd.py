@@ -75,11 +75,6 @@ MESSAGES: Catalog = {
     "opt_yes": ("不提问，直接批准计划", "ask nothing: approve the plan"),
     "opt_note": ("给 PlotArchitect 的要求（本卷要发生的事、节奏）", "a note for PlotArchitect (what the volume must hold)"),
     "opt_cost": ("费用上限（美元）：预计超出时不调用模型", "stop before a call whose estimate passes this cost (USD)"),
-    "no_key": (
-        "没有找到 API 密钥：环境变量 {env} 未设置。请先执行 export {env}=你的密钥，或使用 --offline 离线演示",
-        "No API key: the environment variable {env} is not set. Run `export {env}=<your key>` first, "
-        "or use --offline for the demo",
-    ),
     "locked_stale": (
         "项目锁的持有进程已经不在了；确认没有其他程序在写这部小说后，用 --yes 接管",
         "the project lock's holder is gone; once sure nothing else writes this novel, take it over with --yes",
@@ -248,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     out = _Out(bool(getattr(args, "json", False)))
     offline = is_offline(settings, bool(getattr(args, "offline", False)))
     if provider_seam.missing_key(settings, offline):
-        out.err(tr(MESSAGES, "no_key", lang, env=settings.provider.api_key_env))
+        out.err(provider_seam.no_key_text(settings, lang))
         return out.finish(int(ExitCode.ERROR), error="missing_api_key")
     if offline:
         out.say(tr(MESSAGES, "offline", lang))

@@ -5,7 +5,7 @@
 offline)`: the provider `pipeline.providers.factory.build_provider` makes (offline or real, booking every call in
 the spend ledger), or what `FACTORY` returns when a test set it (`(root, settings, offline) -> Provider`; the
 `provider_factory` fixture of tests/conftest.py). `missing_key` says whether a real call would lack its API key,
-never with a test factory (it needs no key).
+never with a test factory (it needs no key); `no_key_text` is what the commands then say (one wording for all).
 
 The pipeline is imported only when a provider is built, so importing this module loads no pipeline code
 (`status` must not load it: tests/test_cli_lazy.py).
@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studio.i18n import Catalog, Lang, tr
+
 if TYPE_CHECKING:
     from pipeline.providers.base import Provider, SdkRetryListener
     from studio.models.settings import Settings
@@ -26,10 +28,23 @@ ProviderFactory = Callable[[Path, "Settings", bool], "Provider"]
 
 FACTORY: ProviderFactory | None = None  # tests only: replaces the real construction for every command
 
+MESSAGES: Catalog = {
+    "no_key": (
+        "没有找到 API 密钥：环境变量 {env} 未设置。请先执行 export {env}=你的密钥，或使用 --offline 离线演示",
+        "No API key: the environment variable {env} is not set. Run `export {env}=<your key>` first, "
+        "or use --offline for the demo",
+    ),
+}
+
 
 def missing_key(settings: Settings, offline: bool) -> bool:
     """True when a real (not offline, not test-injected) provider would need a key the environment lacks."""
     return not offline and FACTORY is None and settings.api_key(os.environ) is None
+
+
+def no_key_text(settings: Settings, lang: Lang) -> str:
+    """What a command says when `missing_key` is true: the variable to set, or `--offline`."""
+    return tr(MESSAGES, "no_key", lang, env=settings.provider.api_key_env)
 
 
 def build(root: Path, settings: Settings, offline: bool, *, on_sdk_retry: SdkRetryListener | None = None) -> Provider:
@@ -42,4 +57,4 @@ def build(root: Path, settings: Settings, offline: bool, *, on_sdk_retry: SdkRet
     return build_provider(settings, root, offline=offline, on_sdk_retry=on_sdk_retry)
 
 
-__all__ = ["FACTORY", "ProviderFactory", "build", "missing_key"]
+__all__ = ["FACTORY", "MESSAGES", "ProviderFactory", "build", "missing_key", "no_key_text"]

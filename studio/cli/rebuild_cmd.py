@@ -28,7 +28,7 @@ from pipeline.agents.judge import EVIDENCE_PROMPT
 from pipeline.context import JUDGE_PROMPT, SUMMARIZER_PROMPT
 from pipeline.prompts_registry import ensure_pins, installed_registry, pin_notice
 from pipeline.rebuild import RebuildResult, rebuild_chapter
-from studio.cli import continue_cmd
+from studio.cli import continue_cmd, provider_seam
 from studio.cli.common import (
     ExitCode,
     add_common_arguments,
@@ -210,8 +210,7 @@ def run(args: argparse.Namespace) -> int:
     factory = AGENTS_FACTORY or continue_cmd.AGENTS_FACTORY
 
     if not offline and factory is None and settings.api_key(os.environ) is None:
-        env = settings.provider.api_key_env
-        print(tr(continue_cmd.MESSAGES, "no_key", lang, env=env), file=sys.stderr)
+        print(provider_seam.no_key_text(settings, lang), file=sys.stderr)
         return int(ExitCode.ERROR)
 
     lock = ProjectLock(paths, chapter=chapter if chapter >= 1 else None)

@@ -31,6 +31,7 @@ from studio.cli.common import (
     JsonOut,
     PausedForAuthor,
     add_common_arguments,
+    cold_start_refused,
     help_lang,
     is_interactive,
     require_project,
@@ -38,7 +39,6 @@ from studio.cli.common import (
     take_project_lock,
 )
 from studio.cli.terminal_decider import terminal_decider
-from studio.coldstart import check_cold_start, refusals
 from studio.config import load_settings
 from studio.errors import StudioError
 from studio.fileio import sweep_temp_files
@@ -55,11 +55,6 @@ MESSAGES: Catalog = {
     "opt_volume": ("要回顾的卷号（默认：当前卷）", "the volume to review (default: the current one)"),
     "opt_yes": ("不提问：采用推荐选项（清理临时状态条目）", "ask nothing: take the recommended answer (remove the temporary entries)"),
     "opt_cost": ("费用上限（美元）：预计超出时不调用模型", "stop before a call whose estimate passes this cost (USD)"),
-    "no_key": (
-        "没有找到 API 密钥：环境变量 {env} 未设置。请先执行 export {env}=你的密钥，或使用 --offline 离线演示",
-        "No API key: the environment variable {env} is not set. Run `export {env}=<your key>` first, "
-        "or use --offline for the demo",
-    ),
     "lock_question": ("接管项目锁并继续回顾吗？", "take over the project lock and go on with the review?"),
     "lock_cancelled": ("已取消，未做任何改动", "cancelled; nothing was changed"),
     "refused": ("项目状态不一致，未开始回顾：\n{findings}", "the project is inconsistent; nothing was reviewed:\n{findings}"),
@@ -137,11 +132,10 @@ def run(args: argparse.Namespace) -> int:
         with termination_handlers():
             sweep_temp_files(root)
             resume_plan_applies(paths)
-            refused = [f for f in refusals(check_cold_start(paths)) if f.key not in _REVIEW_RESOLVES]
+            refused, findings = cold_start_refused(paths, lang, allowed=_REVIEW_RESOLVES)
             if refused:
-                findings = "\n".join(f"- {f.describe(lang)}" for f in refused)
                 out.err(tr(MESSAGES, "refused", lang, findings=findings))
-                return out.finish(int(ExitCode.ERROR), refused=[f.key for f in refused])
+                return out.finish(int(ExitCode.ERROR), refused=refused)
             return _review(args, root, settings, offline, out, lang)
     except KeyboardInterrupt:
         return out.finish(int(ExitCode.INTERRUPTED))
@@ -177,7 +171,7 @@ def _review(args: argparse.Namespace, root: Path, settings: Settings, offline: b
         outcome = asyncio.run(review_volume(project, settings, provider, _decider(args, out, lang), volume=args.volume,
                                             lang=lang, offline=offline, confirm_cost=confirm))
     except _NoKey:
-        out.err(tr(MESSAGES, "no_key", lang, env=settings.provider.api_key_env))
+        out.err(provider_seam.no_key_text(settings, lang))
         return out.finish(int(ExitCode.ERROR), error="missing_api_key")
     except ReviewStopped:
         return out.finish(int(ExitCode.OK), stopped_by_cost=True)

@@ -60,6 +60,7 @@ from studio.cli.common import (
     ExitCode,
     PausedForAuthor,
     add_common_arguments,
+    cold_start_refused,
     help_lang,
     is_interactive,
     looks_like_project,
@@ -69,7 +70,7 @@ from studio.cli.common import (
 )
 from studio.cli.continue_cmd import EventPrinter
 from studio.cli.terminal_decider import cli_decider, title_of
-from studio.coldstart import PLANNING_KEYS, QUICK_START_KEYS, check_cold_start, refusals
+from studio.coldstart import PLANNING_KEYS, QUICK_START_KEYS
 from studio.errors import StudioError
 from studio.fileio import atomic_write_text, read_text, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
@@ -130,11 +131,6 @@ MESSAGES: Catalog = {
         "brief.md 里有不属于模板的小节（{headings}），不会用 --brief-field 改写它；请直接编辑 brief.md",
         "brief.md has sections outside the template ({headings}); --brief-field does not rewrite it; edit "
         "brief.md directly",
-    ),
-    "no_key": (
-        "没有找到 API 密钥：环境变量 {env} 未设置。请先执行 export {env}=你的密钥，或使用 --offline 离线演示",
-        "No API key: the environment variable {env} is not set. Run `export {env}=<your key>` first, or use "
-        "--offline for the demo",
     ),
     "offline": ("离线模式：内容由离线演示生成，不花钱", "offline mode: content comes from the offline demo, no cost"),
     "created": ("已新建项目：{root}", "created the project: {root}"),
@@ -461,11 +457,10 @@ def _in_project(args: argparse.Namespace, root: Path, lang: Lang, out: _Out, ans
                 backup = clear_for_restart(paths, QuickStartProgress())
                 out.say(tr(MESSAGES, "restart_backup", lang, backup=backup.relative_to(root)))
                 progress = None
-            refused = [f for f in refusals(check_cold_start(paths)) if f.key not in QUICK_START_KEYS | PLANNING_KEYS]
+            refused, findings = cold_start_refused(paths, lang, allowed=QUICK_START_KEYS | PLANNING_KEYS)
             if refused:
-                findings = "\n".join(f"- {f.describe(lang)}" for f in refused)
                 out.say(tr(MESSAGES, "refused", lang, findings=findings), err=True)
-                return out.finish(int(ExitCode.ERROR), refused=[f.key for f in refused])
+                return out.finish(int(ExitCode.ERROR), refused=refused)
             if progress is not None and request_path(paths).is_file():
                 request = QuickStartRequest.load(request_path(paths))
                 out.say(tr(MESSAGES, "resuming", lang, done="、".join(progress.done) or "-"))
@@ -505,7 +500,7 @@ def _hand_over(command: list[str], root: Path, lang: Lang, *, offline: bool) -> 
 def _quick_start(args: argparse.Namespace, root: Path, settings: Settings, offline: bool, request: QuickStartRequest,
                  lock: ProjectLock, lang: Lang, out: _Out) -> int:
     if provider_seam.missing_key(settings, offline):
-        message = tr(MESSAGES, "no_key", lang, env=settings.provider.api_key_env)
+        message = provider_seam.no_key_text(settings, lang)
         out.say(message, err=True)
         return out.finish(int(ExitCode.ERROR), error="missing_api_key", message=message)
     if offline:

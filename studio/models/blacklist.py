@@ -73,6 +73,7 @@ from pydantic import (
     model_validator,
 )
 
+from studio.models.aliases import renamed
 from studio.models.base import FileModel
 
 Word = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
@@ -169,12 +170,7 @@ class WhitelistEntry(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _plain_string(cls, data: Any) -> Any:
-        if isinstance(data, str):
-            return {"word": data}
-        if isinstance(data, dict) and "word" not in data and "phrase" in data:
-            data = dict(data)
-            data["word"] = data.pop("phrase")
-        return data
+        return {"word": data} if isinstance(data, str) else renamed(data, "word", ("phrase",))
 
     @model_serializer(mode="wrap")
     def _as_string_when_bare(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -391,33 +387,6 @@ class AiBlacklist(FileModel):
     def semantic_shapes(self) -> list[str]:
         """Every semantic category's shapes as prompt lines (`像X一样`, ...), categories in file order."""
         return [line for c in self.categories.values() if c.semantic_match for line in c.semantic_lines()]
-
-    def prompt_text(self) -> str:
-        """The list as the writer, refiner and judge read it (Chinese; prompts are Chinese): banned first."""
-        entries = self.enforced()
-        lines: list[str] = []
-        plain = [e for e in entries if e.tier == "banned" and not e.narration_only and e.position is None]
-        general = [e.word for e in plain if e.category not in SENSITIVE_CATEGORIES]
-        if general:
-            lines.append("禁用（正文中一次都不要出现）：" + "、".join(general))
-        sensitive = [e.word for e in plain if e.category in SENSITIVE_CATEGORIES]
-        if sensitive:
-            lines.append("平台敏感词（审核会拦，需要时换成含蓄说法）：" + "、".join(sensitive))
-        narration = [e.word for e in entries if e.tier == "banned" and e.narration_only and e.position is None]
-        if narration:
-            lines.append("叙述中禁用（对话里可以用）：" + "、".join(narration))
-        for where, label in (("paragraph_start", "段首"), ("sentence_start", "句首")):
-            placed = [e.word for e in entries if e.tier == "banned" and e.position == where]
-            if placed:
-                lines.append(f"{label}禁用：" + "、".join(placed))
-        rates = sorted({e.rate for e in entries if e.tier == "limited" and e.rate is not None})
-        for rate in rates:
-            limited = [e.word for e in entries if e.tier == "limited" and e.rate == rate]
-            lines.append(f"限用（每个每千字不超过 {rate:g} 次）：" + "、".join(limited))
-        shapes = self.semantic_shapes()
-        if shapes:
-            lines.append("避免的句式：" + "；".join(shapes))
-        return "\n".join(lines)
 
     # ------------------------------------------------------------------ changing
 

@@ -45,6 +45,7 @@ from pydantic import (
     model_validator,
 )
 
+from studio.models.aliases import lowered, renamed
 from studio.models.base import FileModel
 
 DIMENSION_WEIGHTS: Final[dict[str, float]] = {
@@ -90,25 +91,17 @@ class ContractCheck(_Object):
     @model_validator(mode="before")
     @classmethod
     def _named_id(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "id" not in data:
-            key = next((k for k in _ID_KEYS if isinstance(data.get(k), str)), None)
-            if key is not None:
-                data = dict(data)
-                data["id"] = data.pop(key)
-        return data
+        return renamed(data, "id", _ID_KEYS, only=str)
 
     @field_validator("status", mode="before")
     @classmethod
     def _alias(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = value.strip().lower()
-            return _STATUS_ALIASES.get(value, value)
-        return value
+        return lowered(value, _STATUS_ALIASES)
 
     @field_validator("confidence", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+        return lowered(value)
 
 
 def _layer_of(check_id: str) -> str:
@@ -142,18 +135,12 @@ class PlatformGate(_Object):
     @model_validator(mode="before")
     @classmethod
     def _named_id(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "gate_id" not in data and isinstance(data.get("id"), str):
-            data = dict(data)
-            data["gate_id"] = data.pop("id")
-        return data
+        return renamed(data, "gate_id", ("id",), only=str)
 
     @field_validator("status", mode="before")
     @classmethod
     def _alias(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = value.strip().lower()
-            return _GATE_STATUS.get(value, value)
-        return value
+        return lowered(value, _GATE_STATUS)
 
     @model_serializer(mode="wrap")
     def _as_given(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -303,10 +290,7 @@ class Evaluation(FileModel):
     @field_validator("recommendation", mode="before")
     @classmethod
     def _recommendation_alias(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = value.strip().lower()
-            return _RECOMMENDATION_ALIASES.get(value, value)
-        return value
+        return lowered(value, _RECOMMENDATION_ALIASES)
 
     def computed_overall(self) -> float:
         return weighted_overall(self.scores)

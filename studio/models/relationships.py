@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from studio.i18n import Catalog
 from studio.ids import is_slug
+from studio.models.aliases import renamed
 from studio.models.base import FileModel
 from studio.models.validation_text import FieldProblem, field_problem
 
@@ -40,13 +41,7 @@ class Relationship(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _weaver_shape(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            data = dict(data)
-            if "score" not in data and "value" in data:
-                data["score"] = data.pop("value")
-            if "description" not in data and "note" in data:
-                data["description"] = data.pop("note")
-        return data
+        return renamed(renamed(data, "score", ("value",)), "description", ("note",))
 
 
 class Relationships(FileModel):

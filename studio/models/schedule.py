@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from studio.i18n import Catalog
+from studio.models.aliases import renamed
 from studio.models.base import FileModel
 from studio.models.storylines import StorylineId, Storylines
 from studio.models.validation_text import FieldProblem, field_problem
@@ -59,10 +60,7 @@ class ConvergenceEvent(_Object):
     @model_validator(mode="before")
     @classmethod
     def _target_range(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "chapter_range" not in data and "target_chapter_range" in data:
-            data = dict(data)
-            data["chapter_range"] = data.pop("target_chapter_range")
-        return data
+        return renamed(data, "chapter_range", ("target_chapter_range",))
 
     @field_validator("chapter_range")
     @classmethod

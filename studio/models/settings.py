@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
@@ -31,6 +31,7 @@ AGENTS: tuple[str, ...] = (
     "judge_secondary",
 )
 
+_V = TypeVar("_V")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 API_KEY_IN_ENV_NAME = (
     "holds what looks like an API key itself; it must be the NAME of the environment variable that holds the "
@@ -67,6 +68,9 @@ class Preset(BaseModel):
     offline: bool = False  # no network at all: the offline provider
 
 
+_VENDOR_MODELS = "set [models] to the vendor's model ids"
+
+
 def _all(model: str) -> dict[str, str]:
     return dict.fromkeys(AGENTS, model)
 
@@ -83,25 +87,25 @@ PRESETS: dict[str, Preset] = {
         name="moonshot",
         base_url="https://api.moonshot.ai/anthropic",
         api_key_env="MOONSHOT_API_KEY",
-        note="set [models] to the vendor's model ids",
+        note=_VENDOR_MODELS,
     ),
     "zhipu": Preset(
         name="zhipu",
         base_url="https://open.bigmodel.cn/api/anthropic",
         api_key_env="ZHIPU_API_KEY",
-        note="set [models] to the vendor's model ids",
+        note=_VENDOR_MODELS,
     ),
     "qwen": Preset(
         name="qwen",
         base_url="https://dashscope-intl.aliyuncs.com/apps/anthropic",
         api_key_env="DASHSCOPE_API_KEY",
-        note="set [models] to the vendor's model ids",
+        note=_VENDOR_MODELS,
     ),
     "minimax": Preset(
         name="minimax",
         base_url="https://api.minimax.io/anthropic",
         api_key_env="MINIMAX_API_KEY",
-        note="set [models] to the vendor's model ids",
+        note=_VENDOR_MODELS,
     ),
     "local": Preset(
         name="local",
@@ -231,6 +235,15 @@ class ProjectInfo(_Table):
     title: str = ""
 
 
+def _per_agent(table: _Table, agent: str, kind: type[_V]) -> _V:
+    """An agent's value in a per-agent table (`[models]`, `[max_tokens]`); KeyError for an unknown agent (an extra
+    key of another type, like a note the author left, is no agent)."""
+    value = getattr(table, agent, None)
+    if not isinstance(value, kind):
+        raise KeyError(f"unknown agent {agent!r}")
+    return value
+
+
 class Settings(_Table):
     """The merged, effective settings (see `studio.config.load_settings`)."""
 
@@ -253,16 +266,10 @@ class Settings(_Table):
         return _positive_versions(value)
 
     def model_for(self, agent: str) -> str:
-        value = getattr(self.models, agent, None)
-        if not isinstance(value, str):
-            raise KeyError(f"unknown agent {agent!r}")
-        return value
+        return _per_agent(self.models, agent, str)
 
     def max_tokens_for(self, agent: str) -> int:
-        value = getattr(self.max_tokens, agent, None)
-        if not isinstance(value, int):
-            raise KeyError(f"unknown agent {agent!r}")
-        return value
+        return _per_agent(self.max_tokens, agent, int)
 
     def price_for(self, model: str) -> Price | None:
         return self.prices.get(model)

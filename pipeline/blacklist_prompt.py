@@ -1,8 +1,18 @@
-"""The blacklist as the chapter writer's v2 prompt reads it: one line per tier, each saying what is allowed.
+"""The AI blacklist as every prompt reads it: one line per tier, each saying what is allowed (the one renderer).
 
-The v1 writer prompt put `AiBlacklist.prompt_text()` under "一个都不要出现", which is wrong for `limited`
-entries (allowed up to a rate per 千字). From chapter-writer v2 the prompt's own wording only says "follow each
-line's rule", and every line here carries its rule (Chinese, as the prompts are):
+Every agent whose prompt holds the blacklist gets this text, rendered from the project's `ai-blacklist.json`:
+the chapter writer (v2 `blacklist_rules`; v1 `ai_blacklist`), the style refiner, the quality judge and the
+chapter fixer (`ai_blacklist`). The variable names differ by template; the text is the same for the same list
+and chapter length (`pipeline.context` fills both names from `blacklist_rules`). `novel-studio blacklist show`
+prints it too. The domain model (`studio.models.blacklist.AiBlacklist`) resolves what is enforced
+(`enforced()`, `semantic_shapes()`); the wording for the models lives here, with the prompts.
+
+A change of the wording changes the stable (cached) section of every prompt that holds the list, whatever
+version a project pins: the pins fix a template's text, not the rendering of its variables. The chapter logs'
+`section_hashes` show such a change, and the prompt cache is written again once.
+
+The lines (Chinese, as the prompts are), each carrying its rule, since a template only says "follow each
+line's rule" (chapter-writer v2 explains the tiers; older templates introduce the block with a heading):
 
 - `零容忍`: the entries of a `zero_tolerance` category, whatever their tier (any use fails the chapter's gate,
   `pipeline.agents.judge_calibration`); they are left out of every other line;
@@ -27,7 +37,7 @@ import math
 
 from studio.models.blacklist import SENSITIVE_CATEGORIES, AiBlacklist, EnforcedEntry
 
-__all__ = ["chapter_allowance", "writer_blacklist"]
+__all__ = ["blacklist_rules", "chapter_allowance"]
 
 _POSITION_LABEL = {"paragraph_start": "段首", "sentence_start": "句首"}
 
@@ -60,8 +70,9 @@ def _limited_lines(entries: list[EnforcedEntry], min_chars: int) -> list[str]:
     return lines
 
 
-def writer_blacklist(blacklist: AiBlacklist, min_chars: int) -> str:
-    """The tier-aware blacklist block of chapter-writer v2 (see the module rules)."""
+def blacklist_rules(blacklist: AiBlacklist, min_chars: int) -> str:
+    """The blacklist block of every prompt (see the module rules); `min_chars`: the chapter's minimum length
+    (`writing.chapter_min_chars`), which the limited lines turn into a per-chapter count."""
     every = blacklist.enforced()
     entries = [e for e in every if not e.zero_tolerance]
     banned = [e for e in entries if e.tier == "banned"]
