@@ -122,9 +122,7 @@ def tool_journal_dir(paths: ProjectPaths) -> Path:
 
 def pending_tool_changes(paths: ProjectPaths) -> list[Path]:
     """The journals of tool changes cut short (`staging/tools/<id>.json`), sorted by path."""
-    return sorted(
-        Path(e.path) for e in _entries(tool_journal_dir(paths)) if e.name.endswith(".json") and not e.name.startswith(".")
-    )
+    return sorted(Path(e.path) for e in _entries(tool_journal_dir(paths)) if e.name.endswith(".json"))
 
 
 # ---------------------------------------------------------------------------------------------- the rest
