@@ -5,7 +5,9 @@
 Prints figures only (no asserts): generation time, median wall time of in-process Project.open +
 build_status + render_status cold and warm, and `python -m studio.cli.main status` as a whole process (warm:
 its caches filled), median and min over `--runs` of its wall time and of its own CPU time (user+sys, from
-`os.wait4`, which counts that child alone), and the child's peak resident memory.
+`os.wait4`, which counts that child alone), and the child's peak resident memory. A separate line is the
+imports alone (`import studio.cli.main, studio.cli.status_cmd` in a fresh interpreter, its CPU time, and the
+pydantic model classes they build): what a status process pays before it reads a file.
 
 The child's peak memory is its own `VmHWM` (/proc/self/status, read by a two-line shim at its exit): Linux's
 `ru_maxrss` of a child (RUSAGE_CHILDREN, wait4) starts from the parent's high-water mark at fork, so for a
@@ -61,19 +63,26 @@ class ChildRun:
     cpu_s: float  # user + sys of the child alone (os.wait4)
     exit_code: int
     maxrss_mb: float  # the child's ru_maxrss (inflated by the parent's peak on Linux: see the module doc)
+    stdout: str = ""
 
 
-def run_child(cmd: list[str], env: dict[str, str], stderr: int | None = subprocess.DEVNULL) -> tuple[ChildRun, bytes]:
-    """One whole-process run: wall time, the child's own CPU time and its stderr (when `stderr=PIPE`)."""
+def run_child(
+    cmd: list[str], env: dict[str, str], stderr: int | None = subprocess.DEVNULL, stdout: int | None = subprocess.DEVNULL
+) -> tuple[ChildRun, bytes]:
+    """One whole-process run: wall time, the child's own CPU time and its stderr (when `stderr=PIPE`; its
+    stdout in `ChildRun.stdout` when `stdout=PIPE`)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    proc = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=stderr)
+    out = proc.stdout.read().decode("utf-8", "replace") if proc.stdout is not None else ""
     err = proc.stderr.read() if proc.stderr is not None else b""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.stderr is not None:
         proc.stderr.close()
-    return ChildRun(wall, usage.ru_utime + usage.ru_stime, proc.returncode, _peak_mb(usage.ru_maxrss)), err
+    if proc.stdout is not None:
+        proc.stdout.close()
+    return ChildRun(wall, usage.ru_utime + usage.ru_stime, proc.returncode, _peak_mb(usage.ru_maxrss), out), err
 
 
 def child_peak_mb(root: Path, env: dict[str, str]) -> tuple[float, str]:
@@ -84,6 +93,29 @@ def child_peak_mb(root: Path, env: dict[str, str]) -> tuple[float, str]:
         if line.startswith(HWM_MARK):
             return int(line[len(HWM_MARK):]) / 1024, "VmHWM of the child"
     return run.maxrss_mb, "ru_maxrss of the child: includes the parent's peak at fork, an upper bound"
+
+
+_IMPORTS = (
+    "import studio.cli.main, studio.cli.status_cmd\n"
+    "from pydantic import BaseModel\n"
+    "def subs(c):\n"
+    "    for s in c.__subclasses__():\n"
+    "        yield s\n"
+    "        yield from subs(s)\n"
+    "print(len({s for s in subs(BaseModel) if s.__module__.startswith('studio')}))\n"
+)
+
+
+def import_figures(env: dict[str, str], runs: int) -> tuple[list[float], int]:
+    """CPU seconds of `runs` fresh interpreters importing what `status` imports, and the studio's pydantic
+    model classes built by those imports."""
+    cpus: list[float] = []
+    models = 0
+    for _ in range(runs):
+        run, _ = run_child([sys.executable, "-c", _IMPORTS], env, stdout=subprocess.PIPE)
+        cpus.append(run.cpu_s)
+        models = int(run.stdout.strip() or 0)
+    return cpus, models
 
 
 def bytecode_note() -> str:
@@ -146,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"status as a whole process (python -m studio.cli.main status, warm), {args.runs} runs: "
                   f"wall {_ms([r.wall_s for r in runs])}, CPU (user+sys of the child) "
                   f"{_ms([r.cpu_s for r in runs])}; exit {runs[-1].exit_code}")
+            cpus, models = import_figures(env, args.runs)
+            print(f"  of which imports (studio.cli.main + status_cmd, fresh interpreter): CPU {_ms(cpus)}; "
+                  f"{models} pydantic model classes of the studio built")
             peak, source = child_peak_mb(root, env)
             print(f"peak memory of a status process: {peak:.1f} MB ({source})")
         else:

@@ -1,9 +1,10 @@
 """The project's file watcher as an invisible widget: it watches and posts, nothing else.
 
-On mount it runs `studio.watch.watch_project` in a plain asyncio task on the app's loop (a watcher never
-completes, and `app.workers.wait_for_complete()` must still return; stopped on unmount) and posts each debounced
-batch as `studio.tui.messages.ProjectChanged`, or `WatchFailed` once when the watcher itself fails (traceback
-to the studio log). It never touches a screen: what a change means is `studio.tui.watch_flow`'s business.
+After the screen's first refresh (so that importing `watchfiles` is not on the way to the first paint) it runs
+`studio.watch.watch_project` in a plain asyncio task on the app's loop (a watcher never completes, and
+`app.workers.wait_for_complete()` must still return; stopped on unmount) and posts each debounced batch as
+`studio.tui.messages.ProjectChanged`, or `WatchFailed` once when the watcher itself fails (traceback to the
+studio log). It never touches a screen: what a change means is `studio.tui.watch_flow`'s business.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ class FileWatcher(Widget):
 
     def on_mount(self) -> None:
         if self.enabled:
+            self.call_after_refresh(self._start)
+
+    def _start(self) -> None:
+        if self._watch_task is None and not self._stop.is_set():
             self._watch_task = asyncio.create_task(self._watch(), name="novel-studio-watch")
 
     def on_unmount(self) -> None:

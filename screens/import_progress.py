@@ -24,7 +24,7 @@ import asyncio
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,8 +35,6 @@ from textual.widgets import Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from pipeline.decisions import Question
-from pipeline.events import Event
-from pipeline.importing.extract import ExtractionEstimate, ExtractionResult, run_extraction
 from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
 from screens.prompt_dialogs import ConfirmDialog
@@ -49,6 +47,11 @@ from studio.paths import ProjectPaths
 from studio.tui.host import StudioServices
 from studio.tui.import_flow import extraction_status
 from studio.tui.messages import ImportProgress, PipelineEventPosted
+
+if TYPE_CHECKING:
+    # The extraction (the pipeline's agents and context) is imported when it runs, not at the studio's start.
+    from pipeline.events import Event
+    from pipeline.importing.extract import ExtractionEstimate, ExtractionResult
 
 __all__ = ["MESSAGES", "ExtractionScreen", "ImportWorkScreen", "Job"]
 
@@ -177,7 +180,7 @@ class ImportWorkScreen(Screen[T | None], Generic[T]):
             self.dismiss(None)
 
 
-class ExtractionScreen(Screen[ExtractionResult | None]):
+class ExtractionScreen(Screen["ExtractionResult | None"]):
     """The full extraction in a worker: per-chapter progress, stop keeps what was done."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -234,6 +237,8 @@ class ExtractionScreen(Screen[ExtractionResult | None]):
 
     @work(exclusive=True, group="import-extraction", exit_on_error=False)
     async def _run(self) -> ExtractionResult:
+        from pipeline.importing.extract import run_extraction
+
         estimate = self.estimate
         lock = ProjectLock(ProjectPaths(self.root))
         await asyncio.to_thread(lock.acquire)
@@ -282,6 +287,8 @@ class ExtractionScreen(Screen[ExtractionResult | None]):
         ):
             return
         event.stop()
+        from pipeline.importing.extract import ExtractionResult
+
         status = extraction_status(self.root)
         through = status.extracted_through if status is not None else 0
         if event.state is WorkerState.SUCCESS and event.worker.result is not None:

@@ -22,17 +22,13 @@ import traceback
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
-from pipeline.agents.protocol import Agents
-from pipeline.agents.runner import RetryHook
 from pipeline.decisions import Question, QuestionKind
-from pipeline.events import Event
-from pipeline.orchestrator import Orchestrator
-from pipeline.providers.base import ProviderError
 from screens.decision_dialog import ask
 from studio.fileio import append_line
 from studio.i18n import Lang
@@ -43,9 +39,16 @@ from studio.tui.discard import backed_up_message, backup_staged, confirm_discard
 from studio.tui.host import RunRequest
 from studio.tui.messages import PipelineEventPosted, RunEnded, StageRetrying
 
+if TYPE_CHECKING:
+    # The orchestrator (and through it the agents) is imported when a run starts, not at the studio's start.
+    from pipeline.agents.protocol import Agents
+    from pipeline.agents.runner import RetryHook
+    from pipeline.events import Event
+    from pipeline.providers.base import ProviderError
+
 LOG_FILE = Path(".novel-studio") / "logs" / "studio.log"
 
-AgentsFactory = Callable[[RetryHook], Agents]
+AgentsFactory = Callable[["RetryHook"], "Agents"]
 """Builds the `Agents` for one run (a fresh project view each time), reporting retries to the hook."""
 
 Ask = Callable[[Question], Awaitable[str]]
@@ -143,6 +146,9 @@ class PipelineRunner(Widget):
             f"run started: chapters={chapters} note={'yes' if note else 'no'} preanswered={answered}",
         )
         try:
+            # Looked up in pipeline.orchestrator at each run: the one seam tests patch.
+            from pipeline.orchestrator import Orchestrator
+
             orchestrator = Orchestrator(
                 self.project_root,
                 self.agents_factory(self.retrying),

@@ -13,16 +13,19 @@ import asyncio
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
-from pipeline.agents.protocol import Agents
 from pipeline.events import Event, StageFinished, StageStarted
 from screens.pipeline_runner import log_line
 from studio.i18n import Lang
 from studio.tui.messages import RebuildFinished, RebuildStage, RebuildStarted
+
+if TYPE_CHECKING:
+    from pipeline.agents.protocol import Agents  # the agents are built, and imported, when a rebuild runs
 
 
 class RebuildQueue(Widget):

@@ -28,18 +28,25 @@ from typing import Literal
 
 from studio.errors import FormatError, Problem, StudioError
 from studio.i18n import Catalog, Lang, tr
-from studio.importing.journal import journal_path, load_journal
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
-from studio.models.extraction_progress import ExtractionProgress, extraction_progress_path
-from studio.models.import_record import ImportRecord
 from studio.models.state import CurrentState
 from studio.paths import ProjectPaths, numbered_files
-from studio.planning.quick_start_progress import load_progress
-from studio.planning.review import pending_reviews, review_path
-from studio.planning.staged import pending_plan_applies, staged_plans
+from studio.pending import (
+    extraction_progress_path,
+    import_journal_path,
+    pending_plan_applies,
+    pending_reviews,
+    pending_tool_changes,
+    quick_start_progress_path,
+    review_path,
+    staged_plans,
+)
 from studio.state_engine import parse_changelog
-from studio.tools.txn import pending_tool_changes
+
+# The models of pending work (an import journal, a quick start's progress, an import record or extraction) are
+# imported inside the rules, once their file is known to exist: `status` on a project with nothing pending
+# builds none of their pydantic classes (tests/test_status_imports.py holds the list).
 
 Severity = Literal["refuse", "repairable", "note"]
 
@@ -259,6 +266,10 @@ class ColdStart:
     @cached_property
     def importing(self) -> set[int]:
         """Chapters a pending import is writing (its journal): that import finishes them, they are not ahead."""
+        if not import_journal_path(self.paths).exists():
+            return set()
+        from studio.importing.journal import load_journal
+
         try:
             journal = load_journal(self.paths)
         except FormatError:
@@ -414,6 +425,10 @@ def rule_review_journal(ctx: ColdStart) -> Iterable[Finding]:
 def rule_quick_start(ctx: ColdStart) -> Iterable[Finding]:
     """A quick start under way (its progress file exists): nothing but `start` goes on from it, except while
     it writes the trial chapters (the orchestrator does that itself, and checks the chapters as usual)."""
+    if not quick_start_progress_path(ctx.paths).is_file():
+        return
+    from studio.planning.quick_start_progress import load_progress
+
     try:
         progress = load_progress(ctx.paths)
     except FormatError as exc:
@@ -429,7 +444,9 @@ def rule_quick_start(ctx: ColdStart) -> Iterable[Finding]:
 def rule_import(ctx: ColdStart) -> Iterable[Finding]:
     """An import killed half way (its journal exists) refuses every run until the same import finishes it
     (`studio.importing.build`); an imported book whose chapters are not all extracted is a note."""
-    if journal_path(ctx.paths).exists():
+    if import_journal_path(ctx.paths).exists():
+        from studio.importing.journal import load_journal
+
         try:
             journal = load_journal(ctx.paths)
         except FormatError as exc:
@@ -444,6 +461,8 @@ def rule_import(ctx: ColdStart) -> Iterable[Finding]:
     path = ctx.paths.import_record
     if not path.exists():
         return
+    from studio.models.import_record import ImportRecord
+
     try:
         record = ImportRecord.load(path)
     except FormatError as exc:
@@ -467,6 +486,9 @@ def rule_extraction(ctx: ColdStart) -> Iterable[Finding]:
     progress_path = extraction_progress_path(ctx.paths)
     if not progress_path.is_file() or not ctx.paths.import_record.is_file():
         return
+    from studio.models.extraction_progress import ExtractionProgress
+    from studio.models.import_record import ImportRecord
+
     try:
         progress = ExtractionProgress.load(progress_path)
         record = ImportRecord.load(ctx.paths.import_record)

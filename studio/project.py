@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from studio.config import read_toml
 from studio.contract_markdown import load_contract_markdown
@@ -32,9 +32,7 @@ from studio.models.changelog import ChangelogEntry
 from studio.models.character import CharacterFile
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.contract import ChapterContract
-from studio.models.evaluation import Evaluation
 from studio.models.foreshadowing import ForeshadowingLedger
-from studio.models.pipeline_log import PipelineLog
 from studio.models.schedule import StorylineSchedule
 from studio.models.state import CurrentState
 from studio.models.storyline_spec import StorylineSpec
@@ -45,6 +43,12 @@ from studio.models.world_rules import WorldRules
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import SETTINGS_FILE, ProjectPaths, numbered_files
 from studio.state_engine import load_changelog
+
+if TYPE_CHECKING:
+    # Per-chapter files, read on request (`evaluation`, `log`): imported there, so that opening a project
+    # (and `status`, whose caches hold their figures) does not build their models.
+    from studio.models.evaluation import Evaluation
+    from studio.models.pipeline_log import PipelineLog
 
 MESSAGES: Catalog = {
     "not_found": (
@@ -364,12 +368,16 @@ class Project:
 
     def evaluation(self, n: int) -> Evaluation | None:
         if n not in self._evaluations:
+            from studio.models.evaluation import Evaluation
+
             path = self.paths.evaluation(n)
             self._evaluations[n] = Evaluation.load(path) if path.is_file() else None
         return self._evaluations[n]
 
     def log(self, n: int) -> PipelineLog | None:
         if n not in self._logs:
+            from studio.models.pipeline_log import PipelineLog
+
             path = self.paths.log(n)
             self._logs[n] = PipelineLog.load(path) if path.is_file() else None
         return self._logs[n]
@@ -503,6 +511,9 @@ def validate_project(root: Path, *, include_text: bool = False, lang: Lang | Non
     project, problems = Project._load(Path(root), lang)
     assert project is not None
     c = _Collector(lang)
+    from studio.models.evaluation import Evaluation
+    from studio.models.pipeline_log import PipelineLog
+
     for path in sorted(project.evaluation_files().values()):
         c.run(partial(Evaluation.load, path), None, path)
     for path in sorted(project.log_files().values()):

@@ -45,7 +45,6 @@ import tomli_w
 from studio.config import read_toml
 from studio.errors import FormatError, Problem
 from studio.fileio import atomic_write_text, read_text
-from studio.models.pipeline_log import PipelineLog
 from studio.paths import ProjectPaths, numbered_files
 
 __all__ = [
@@ -125,6 +124,9 @@ def read_pins(paths: ProjectPaths) -> dict[str, int] | None:
 def versions_in_logs(paths: ProjectPaths, *, lookback: int = LOG_LOOKBACK) -> dict[str, int]:
     """prompt id -> the version the newest chapter logs record (the newest log that names a prompt wins).
     Reads at most `lookback` logs, newest first; an unreadable log is skipped (it only informs a default)."""
+    # Imported here: `status` reads the pins, never the logs' versions.
+    from studio.models.pipeline_log import PipelineLog
+
     logs = numbered_files(paths.root / "logs", _LOG_NAME)
     found: dict[str, int] = {}
     for n in sorted(logs, reverse=True)[:lookback]:

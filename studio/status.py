@@ -16,12 +16,13 @@ Prompt cache and versions (issue 9 items 6 and 8):
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 from pydantic import BaseModel, Field, ValidationError
@@ -35,16 +36,20 @@ from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import stage_name, state_name
 from studio.lock import LockStatus, ProjectLock
-from studio.models.pipeline_log import PipelineLog, StageLog
 from studio.project import Project
 from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
-from studio.spend_ledger import spend_totals
+from studio.spend_ledger import SpendTotals, spend_totals
+
+if TYPE_CHECKING:
+    from studio.models.pipeline_log import PipelineLog, StageLog
 
 WORDCOUNT_CACHE = "wordcount.json"  # cache file names, in `cache_file(root, name)`
 EVALUATION_CACHE = "evaluations.json"
 LOG_CACHE = "logs.json"
 LOG_CACHE_SHARE = "log-cache-share.json"
+PROPOSALS_CACHE = "blacklist-proposals.json"
+LEDGER_CACHE = "spend-ledger.json"
 CACHE_VERSION = 1
 RECENT_SCORES = 5
 
@@ -73,6 +78,10 @@ MESSAGES: Catalog = {
     "cost_unknown": ("（{n} 次调用的模型没有价格，未计入）", " ({n} calls of models without a price, not counted)"),
     "skipped": ("警告：{n} 章有被跳过的状态操作，建议重建状态", "Warning: {n} chapters had skipped state ops; consider a rebuild"),
     "pending": ("待作者决定：{n} 项", "Waiting for the author: {n} item(s)"),
+    "proposals": (
+        "黑名单建议待审核：{n} 条（novel-studio blacklist proposals 查看，approve / reject 决定）",
+        "Blacklist proposals waiting for review: {n} (novel-studio blacklist proposals lists them; approve / reject)",
+    ),
     "bad_files": ("无法读取的文件 {n} 个：", "{n} unreadable file(s):"),
     "notices": ("须知 {n} 条（已读取，但请留意）：", "{n} notice(s) (read, but note):"),
     "blocked": ("无法继续写作（continue 会拒绝）：", "continue would refuse:"),
@@ -191,6 +200,7 @@ class StatusReport(BaseModel):
     chapters_without_cost: int = 0
     skipped_ops_warnings: int = 0
     pending_actions: int = 0
+    blacklist_proposals: int = 0  # the judge's proposals waiting for the author (`blacklist proposals`)
     problems: list[str] = Field(default_factory=list)  # unreadable evaluation/log files, etc.
     notices: list[str] = Field(default_factory=list)  # read with a caveat: Project.notices()
     blockers: list[ColdStartNote] = Field(default_factory=list)  # what `continue` would refuse
@@ -404,6 +414,33 @@ def _costs(project: Project, problems: list[str]) -> tuple[float, int, int, int]
     return round(cost, 6), tokens_in, tokens_out, unknown
 
 
+_LEDGER_FIELDS = {f.name: f.type for f in dataclasses.fields(SpendTotals)}
+
+
+def _ledger_totals(project: Project, problems: list[str]) -> SpendTotals:
+    """The spend ledger's totals, from the stat-keyed cache while the ledger is unchanged: a new process would
+    otherwise parse every line of it (thousands on a long book). A cached value of another shape is not
+    believed: the ledger is read again."""
+    path = project.paths.spend_ledger
+    st = _stat(path, problems)
+    if st is None:
+        return SpendTotals()
+    cache = StatCache(cache_file(project.root, LEDGER_CACHE))
+    value = cache.get(path.name, st)
+    totals: SpendTotals | None = None
+    if (
+        isinstance(value, dict)
+        and set(value) == set(_LEDGER_FIELDS)
+        and all(type(v) is (float if _LEDGER_FIELDS[k] == "float" else int) for k, v in value.items())
+    ):
+        totals = SpendTotals(**value)
+    if totals is None:
+        totals = spend_totals(path)
+        cache.put(path.name, st, dataclasses.asdict(totals))
+    cache.save()
+    return totals
+
+
 def _cache_stages(log: PipelineLog | None) -> list[StageLog]:
     """The stages whose vendor reported prompt-cache counts (offline calls and cache-blind vendors do not)."""
     return [
@@ -412,57 +449,55 @@ def _cache_stages(log: PipelineLog | None) -> list[StageLog]:
     ]
 
 
-def _chapter_cache_share(log: PipelineLog) -> float | None:
-    stages = _cache_stages(log)
-    total = sum((s.input_tokens or 0) + (s.cache_creation_input_tokens or 0) + (s.cache_read_input_tokens or 0)
-                for s in stages)
-    return round(sum(s.cache_read_input_tokens or 0 for s in stages) / total, 3) if total else None
-
-
-def _log_cache_tokens(project: Project, problems: list[str]) -> tuple[int, int, int]:
-    """(cache read tokens, input tokens, stages) over the chapter logs' stages that reported cache use."""
-    cache = StatCache(cache_file(project.root, LOG_CACHE_SHARE))
-    read = total = stages = 0
-    for n, path in sorted(project.log_files().items()):
-        st = _stat(path, problems)
-        if st is None:
-            continue
-        value = cache.get(path.name, st)
-        if not isinstance(value, list) or len(value) != 3:
-            try:
-                log = project.log(n)
-            except (FormatError, OSError):
-                continue  # _costs reports the unreadable log
-            reported = _cache_stages(log)
-            value = [
-                sum(s.cache_read_input_tokens or 0 for s in reported),
-                sum((s.input_tokens or 0) + (s.cache_creation_input_tokens or 0) + (s.cache_read_input_tokens or 0)
-                    for s in reported),
-                len(reported),
-            ]
-            cache.put(path.name, st, value)
-        read, total, stages = read + int(value[0]), total + int(value[1]), stages + int(value[2])
-    cache.save()
-    return read, total, stages
+def _log_cache_figures(
+    project: Project, cache: StatCache, n: int, path: Path, problems: list[str] | None
+) -> list[int] | None:
+    """[cache read tokens, input tokens, stages] over chapter `n`'s log stages that reported cache use, from
+    the stat-keyed cache or the log itself (None: the log is gone or unreadable; `_costs` reports it)."""
+    st = _stat(path, problems)
+    if st is None:
+        return None
+    value = cache.get(path.name, st)
+    if isinstance(value, list) and len(value) == 3 and all(isinstance(v, int) for v in value):
+        return value
+    try:
+        log = project.log(n)
+    except (FormatError, OSError):
+        return None
+    reported = _cache_stages(log)
+    figures = [
+        sum(s.cache_read_input_tokens or 0 for s in reported),
+        sum((s.input_tokens or 0) + (s.cache_creation_input_tokens or 0) + (s.cache_read_input_tokens or 0)
+            for s in reported),
+        len(reported),
+    ]
+    cache.put(path.name, st, figures)
+    return figures
 
 
 def _cache_share(project: Project, problems: list[str], ledger_share: float | None, ledger_calls: int | None) -> CacheShare:
     share = CacheShare()
+    logs = project.log_files()
+    cache = StatCache(cache_file(project.root, LOG_CACHE_SHARE))
     if ledger_calls is not None:
         share.book, share.book_calls, share.source = ledger_share, ledger_calls, "ledger"
     else:
-        read, total, stages = _log_cache_tokens(project, problems)
+        # (cache read tokens, input tokens, stages) over the chapter logs' stages that reported cache use
+        read = total = stages = 0
+        for n, path in sorted(logs.items()):
+            figures = _log_cache_figures(project, cache, n, path, problems)
+            if figures is not None:
+                read, total, stages = read + figures[0], total + figures[1], stages + figures[2]
         share.book = round(read / total, 3) if total else None
         share.book_calls, share.source = stages, "logs"
-    logs = project.log_files()
     if logs:
         last = max(logs)
-        try:
-            log = project.log(last)
-        except (FormatError, OSError):
-            log = None
-        if log is not None:
-            share.chapter, share.chapter_share = last, _chapter_cache_share(log)
+        # the last chapter's share, from the same cache (a status run reads no log whose figures it holds)
+        figures = _log_cache_figures(project, cache, last, logs[last], None)
+        if figures is not None:
+            share.chapter = last
+            share.chapter_share = round(figures[0] / figures[1], 3) if figures[1] else None
+    cache.save()
     return share
 
 
@@ -482,6 +517,31 @@ def _prompt_updates(
         for r in rows
         if r.pinned is not None and (r.newer or r.missing)
     ]
+
+
+def _blacklist_proposals(project: Project, problems: list[str]) -> int:
+    """How many of the judge's blacklist proposals wait for the author. No file, no proposal ever made: a
+    file-exists check and nothing else (the proposals' model is imported only to read a file that changed)."""
+    path = project.paths.blacklist_proposals
+    st = _stat(path, problems)
+    if st is None:
+        return 0
+    cache = StatCache(cache_file(project.root, PROPOSALS_CACHE))
+    count = cache.get(path.name, st)
+    if not isinstance(count, int) or isinstance(count, bool):
+        from studio.models.blacklist_proposals import BlacklistProposals
+
+        try:
+            count = len(BlacklistProposals.load(path).pending())
+        except FormatError as exc:
+            problems.extend(str(p) for p in exc.problems)
+            return 0
+        except OSError as exc:
+            problems.append(str(Problem(path, str(exc.strerror or exc))))
+            return 0
+        cache.put(path.name, st, count)
+    cache.save()
+    return count
 
 
 def _recovery(project: Project) -> RecoverySummary | None:
@@ -577,7 +637,7 @@ def spend_figures(
     problems = [] if problems is None else problems
     if project.paths.spend_ledger.exists():
         # The spend ledger: every call ever paid, failed and repair calls too; undo never lowers it.
-        book = spend_totals(project.paths.spend_ledger)
+        book = _ledger_totals(project, problems)
         cost, tokens_in, tokens_out, unknown_cost = book.cost_usd, book.tokens_in, book.tokens_out, book.unpriced_calls
         cache = _cache_share(project, problems, book.cache_read_share, book.cache_calls)
     else:
@@ -630,6 +690,7 @@ def build_status(
     if lock_status is None:
         lock_status = ProjectLock(project.paths).status()
     blockers, repairs, notes = cold_start_notes(project)
+    proposals = _blacklist_proposals(project, problems)
 
     return StatusReport(
         project_name=project.name,
@@ -658,6 +719,7 @@ def build_status(
         chapters_without_cost=spend.chapters_without_cost,
         skipped_ops_warnings=len(getattr(cp, "skipped_ops_chapters", []) or []),
         pending_actions=len(getattr(cp, "pending_actions", []) or []),
+        blacklist_proposals=proposals,
         problems=problems,
         notices=[str(p) for p in project.notices(lang=lang)],
         blockers=blockers,
@@ -729,6 +791,8 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
                         action=r.description if lang == "zh" else r.description_en))
     if report.pending_actions:
         lines.append(tr(MESSAGES, "pending", lang, n=report.pending_actions))
+    if report.blacklist_proposals:
+        lines.append(tr(MESSAGES, "proposals", lang, n=report.blacklist_proposals))
 
     if report.chapters_committed:
         avg = report.total_chars // report.chapters_committed

@@ -236,7 +236,6 @@ async def test_resume_answer_is_used_by_that_run_only(sample: Path, monkeypatch:
     crash mid-commit finishes without asking), so a later stopped chapter resumed without asking the author."""
     from pipeline.decisions import Option, Question, QuestionKind
     from pipeline.orchestrator import RunResult
-    from screens import pipeline_runner
     from studio.tui.host import RunRequest
 
     await interrupt_chapter_3(sample)
@@ -260,7 +259,8 @@ async def test_resume_answer_is_used_by_that_run_only(sample: Path, monkeypatch:
                 answers.append(await self.decider(question))
             return RunResult()
 
-    monkeypatch.setattr(pipeline_runner, "Orchestrator", OneQuestionLater)
+    # The runner imports the orchestrator when a run starts: patched where it is looked up.
+    monkeypatch.setattr("pipeline.orchestrator.Orchestrator", OneQuestionLater)
     app = make_app(sample)
     async with app.run_test(size=(80, 24)) as pilot:
         assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
@@ -322,3 +322,31 @@ async def test_a_refused_run_says_why_not_a_class_name(sample: Path) -> None:
         assert "novel-studio repair" in shown or "第 2 章" in shown, shown
         assert "ColdStartRefused" not in shown
     assert not (sample / "chapters" / "chapter-003.md").exists()
+
+
+# The pipeline modules importing the studio may load: the run's data types (questions, events, the staged
+# chapter a discard backs up, the refine edits a review applies, the undo), the provider protocol and prices.
+# The agents, the context builders, the orchestrator, the extraction and the review load when they run.
+STARTUP_PIPELINE_MODULES = frozenset({
+    "pipeline", "pipeline.agents", "pipeline.agents.protocol", "pipeline.brief", "pipeline.commit",
+    "pipeline.decisions", "pipeline.estimate", "pipeline.events", "pipeline.prompts_registry", "pipeline.providers",
+    "pipeline.providers.base", "pipeline.providers.cost", "pipeline.providers.presets", "pipeline.providers.retry",
+    "pipeline.refine_edits", "pipeline.staging", "pipeline.undo",
+})
+
+
+def test_importing_the_studio_loads_no_agents_nor_orchestrator() -> None:
+    """Structural, not timed: the pipeline's heavy modules (the agents and the judge's calibration, the context
+    builders, the orchestrator, the extraction, the volume review) stay out of the studio's start; a new
+    module-level import of them fails here by name."""
+    code = (
+        "import json, sys\n"
+        "from studio.tui.app import NovelStudioApp\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'pipeline')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert sorted(m for m in loaded if m.startswith("pipeline.agents.") and m != "pipeline.agents.protocol") == []
+    assert sorted(loaded - STARTUP_PIPELINE_MODULES) == []

@@ -40,6 +40,7 @@ def test_bench_prints_whole_process_figures(tmp_path: Path, capsys: pytest.Captu
     assert bench.main(["--chapters", "3", "--runs", "1", "--keep", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
     assert "CPU (user+sys of the child)" in out
+    assert "of which imports (studio.cli.main + status_cmd" in out and "pydantic model classes" in out
     assert "peak memory of a status process" in out
     assert "bytecode:" in out and "load average" in out
 

@@ -33,3 +33,42 @@ def test_each_project_has_its_own_cache_folder(tmp_path: Path, monkeypatch: pyte
     a, b = tmp_path / "a", tmp_path / "b"
     assert cache_folder(a) != cache_folder(b)
     assert cache_folder(a) == cache_folder(tmp_path / "x" / ".." / "a")  # the resolved path names it
+
+
+def test_spend_ledger_totals_cached_until_the_ledger_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new `status` process reads the ledger's totals from the cache while the ledger is unchanged; a line
+    appended, or a cache of another shape, makes it read the ledger again."""
+    import studio.status as status
+    from studio.fileio import append_line, atomic_write_json, read_json
+    from studio.project import Project
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    root = init_project(tmp_path / "novel", sample=True)
+    ledger = root / "logs" / "spend.jsonl"
+    reads: list[Path] = []
+    real = status.spend_totals
+
+    def counted(path: Path) -> status.SpendTotals:
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(status, "spend_totals", counted)
+    first = status.build_status(Project.open(root))
+    second = status.build_status(Project.open(root))
+    assert len(reads) == 1
+    assert (second.cost_usd, second.input_tokens, second.output_tokens) == (
+        first.cost_usd, first.input_tokens, first.output_tokens)
+
+    append_line(ledger, '{"at": "2026-01-01T00:00:00", "agent": "writer", "model": "m", "input_tokens": 1000, '
+                        '"output_tokens": 500, "cost_usd": 1.25}')
+    third = status.build_status(Project.open(root))
+    assert len(reads) == 2
+    assert third.input_tokens == first.input_tokens + 1000 and third.output_tokens == first.output_tokens + 500
+    assert third.cost_usd == pytest.approx(first.cost_usd + 1.25)
+
+    cache = cache_file(root, status.LEDGER_CACHE)
+    data = read_json(cache)
+    data["entries"]["spend.jsonl"][2]["cost_usd"] = "a lot"  # not a number: rebuilt, never believed
+    atomic_write_json(cache, data)
+    fourth = status.build_status(Project.open(root))
+    assert len(reads) == 3 and fourth.cost_usd == third.cost_usd

@@ -7,14 +7,9 @@ it), never as "no import": the chapters it was writing would otherwise look like
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from studio.models.import_journal import ImportJournal
 from studio.paths import ProjectPaths
-
-
-def journal_path(paths: ProjectPaths) -> Path:
-    return paths.root / ".novel-studio" / "import-journal.json"
+from studio.pending import import_journal_path as journal_path
 
 
 def import_pending(paths: ProjectPaths) -> bool:

@@ -16,13 +16,14 @@ Rules:
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
 
 from studio.models.base import FileModel
-from studio.paths import ProjectPaths
+
+# The path is defined with the other pending-work paths (studio.pending).
+from studio.pending import extraction_progress_path as extraction_progress_path
 
 EXTRACTION_PROGRESS_VERSION = 1
 
@@ -39,7 +40,3 @@ class ExtractionProgress(FileModel):
     style_chapters: list[int] = Field(default_factory=list)
     late_cast_through: int = Field(default=0, ge=0)  # the chapter through which the late cast pass last looked
     updated_at: str = ""
-
-
-def extraction_progress_path(paths: ProjectPaths) -> Path:
-    return paths.root / ".novel-studio" / "extraction.json"

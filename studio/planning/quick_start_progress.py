@@ -39,6 +39,7 @@ from studio.fileio import atomic_write_bytes
 from studio.models.base import FileModel
 from studio.models.checkpoint import Checkpoint, OrchestratorState, now_iso, save_checkpoint
 from studio.paths import ProjectPaths
+from studio.pending import quick_start_progress_path as progress_path
 
 __all__ = [
     "QUICK_START_STEPS",
@@ -66,10 +67,6 @@ CLEARED: tuple[str, ...] = (
     "state", "foreshadowing", "staging", ".checkpoint.json",
 )
 _KEEP_TEMPLATES = frozenset({"brief.md", "novel-studio.toml"})
-
-
-def progress_path(paths: ProjectPaths) -> Path:
-    return paths.root / ".novel-studio" / "quick-start-progress.json"
 
 
 def request_path(paths: ProjectPaths) -> Path:

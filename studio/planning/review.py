@@ -26,7 +26,6 @@ Steps and crash safety:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Literal
 
@@ -38,6 +37,7 @@ from studio.models.checkpoint import Checkpoint, OrchestratorState, save_checkpo
 from studio.models.state import CurrentState
 from studio.models.volume_review import ReviewJournal
 from studio.paths import ProjectPaths
+from studio.pending import pending_reviews, review_journal_path, review_path
 from studio.planning.review_cleanup import apply_cleanup
 from studio.planning.review_report import MESSAGES as REPORT_MESSAGES
 from studio.planning.review_report import VolumeReview, render_review, volume_range
@@ -65,32 +65,13 @@ ReviewKind = Literal["finished", "past", "unfinished"]
 # ---------------------------------------------------------------------------------------------- paths
 
 
-def review_path(paths: ProjectPaths, volume: int) -> Path:
-    return paths.volume_dir(volume) / "review.md"
-
-
 def final_state_path(paths: ProjectPaths, volume: int) -> Path:
     return paths.state_history / f"{volume_id(volume)}-final-state.json"
-
-
-def review_journal_path(paths: ProjectPaths, volume: int) -> Path:
-    return paths.staging / "review" / f"{volume_id(volume)}.json"
 
 
 def load_review_journal(paths: ProjectPaths, volume: int) -> ReviewJournal | None:
     path = review_journal_path(paths, volume)
     return ReviewJournal.load(path) if path.is_file() else None
-
-
-def pending_reviews(paths: ProjectPaths) -> list[int]:
-    """Volumes whose review journal waits to be finished."""
-    folder = paths.staging / "review"
-    out: list[int] = []
-    for path in sorted(folder.glob("vol-*.json")) if folder.is_dir() else []:
-        match = re.fullmatch(r"vol-(\d{2,})\.json", path.name)
-        if match:
-            out.append(int(match.group(1)))
-    return out
 
 
 def discard_review_journal(paths: ProjectPaths, volume: int) -> None:

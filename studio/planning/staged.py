@@ -65,6 +65,8 @@ from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.volume_plan import VolumePlan, load_volume_plan
 from studio.outline import VolumeOutline, render_outline
 from studio.paths import ProjectPaths
+from studio.pending import PLAN_META_NAME as META_NAME
+from studio.pending import apply_journal_path, pending_plan_applies, staged_plan_dir, staged_plans
 
 __all__ = [
     "APPLY_STEPS",
@@ -92,12 +94,9 @@ __all__ = [
 ]
 
 APPLY_STEPS: tuple[str, ...] = ("backup", "files", "manifest", "foreshadowing", "checkpoint", "cleanup")
-META_NAME = "plan.json"
 GLOBAL_BACKUP = "global.json"
 VOLUME_END_KIND = "volume_end"
 
-_VOL_DIR = re.compile(r"^vol-(\d{2,})$")
-_JOURNAL = re.compile(r"^apply-vol-(\d{2,})\.json$")
 
 StepHook = Callable[[str], None]
 
@@ -162,14 +161,6 @@ class ApplyOutcome:
     resumed: bool = False
 
 
-def staged_plan_dir(paths: ProjectPaths, volume: int) -> Path:
-    return paths.staging / "plan" / volume_id(volume)
-
-
-def apply_journal_path(paths: ProjectPaths, volume: int) -> Path:
-    return paths.staging / "plan" / f"apply-{volume_id(volume)}.json"
-
-
 def staged_outline_path(paths: ProjectPaths, volume: int) -> Path:
     """The staged outline file (what the author edits before approving)."""
     return staged_plan_dir(paths, volume) / "outline.md"
@@ -191,28 +182,6 @@ def _dest(paths: ProjectPaths, volume: int, rel: str) -> Path:
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def staged_plans(paths: ProjectPaths) -> list[int]:
-    """Volumes with a complete staged plan (its plan.json written) and no apply under way."""
-    folder = paths.staging / "plan"
-    if not folder.is_dir():
-        return []
-    pending = set(pending_plan_applies(paths))
-    found = []
-    for entry in folder.iterdir():
-        m = _VOL_DIR.match(entry.name)
-        if m and (entry / META_NAME).is_file() and int(m.group(1)) not in pending:
-            found.append(int(m.group(1)))
-    return sorted(found)
-
-
-def pending_plan_applies(paths: ProjectPaths) -> list[int]:
-    """Volumes whose apply journal exists: an apply every start finishes first."""
-    folder = paths.staging / "plan"
-    if not folder.is_dir():
-        return []
-    return sorted(int(m.group(1)) for p in folder.iterdir() if (m := _JOURNAL.match(p.name)) and p.is_file())
 
 
 # --------------------------------------------------------------------------------------------- stage

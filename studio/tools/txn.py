@@ -34,6 +34,8 @@ from studio.fileio import atomic_write_bytes, decode_text
 from studio.ids import safe_join
 from studio.models.tool_journal import StagedWrite, ToolJournal
 from studio.paths import ProjectPaths
+from studio.pending import pending_tool_changes
+from studio.pending import tool_journal_dir as journal_dir
 
 __all__ = [
     "ChangeSet",
@@ -47,10 +49,6 @@ __all__ = [
 ]
 
 StepHook = Callable[[str], None]
-
-
-def journal_dir(paths: ProjectPaths) -> Path:
-    return paths.staging / "tools"
 
 
 def backup_root(paths: ProjectPaths) -> Path:
@@ -228,11 +226,6 @@ def apply_changes(
         hook("journal")
     _run(paths, journal, hook)
     return journal
-
-
-def pending_tool_changes(paths: ProjectPaths) -> list[Path]:
-    folder = journal_dir(paths)
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
 def resume_tool_changes(paths: ProjectPaths, *, hook: StepHook | None = None) -> list[ToolJournal]:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -40,9 +40,6 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
-from pipeline.agents.runner import ModelAgents, RetryHook
-from pipeline.decisions import Decider
-from pipeline.providers.base import Provider as ModelProvider
 from screens.blacklist_proposals import BlacklistCommands
 from screens.import_source import AppendImportCommands
 from screens.main_screen import MainScreen
@@ -62,6 +59,13 @@ from studio.tui.messages import ExtractionRequested, QuickStartRequested
 from widgets import compat
 from widgets.instant_keys import JK_BINDINGS
 
+if TYPE_CHECKING:
+    # The pipeline loads when a run, a rebuild or a provider needs it, not before the first paint
+    # (tests/test_app_startup.py holds the pipeline modules a start may import).
+    from pipeline.agents.runner import ModelAgents, RetryHook
+    from pipeline.decisions import Decider
+    from pipeline.providers.base import Provider as ModelProvider
+
 MESSAGES: Catalog = {
     "error_title": ("无法打开项目", "Cannot open the project"),
     "error_hint": ("修好上面的问题后重新打开。按 q 退出。", "Fix the problems above and open it again. Press q to quit."),
@@ -77,7 +81,7 @@ MESSAGES: Catalog = {
     "cmd_Screenshot": ("截图|把当前画面保存为 SVG", "Screenshot|Save an SVG screenshot of the current screen"),
 }
 
-ProviderFactory = Callable[[Settings], ModelProvider]
+ProviderFactory = Callable[[Settings], "ModelProvider"]
 
 
 class ProjectErrorScreen(Screen[None]):
@@ -261,6 +265,8 @@ class NovelStudioApp(App[None]):
 
     def make_agents(self, on_retry: RetryHook | None = None) -> ModelAgents:
         """The agents for one run or rebuild, on a freshly opened project."""
+        from pipeline.agents.runner import ModelAgents
+
         project = Project.open(self.project_root, lang=self.lang)
         return ModelAgents(project, self.settings or Settings(), self.provider, on_retry=on_retry)
 

@@ -14,9 +14,8 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from pipeline.planning.review import ReviewOutcome, ReviewStopped, review_volume
-from pipeline.providers.base import Provider, ProviderError
 from screens.prompt_dialogs import ConfirmDialog
 from screens.review_screen import VolumeReviewScreen
 from studio.errors import LockHeldError, StudioError
@@ -25,6 +24,11 @@ from studio.lock import ProjectLock
 from studio.models.settings import Settings
 from studio.project import Project
 from studio.tui.host import StudioHost
+
+if TYPE_CHECKING:
+    # The review's pipeline (agents, context, prompts) is imported when a review runs, not at the studio's start.
+    from pipeline.planning.review import ReviewOutcome
+    from pipeline.providers.base import Provider
 
 __all__ = ["MESSAGES", "volume_review_flow"]
 
@@ -42,6 +46,9 @@ MESSAGES: Catalog = {
 
 async def volume_review_flow(host: StudioHost, volume: int, on_plan: Callable[[int], object]) -> ReviewOutcome | None:
     """Review `volume`, show the report, and call `on_plan(next)` when the author goes on to plan."""
+    from pipeline.planning.review import ReviewStopped, review_volume
+    from pipeline.providers.base import ProviderError
+
     lang = host.lang
     if host.running:
         host.notify(tr(MESSAGES, "busy", lang), severity="warning")
