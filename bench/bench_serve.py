@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import run_in_workdir  # noqa: E402
 
 from studio.init_project import init_project  # noqa: E402
-from tests.serve_client import ServeProcess, Tab, alive, wait_until  # noqa: E402
+from tests.serve_client import ServeProcess, Tab, alive, serve_env, wait_until  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 SIZE = (100, 30)
@@ -63,18 +63,9 @@ def cpu_seconds(pid: int, *, with_reaped: bool) -> float:
     return ticks / TICKS
 
 
-def env_for(work: Path, delay: float) -> dict[str, str]:
-    env = dict(os.environ)
-    home = work / "home"
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"),
-               NOVEL_STUDIO_OFFLINE_DELAY=str(delay))
-    env.pop("ANTHROPIC_API_KEY", None)
-    return env
-
-
 def start(work: Path, name: str, delay: float) -> ServeProcess:
     root = init_project(work / name / "novel", sample=True)
-    serve = ServeProcess.start(root, work / name / "logs", env=env_for(work / name, delay))
+    serve = ServeProcess.start(root, work / name / "logs", env=serve_env(work / name, delay))
     if not serve.wait_listening():
         raise SystemExit(f"serve did not start:\n{serve.stderr()}")
     return serve

@@ -60,6 +60,18 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def serve_env(work: Path, delay: float = 0.2) -> dict[str, str]:
+    """The environment of a served studio under test: HOME and the XDG folders in `work`, no API key, and the
+    offline provider paced at `delay` seconds per text delta (a draft then streams for a while, so a stop
+    lands mid-run)."""
+    env = dict(os.environ)
+    home = work / "home"
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"),
+               NOVEL_STUDIO_OFFLINE_DELAY=str(delay))
+    env.pop("ANTHROPIC_API_KEY", None)
+    return env
+
+
 def wait_until(check: Callable[[], bool], timeout: float = 120.0) -> bool:
     """Poll `check` until it holds or `timeout` passes (a generous limit, not a measure)."""
     deadline = time.monotonic() + timeout

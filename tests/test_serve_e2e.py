@@ -12,7 +12,6 @@ is timed (bench/bench_serve.py prints the times).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from studio.init_project import init_project
-from tests.serve_client import ServeProcess, Tab, alive, wait_until
+from tests.serve_client import ServeProcess, Tab, alive, serve_env, wait_until
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="reads /proc and sends POSIX signals"),
@@ -29,15 +28,6 @@ pytestmark = [
 ]
 
 SIZE = (100, 30)
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    home = tmp_path / "home"
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"),
-               NOVEL_STUDIO_OFFLINE_DELAY="0.2")  # the draft streams for a while: the stop lands mid-run
-    env.pop("ANTHROPIC_API_KEY", None)
-    return env
 
 
 def _checkpoint(root: Path) -> dict[str, object]:
@@ -52,7 +42,7 @@ def novel(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def serve(tmp_path: Path, novel: Path) -> Iterator[ServeProcess]:
-    server = ServeProcess.start(novel, tmp_path / "serve-logs", env=_env(tmp_path))
+    server = ServeProcess.start(novel, tmp_path / "serve-logs", env=serve_env(tmp_path))
     try:
         assert server.wait_listening(), server.stderr()
         yield server
