@@ -1,6 +1,6 @@
 """The browser mode's two waits: a page's first frame, and Ctrl+C on `serve` until it is gone.
 
-    python bench/bench_serve.py [--runs 3] [--delay 0.2] [--keep DIR]
+    python bench/bench_serve.py [--runs 3] [--delay 0.2] [--busy N] [--keep DIR]
 
 Prints figures only (no asserts). Each run starts the real `novel-studio serve` (textual-serve, offline
 studio, a fresh sample novel, a free port) and drives it as the page's textual.js does (tests/serve_client.py):
@@ -13,7 +13,8 @@ studio, a fresh sample novel, a free port) and drives it as the page's textual.j
   /proc before, the reaped totals of wait4 after) -- on a loaded machine the wall time is inflated, the
   CPU time much less so;
 - a closed tab -> session gone: the same, closing the websocket instead of stopping serve.
-Medians and maxima over `--runs`.
+Medians and maxima over `--runs`. `--busy N` runs N busy loops (one process each) meanwhile: a loaded
+machine simulated (with 2 cores, `--busy 2` leaves the studio no idle core).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import argparse
 import os
 import signal
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -141,6 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--delay", type=float, default=0.2, help="offline provider: seconds per text delta")
+    parser.add_argument("--busy", type=int, default=0, help="busy loops to run meanwhile (a loaded machine)")
     parser.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
     args = parser.parse_args()
     figures = Figures()
@@ -150,8 +153,15 @@ def main() -> None:
             measure_stop(work, n, args.delay, figures)
             measure_close(work, n, args.delay, figures)
 
-    run_in_workdir(args.keep, "bench-serve-", run)
-    print(f"novel-studio serve, {args.runs} runs, offline provider at {args.delay}s per delta, tab {SIZE[0]}x{SIZE[1]}")
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(0, args.busy))]
+    try:
+        run_in_workdir(args.keep, "bench-serve-", run)
+    finally:
+        for loop in busy:
+            loop.kill()
+            loop.wait()
+    print(f"novel-studio serve, {args.runs} runs, offline provider at {args.delay}s per delta, tab {SIZE[0]}x{SIZE[1]}"
+          f", {args.busy} busy loops, load average {os.getloadavg()[0]:.1f}")
     print(line("page -> first frame (wall)", figures.first_frame))
     print(line("page -> main screen shown (wall)", figures.main_screen))
     print(line("page -> main screen shown (CPU, the session)", figures.main_screen_cpu))

@@ -84,7 +84,7 @@ def test_builds_the_studio_command(sample: Path, recorder: type[RecordingServer]
     assert server.served
     assert server.kwargs["host"] == "127.0.0.1" and server.kwargs["port"] == 8000
     argv = shlex.split(server.command)
-    assert argv[:3] == [sys.executable, "-m", "studio.cli.main"]
+    assert argv[:3] == [sys.executable, "-m", "studio.cli.serve_exit"]
     assert argv[argv.index("--project") + 1] == str(sample.resolve())
     assert "--offline" in argv
     assert argv[argv.index("--lang") + 1] == "zh"

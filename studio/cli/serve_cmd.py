@@ -2,8 +2,9 @@
 in a browser.
 
 textual-serve (the optional extra `serve`: `pip install 'novel-studio[serve]'`) starts a small web server; each
-browser tab runs `python -m studio.cli.main --project DIR --lang L [--offline]` in its own process and shows
-it. Without textual-serve the command says how to install it and exits 1. The host defaults to 127.0.0.1, so
+browser tab runs `python -m studio.cli.serve_exit --project DIR --lang L [--offline]` (the studio, as
+`novel-studio --project DIR ...` opens it, ending without the interpreter's teardown: `studio.cli.serve_exit`)
+in its own process and shows it. Without textual-serve the command says how to install it and exits 1. The host defaults to 127.0.0.1, so
 the studio is reachable from this machine only (over SSH: forward the port, `ssh -L 8000:127.0.0.1:8000`).
 
 Before anything is printed the port is checked: `--port` must be 1-65535 (a usage error otherwise), and a port
@@ -125,7 +126,7 @@ def public_url(host: str, port: int, given: str | None) -> str:
 
 def studio_command(root: Path, *, offline: bool, lang: Lang | None = None, python: str | None = None) -> str:
     """The shell command textual-serve runs for each browser session (quoted for the shell)."""
-    parts = [python or sys.executable, "-m", "studio.cli.main", "--project", str(Path(root).resolve())]
+    parts = [python or sys.executable, "-m", "studio.cli.serve_exit", "--project", str(Path(root).resolve())]
     if lang is not None:
         parts += ["--lang", lang]
     if offline:

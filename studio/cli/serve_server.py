@@ -18,6 +18,8 @@ Imported only when textual-serve is installed (`serve_cmd._load_server`). `Studi
   is the studio process itself (textual-serve runs `sh -c COMMAND`; the command is `shlex.join`ed by
   `serve_cmd.studio_command`, so it splits back exactly).
 - No English banner at start: `serve` prints its own line (where to open, how to stop) in the author's language.
+- Once the server has stopped (every session reaped), `serve` ends at once, without the interpreter's
+  teardown: `studio.cli.serve_exit.exit_at_once`.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from studio.cli.common import ExitCode
 from studio.cli.serve_cmd import descendants
+from studio.cli.serve_exit import exit_at_once
 from studio.i18n import Catalog, Lang, tr
 
 log = logging.getLogger("textual-serve")
@@ -143,6 +147,11 @@ class StudioServer(Server):
         super().__init__(command, host=host, port=port, title=title, public_url=public_url)
         self.templates_path = page_templates()
         self.lang: Lang = lang
+
+    def serve(self, debug: bool = False) -> None:
+        """Serve until Ctrl+C or SIGTERM, then end the process at once (see the module rules)."""
+        super().serve(debug=debug)
+        exit_at_once(int(ExitCode.OK))
 
     async def on_startup(self, app: web.Application) -> None:
         """Nothing more to print: `serve` has said where to open and how to stop in the author's language
