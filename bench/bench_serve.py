@@ -75,7 +75,7 @@ def start(work: Path, name: str, delay: float) -> ServeProcess:
 
 def open_tab(serve: ServeProcess, figures: Figures | None) -> Tab:
     t0 = time.perf_counter()
-    tab = Tab.open(serve.page(), SIZE)
+    tab = serve.open_tab(SIZE)
     if not tab.wait_for("大纲"):
         raise SystemExit(f"no main screen:\n{tab.text()}")
     shown = time.perf_counter()

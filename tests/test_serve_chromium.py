@@ -3,7 +3,8 @@
 port, tmp folders only). What the author sees is read from the page's own xterm.js buffer; keys go to
 whatever the page focused (`Input.dispatchKeyEvent`: the test never clicks and never sets the focus).
 
-Checked: the page loads and shows the main screen; the first key, with no click, reaches the studio (`?`
+Checked: the page loads and shows the main screen, also through an SSH-like forward from another port (the
+page connects back where the browser found it, with no option); the first key, with no click, reaches the studio (`?`
 opens the key help); Chinese committed by an input method (`Input.insertText`) arrives in search; a chapter
 streams into the page; Ctrl+C on `serve` mid-run ends serve, its session and the page's connection (the
 page says the session ended), with the chapter resumable and nothing committed; a tab that navigates away
@@ -25,7 +26,7 @@ import pytest
 
 from studio.init_project import init_project
 from tests.chromium_cdp import Chromium, chromium_path
-from tests.serve_client import ServeProcess, alive, serve_env, wait_until
+from tests.serve_client import PortForward, ServeProcess, alive, serve_env, wait_until
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="reads /proc and sends POSIX signals"),
@@ -120,3 +121,21 @@ def test_a_tab_that_navigates_away_ends_its_session(browser: Chromium, serve: Se
     assert serve.proc.poll() is None  # serve itself keeps serving
     serve.interrupt()
     assert serve.wait_exit() == 0, serve.stderr()
+
+
+def test_the_page_connects_back_through_a_forward_to_another_port(browser: Chromium, serve: ServeProcess) -> None:
+    """`ssh -L 9000:127.0.0.1:8000 server`, then the page opened at port 9000: no `--public-url` needed."""
+    forward = PortForward(serve.port)
+    try:
+        browser.call("Network.enable")
+        page = f"http://127.0.0.1:{forward.port}/"
+        browser.open(page)
+        assert browser.wait_for(lambda text: "大纲" in text and "2/10章" in text), browser.screen_text()
+        created = browser.wait_event("Network.webSocketCreated")
+        assert created is not None
+        assert str(created["params"]["url"]).startswith(f"ws://127.0.0.1:{forward.port}/ws?"), created
+        browser.press("?")
+        assert browser.wait_text("快捷键"), browser.screen_text()
+    finally:
+        browser.open("about:blank")
+        forward.close()

@@ -51,8 +51,7 @@ def serve(tmp_path: Path, novel: Path) -> Iterator[ServeProcess]:
 
 
 def _open_and_start_a_chapter(serve: ServeProcess) -> tuple[Tab, list[int]]:
-    page = serve.page()
-    tab = Tab.open(page, SIZE)
+    tab = serve.open_tab(SIZE)
     assert tab.wait_for("大纲"), tab.text()  # the studio's Chinese main screen
     assert "2/10章" in tab.text(), tab.text()
     sessions = serve.sessions()
@@ -79,6 +78,7 @@ def test_ctrl_c_on_serve_stops_the_run_and_every_session(serve: ServeProcess, no
     err = serve.stderr() + serve.stdout()
     assert "Traceback" not in err and "Event loop is closed" not in err, err
     assert "按 Ctrl+C 停止" in serve.stdout() and "Press Ctrl+C to quit" not in serve.stdout()  # one language
+    assert "GET /ws" not in serve.stdout()  # no English access log line per request
 
 
 def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeProcess, novel: Path) -> None:
@@ -90,7 +90,7 @@ def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeP
     assert cp.get("last_completed_chapter") == 2 and cp.get("inflight_chapter") == 3, cp
     assert not (novel / "chapters" / "chapter-003.md").exists()
 
-    again = Tab.open(serve.page(), SIZE)
+    again = serve.open_tab(SIZE)
     try:
         assert again.wait_for("上次被中断"), again.text()  # resume, later or discard: asked at start-up
     finally:
@@ -103,7 +103,7 @@ def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeP
 
 def test_chinese_typed_in_the_page_reaches_the_studio(serve: ServeProcess) -> None:
     """An input method's text arrives as textual.js sends it (one `stdin` frame of composed characters)."""
-    tab = Tab.open(serve.page(), SIZE)
+    tab = serve.open_tab(SIZE)
     try:
         assert tab.wait_for("大纲"), tab.text()
         tab.press("/")

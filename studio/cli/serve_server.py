@@ -17,7 +17,13 @@ Imported only when textual-serve is installed (`serve_cmd._load_server`). `Studi
   for a session that does not quit (a studio busy on its event loop), leaving it running, hidden. The session
   is the studio process itself (textual-serve runs `sh -c COMMAND`; the command is `shlex.join`ed by
   `serve_cmd.studio_command`, so it splits back exactly).
-- No English banner at start: `serve` prints its own line (where to open, how to stop) in the author's language.
+- The page finds the server where the browser found the page: without `--public-url` its addresses are
+  relative (`static/...`, and the websocket `ws`, which the page resolves against its own location with the
+  ws/wss scheme), so an SSH forward to another port, `--host 0.0.0.0` opened by any name or address, or a
+  proxy all connect with no option (textual-serve writes absolute addresses from one fixed URL, which the
+  browser often cannot reach). With `--public-url` the addresses are absolute on that URL, as textual-serve's.
+- No English banner at start: `serve` prints its own line (where to open, how to stop) in the author's language,
+  and no English access log line per request (aiohttp's access log logs warnings only).
 - Once the server has stopped (every session reaped), `serve` ends at once, without the interpreter's
   teardown: `studio.cli.serve_exit.exit_at_once`.
 """
@@ -34,6 +40,7 @@ from asyncio.subprocess import Process
 from importlib import resources
 from pathlib import Path
 
+import aiohttp_jinja2
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
@@ -147,6 +154,32 @@ class StudioServer(Server):
         super().__init__(command, host=host, port=port, title=title, public_url=public_url)
         self.templates_path = page_templates()
         self.lang: Lang = lang
+        self.fixed_url = public_url.rstrip("/") if public_url else None  # None: the page's addresses are relative
+
+    def initialize_logging(self) -> None:
+        super().initialize_logging()
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)  # no English line per request
+
+    @aiohttp_jinja2.template("app_index.html")
+    async def handle_index(self, request: web.Request) -> dict[str, object]:
+        """The page's context as textual-serve's (1.1) builds it, with relative addresses unless a public URL
+        is fixed (see the module rules)."""
+        base = self.fixed_url
+        static = request.app.router["static"].url_for(filename="/")
+        websocket = request.app.router["websocket"].url_for()
+        if base is None:
+            static_url = str(static).lstrip("/").rstrip("/") + "/"
+            websocket_url = str(websocket).lstrip("/")
+        else:
+            static_url = f"{base}{static}".rstrip("/") + "/"
+            scheme = "wss:" if base.startswith("https") else "ws:"
+            websocket_url = scheme + f"{base}{websocket}".split(":", 1)[1]
+        return {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "app_websocket_url": websocket_url,
+            "config": {"static": {"url": static_url}},
+            "application": {"name": self.title},
+        }
 
     def serve(self, debug: bool = False) -> None:
         """Serve until Ctrl+C or SIGTERM, then end the process at once (see the module rules)."""
@@ -158,8 +191,6 @@ class StudioServer(Server):
         (textual-serve prints an English banner, the shell command and "Press Ctrl+C to quit")."""
 
     async def _make_app(self) -> web.Application:
-        import aiohttp_jinja2
-
         app = await super()._make_app()
         env = aiohttp_jinja2.get_env(app)
         env.globals["page"] = page_text(self.lang)
