@@ -114,3 +114,32 @@ def test_chinese_typed_in_the_page_reaches_the_studio(serve: ServeProcess) -> No
         tab.close()
     serve.interrupt()
     assert serve.wait_exit() == 0, serve.stderr()
+
+
+def test_a_second_tab_on_the_same_project(tmp_path: Path, novel: Path) -> None:
+    """Two tabs, one project: while one writes, the other does not start a second run on it; the chapter the
+    first commits shows in the second as committed, not as a hand edit (no ↻ mark)."""
+    server = ServeProcess.start(novel, tmp_path / "serve-logs-2", env=serve_env(tmp_path, delay=0.05))
+    try:
+        assert server.wait_listening(), server.stderr()
+        first = server.open_tab(SIZE)
+        second = server.open_tab(SIZE)
+        try:
+            assert first.wait_for("大纲") and second.wait_for("大纲"), second.text()
+            first.press("c")
+            assert first.wait_for("写作中"), first.text()
+            second.press("c")  # while the first tab's run holds the project (the draft streams for seconds)
+            assert first.wait_for("3/10章", timeout=300), first.text()  # chapter 3 committed in the first tab
+            assert (novel / "chapters" / "chapter-003.md").exists()
+            assert _checkpoint(novel).get("inflight_chapter") is None, _checkpoint(novel)
+            assert not (novel / "chapters" / "chapter-004.md").exists()  # the second tab wrote nothing
+            assert second.wait_for("3/10章"), second.text()  # the second tab sees it...
+            assert second.wait_until(lambda: "第3章" in second.text() and "✓" in second.text().split("第3章")[1][:40])
+            assert "↻" not in second.text(), second.text()  # ...as a commit, not as a hand edit
+        finally:
+            first.close()
+            second.close()
+        server.interrupt()
+        assert server.wait_exit() == 0, server.stderr()
+    finally:
+        server.close()
