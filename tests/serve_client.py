@@ -28,7 +28,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import aiohttp
@@ -158,6 +158,17 @@ class ServeProcess:
         for pid in left:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def serving(root: Path, work: Path, *, delay: float = 0.2, logs: str = "serve-logs") -> Iterator[ServeProcess]:
+    """`novel-studio serve` on `root` (environment: `serve_env(work, delay)`), listening; ended on exit."""
+    server = ServeProcess.start(root, work / logs, env=serve_env(work, delay))
+    try:
+        assert server.wait_listening(), server.stderr()
+        yield server
+    finally:
+        server.close()
 
 
 class PortForward:

@@ -26,7 +26,7 @@ import pytest
 
 from studio.init_project import init_project
 from tests.chromium_cdp import Chromium, chromium_path
-from tests.serve_client import PortForward, ServeProcess, alive, serve_env, wait_until
+from tests.serve_client import PortForward, ServeProcess, alive, serving, wait_until
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="reads /proc and sends POSIX signals"),
@@ -44,12 +44,8 @@ def novel(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def serve(tmp_path: Path, novel: Path) -> Iterator[ServeProcess]:
-    server = ServeProcess.start(novel, tmp_path / "serve-logs", env=serve_env(tmp_path))
-    try:
-        assert server.wait_listening(), server.stderr()
+    with serving(novel, tmp_path) as server:
         yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture

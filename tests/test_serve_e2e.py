@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from studio.init_project import init_project
-from tests.serve_client import ServeProcess, Tab, alive, serve_env, wait_until
+from tests.serve_client import ServeProcess, Tab, alive, serving, wait_until
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="reads /proc and sends POSIX signals"),
@@ -42,12 +42,8 @@ def novel(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def serve(tmp_path: Path, novel: Path) -> Iterator[ServeProcess]:
-    server = ServeProcess.start(novel, tmp_path / "serve-logs", env=serve_env(tmp_path))
-    try:
-        assert server.wait_listening(), server.stderr()
+    with serving(novel, tmp_path) as server:
         yield server
-    finally:
-        server.close()
 
 
 def _open_and_start_a_chapter(serve: ServeProcess) -> tuple[Tab, list[int]]:
@@ -119,9 +115,7 @@ def test_chinese_typed_in_the_page_reaches_the_studio(serve: ServeProcess) -> No
 def test_a_second_tab_on_the_same_project(tmp_path: Path, novel: Path) -> None:
     """Two tabs, one project: while one writes, the other does not start a second run on it; the chapter the
     first commits shows in the second as committed, not as a hand edit (no ↻ mark)."""
-    server = ServeProcess.start(novel, tmp_path / "serve-logs-2", env=serve_env(tmp_path, delay=0.05))
-    try:
-        assert server.wait_listening(), server.stderr()
+    with serving(novel, tmp_path, delay=0.05) as server:
         first = server.open_tab(SIZE)
         second = server.open_tab(SIZE)
         try:
@@ -141,5 +135,3 @@ def test_a_second_tab_on_the_same_project(tmp_path: Path, novel: Path) -> None:
             second.close()
         server.interrupt()
         assert server.wait_exit() == 0, server.stderr()
-    finally:
-        server.close()

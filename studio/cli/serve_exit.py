@@ -9,7 +9,9 @@ checkpoint written, each session reaped -- and what is left is the interpreter's
 some 500 (serve) to 900 (studio) modules and collecting their objects. On a loaded machine that was most of
 the CPU the stop took (about 200 ms in serve, 80 ms per session, at load 8), on the path of the wall time.
 
-`exit_at_once(code)` keeps everything a normal exit promises and skips only that teardown: it first waits
+`exit_at_once(code)` keeps everything a normal exit promises and skips only that teardown: it ignores SIGINT
+from then on (nothing is left to stop politely, and a late one -- `serve` ending a session that is already
+quitting -- would print a KeyboardInterrupt traceback from the thread join; SIGTERM still ends it), waits
 for the non-daemon threads (a commit finishing in a worker thread ends as it would), then runs the `atexit`
 handlers (the project lock's safety net, logging's flush, thread pools), flushes stdout and stderr, and ends
 the process with `os._exit(code)`. Never call it where the process must go on (tests call the pieces).
@@ -20,6 +22,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -41,6 +44,8 @@ def join_threads() -> None:
 
 def exit_at_once(code: int) -> None:
     """End the process with `code` after the threads, the atexit handlers and a flush (see the module rules)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     join_threads()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
