@@ -135,3 +135,18 @@ def test_a_second_tab_on_the_same_project(tmp_path: Path, novel: Path) -> None:
             second.close()
         server.interrupt()
         assert server.wait_exit() == 0, server.stderr()
+
+
+def test_ctrl_c_on_serve_while_a_tab_opens(serve: ServeProcess) -> None:
+    """The session is still importing the studio (before it handles SIGINT itself): it ends quietly."""
+    tab = serve.open_tab(SIZE)
+    try:
+        assert wait_until(lambda: bool(serve.sessions()))
+        sessions = serve.sessions()
+        serve.interrupt()
+        assert serve.wait_exit() == 0, serve.stderr()
+    finally:
+        tab.close()
+    assert wait_until(lambda: not [pid for pid in sessions if alive(pid)]), sessions
+    output = serve.stderr() + serve.stdout()
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from studio.cli import serve_cmd, serve_server
+from studio.cli.common import ExitCode
 from studio.cli.serve_server import StudioServer
 from tests.serve_client import ROOT
 
@@ -66,6 +67,28 @@ def test_a_session_runs_the_cli_and_ends_with_its_status(tmp_path: Path) -> None
                             "status"], cwd=str(ROOT), capture_output=True, text=True, timeout=120, check=False)
     assert reply.returncode == 1, reply  # not a project: the CLI's clear error and status, not a traceback
     assert "Traceback" not in reply.stderr and reply.stderr.strip()
+
+
+INTERRUPTED_START = """
+import sys
+
+class Interrupting:  # Ctrl+C on serve while the session imports the studio
+    def find_spec(self, name, path=None, target=None):
+        if name == "studio.cli.main":
+            raise KeyboardInterrupt
+        return None
+
+sys.meta_path.insert(0, Interrupting())
+from studio.cli.serve_exit import run_session
+run_session(["--project", sys.argv[1]])
+"""
+
+
+def test_ctrl_c_while_a_session_starts_ends_it_quietly(tmp_path: Path) -> None:
+    reply = subprocess.run([sys.executable, "-c", INTERRUPTED_START, str(tmp_path)], cwd=str(ROOT),
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert reply.returncode == int(ExitCode.INTERRUPTED), reply
+    assert "Traceback" not in reply.stderr and "KeyboardInterrupt" not in reply.stderr, reply.stderr
 
 
 def test_the_session_command_uses_it(tmp_path: Path) -> None:

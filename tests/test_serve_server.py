@@ -180,3 +180,32 @@ def test_the_readme_tells_what_the_browser_mode_needs() -> None:
     for section, font in ((zh, "中文字体"), (en, "CJK font")):
         assert font in section
         assert "Ctrl+C" in section and "--public-url" in section and "--host" in section
+
+
+async def test_a_session_starts_with_sigint_ignored(tmp_path: Path) -> None:
+    """A Ctrl+C on serve while a session is still starting must not end it with a KeyboardInterrupt traceback
+    from the interpreter's start: the session starts with SIGINT ignored (the studio takes it over later)."""
+    script = tmp_path / "plain.py"
+    script.write_text('import sys\nsys.stdout.write("__GANGLION__\\n"); sys.stdout.flush()\nsys.stdin.buffer.read(1)\n',
+                      encoding="utf-8")
+
+    async def ignore(data: object) -> None:
+        return None
+
+    async def close() -> None:
+        return None
+
+    service = StudioAppService(shlex.join([sys.executable, str(script)]), write_bytes=ignore, write_str=ignore,
+                               close=close, download_manager=DownloadManager())
+    service.quit_grace_s = 0.2
+    await service.start(80, 24)
+    process = service._process
+    assert process is not None
+    for _ in range(6000):  # until the shell has exec'd the command (same pid)
+        if "plain.py" in Path(f"/proc/{process.pid}/cmdline").read_text(errors="replace"):
+            break
+        await asyncio.sleep(0.02)
+    assert "plain.py" in Path(f"/proc/{process.pid}/cmdline").read_text(errors="replace")
+    assert ignores_sigint(process.pid)
+    await asyncio.wait_for(service.stop(), timeout=120)
+    assert not alive(process.pid)

@@ -27,6 +27,8 @@ import sys
 import threading
 from collections.abc import Sequence
 
+INTERRUPTED = 130  # the CLI's "interrupted" status (`ExitCode.INTERRUPTED`; common.py is not imported yet)
+
 
 def join_threads() -> None:
     """Wait for the non-daemon threads as the interpreter does before its teardown: `threading._shutdown`
@@ -56,10 +58,17 @@ def exit_at_once(code: int) -> None:
 
 
 def run_session(argv: Sequence[str]) -> None:
-    """A served session: the CLI with `argv`, then `exit_at_once` with its status."""
-    from studio.cli.main import main
+    """A served session: the CLI with `argv`, then `exit_at_once` with its status. A Ctrl+C on `serve` (or a
+    tab closed) while the session is still starting, before the studio handles SIGINT itself, interrupted
+    nothing yet: it ends the session with 130 quietly, not with a KeyboardInterrupt traceback from an import
+    (which textual-serve would print into serve's terminal)."""
+    try:
+        from studio.cli.main import main
 
-    exit_at_once(main(list(argv)))
+        code = main(list(argv))
+    except KeyboardInterrupt:
+        code = INTERRUPTED
+    exit_at_once(code)
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ Imported only when textual-serve is installed (`serve_cmd._load_server`). `Studi
   textual-serve's polite "quit"; a session still there after `QUIT_GRACE_S` gets SIGINT (the studio's
   resumable stop), then SIGTERM, then SIGKILL, `SIGNAL_GRACE_S` apart. textual-serve itself waits forever
   for a session that does not quit (a studio busy on its event loop), leaving it running, hidden. The session
-  is the studio process itself (textual-serve runs `sh -c COMMAND`; the command is `shlex.join`ed by
-  `serve_cmd.studio_command`, so it splits back exactly).
+  is the studio process itself (textual-serve runs `sh -c COMMAND`; ours `exec`s the command, `shlex.join`ed
+  by `serve_cmd.studio_command` so it splits back exactly, in place of the shell), started with SIGINT
+  ignored until the studio handles it (a Ctrl+C on serve during a session's start ends nothing half-way).
 - The page finds the server where the browser found the page: without `--public-url` its addresses are
   relative (`static/...`, and the websocket `ws`, which the page resolves against its own location with the
   ws/wss scheme), so an SSH forward to another port, `--host 0.0.0.0` opened by any name or address, or a
@@ -71,6 +72,7 @@ def page_text(lang: Lang) -> dict[str, str]:
 
 QUIT_GRACE_S = 1.5  # a quitting studio is gone in well under a second when idle
 SIGNAL_GRACE_S = 1.0  # between SIGINT, SIGTERM and SIGKILL
+SIGINT_IGNORED_EXEC = 'trap "" INT; exec "$@"'  # sh -c SCRIPT sh ARGV...: ARGV run in the shell's place
 ESCALATION: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 
 
@@ -101,11 +103,16 @@ class StudioAppService(AppService):
     signal_grace_s: float = SIGNAL_GRACE_S
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
-        """The studio itself, not `sh -c` around it (textual-serve's way): the signals of `stop()` and of
-        Ctrl+C on `serve` reach the studio, and no shell is left to die first and orphan it."""
+        """The studio itself, not `sh -c COMMAND` around it (textual-serve's way): the signals of `stop()` and
+        of Ctrl+C on `serve` reach the studio, and no shell is left to die first and orphan it. It starts with
+        SIGINT ignored (`trap "" INT`, then the shell `exec`s the studio in its place, same pid; an ignored
+        signal stays ignored across exec and Python keeps it so): a Ctrl+C on `serve` while the session is
+        still starting would otherwise end it with a KeyboardInterrupt traceback from the interpreter's start
+        (printed into serve's terminal). The studio takes SIGINT over once it runs (its own handler: the
+        resumable stop); until then `stop()`'s SIGTERM ends a session that does not quit."""
         environment = self._build_environment(width=width, height=height)
         self._process = process = await asyncio.create_subprocess_exec(
-            *shlex.split(self.command),
+            "/bin/sh", "-c", SIGINT_IGNORED_EXEC, "sh", *shlex.split(self.command),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
