@@ -201,11 +201,15 @@ async def test_a_session_starts_with_sigint_ignored(tmp_path: Path) -> None:
     await service.start(80, 24)
     process = service._process
     assert process is not None
-    for _ in range(6000):  # until the shell has exec'd the command (same pid)
-        if "plain.py" in Path(f"/proc/{process.pid}/cmdline").read_text(errors="replace"):
+
+    def argv() -> list[str]:
+        return Path(f"/proc/{process.pid}/cmdline").read_text(errors="replace").split("\0")
+
+    for _ in range(6000):  # until the shell has exec'd the command in its place (same pid; its argv[0])
+        if argv()[0] == sys.executable:
             break
         await asyncio.sleep(0.02)
-    assert "plain.py" in Path(f"/proc/{process.pid}/cmdline").read_text(errors="replace")
+    assert argv()[:2] == [sys.executable, str(script)]
     assert ignores_sigint(process.pid)
     await asyncio.wait_for(service.stop(), timeout=120)
     assert not alive(process.pid)
