@@ -3,8 +3,9 @@ end-to-end tests and `bench/bench_serve.py`.
 
 `ServeProcess.start(root, port, env)` runs `python -m studio.cli.main --project ROOT --offline serve --port P`
 (P from `free_port()`: bound on port 0 first, never a fixed port) and `wait_listening()` polls until it
-accepts. `Tab.open(base_url, size)` fetches the page (`GET /`), reads the websocket address from the
-terminal element's `data-session-websocket-url` and connects to it with `?width=&height=` as textual.js
+accepts. `serve.open_tab(size)` (`Tab.open(page, size, base_url=)`) fetches the page (`GET /`), reads the
+websocket address from the terminal element's `data-session-websocket-url` (resolved against the page's
+address when relative, as the page's script does) and connects to it with `?width=&height=` as textual.js
 does; it then sends `["resize", {"width", "height"}]`. The protocol (textual_serve/server.py and
 static/js/textual.js): text frames are JSON arrays (`["stdin", keys]`, `["resize", {...}]`, `["ping", t]`,
 `["focus"]`, `["blur"]`) and the server's binary frames are the terminal output, fed here to a pyte screen.
@@ -25,8 +26,9 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import aiohttp
@@ -58,6 +60,18 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def serve_env(work: Path, delay: float = 0.2) -> dict[str, str]:
+    """The environment of a served studio under test: HOME and the XDG folders in `work`, no API key, and the
+    offline provider paced at `delay` seconds per text delta (a draft then streams for a while, so a stop
+    lands mid-run)."""
+    env = dict(os.environ)
+    home = work / "home"
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"),
+               NOVEL_STUDIO_OFFLINE_DELAY=str(delay))
+    env.pop("ANTHROPIC_API_KEY", None)
+    return env
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 120.0) -> bool:
@@ -104,6 +118,10 @@ class ServeProcess:
             time.sleep(0.05)
         return False
 
+    def open_tab(self, size: tuple[int, int] = (100, 30)) -> Tab:
+        """A new tab on this server: its page fetched, its websocket connected."""
+        return Tab.open(self.page(), size, base_url=self.base_url)
+
     def page(self, path: str = "/") -> str:
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never via an HTTP(S)_PROXY
         with direct.open(self.base_url + path, timeout=60) as reply:
@@ -142,6 +160,60 @@ class ServeProcess:
                 os.kill(pid, signal.SIGKILL)
 
 
+@contextlib.contextmanager
+def serving(root: Path, work: Path, *, delay: float = 0.2, logs: str = "serve-logs") -> Iterator[ServeProcess]:
+    """`novel-studio serve` on `root` (environment: `serve_env(work, delay)`), listening; ended on exit."""
+    server = ServeProcess.start(root, work / logs, env=serve_env(work, delay))
+    try:
+        assert server.wait_listening(), server.stderr()
+        yield server
+    finally:
+        server.close()
+
+
+class PortForward:
+    """A TCP forward from a free local port to `target_port`: what `ssh -L OTHER:127.0.0.1:PORT` gives the
+    browser (the page is then reached at another port than the one serve listens on)."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._server = asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._connect, "127.0.0.1", 0), self._loop).result(60)
+        self.port: int = self._server.sockets[0].getsockname()[1]
+
+    async def _connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+
+    @staticmethod
+    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(OSError, asyncio.CancelledError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        with contextlib.suppress(OSError):
+            writer.close()
+
+    def close(self) -> None:
+        async def shut() -> None:
+            self._server.close()
+            for task in asyncio.all_tasks():
+                if task is not asyncio.current_task():
+                    task.cancel()
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(shut(), self._loop).result(30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(30)
+
+
 class Tab:
     """One browser tab on the served studio: a websocket session, its screen read by pyte."""
 
@@ -161,13 +233,16 @@ class Tab:
         self._thread.start()
 
     @classmethod
-    def open(cls, page: str, size: tuple[int, int] = (100, 30)) -> Tab:
-        """Connect to the websocket named by `page` (the served HTML) as textual.js does."""
+    def open(cls, page: str, size: tuple[int, int] = (100, 30), *, base_url: str = "") -> Tab:
+        """Connect to the websocket named by `page` (the served HTML, fetched from `base_url`) as textual.js
+        does: a relative address is resolved against the page's address, with the ws/wss scheme."""
         match = WS_URL.search(page)
         assert match, "the page names no websocket"
         tab = cls(size)
         tab.opened_at = time.perf_counter()
-        url = f"{match.group(1)}?width={size[0]}&height={size[1]}"
+        address = urllib.parse.urljoin(base_url + "/", match.group(1))
+        address = re.sub(r"^http(s?)://", r"ws\1://", address)
+        url = f"{address}?width={size[0]}&height={size[1]}"
         asyncio.run_coroutine_threadsafe(tab._run(url), tab._loop)
         tab.ready.wait(60)
         if tab.error is not None:

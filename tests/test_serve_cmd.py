@@ -84,7 +84,7 @@ def test_builds_the_studio_command(sample: Path, recorder: type[RecordingServer]
     assert server.served
     assert server.kwargs["host"] == "127.0.0.1" and server.kwargs["port"] == 8000
     argv = shlex.split(server.command)
-    assert argv[:3] == [sys.executable, "-m", "studio.cli.main"]
+    assert argv[:3] == [sys.executable, "-m", "studio.cli.serve_exit"]
     assert argv[argv.index("--project") + 1] == str(sample.resolve())
     assert "--offline" in argv
     assert argv[argv.index("--lang") + 1] == "zh"
@@ -160,11 +160,14 @@ def test_public_url_for_ssh_forwards_and_every_address(sample: Path, recorder: t
     assert main(["serve", "--project", str(sample), "--public-url", "http://localhost:9000/"]) == 0
     assert recorder.instances[-1].kwargs["public_url"] == "http://localhost:9000"
     assert "http://localhost:9000" in capsys.readouterr().out
+    capsys.readouterr()
     assert main(["serve", "--project", str(sample), "--host", "0.0.0.0", "--port", "8123"]) == 0
-    url = recorder.instances[-1].kwargs["public_url"]
-    assert url.endswith(":8123") and "0.0.0.0" not in url  # a browser cannot open 0.0.0.0
+    assert recorder.instances[-1].kwargs["public_url"] is None  # the page's addresses stay relative
+    printed = capsys.readouterr().out
+    assert ":8123" in printed and "0.0.0.0" not in printed  # a browser cannot open 0.0.0.0
     assert main(["serve", "--project", str(sample)]) == 0
-    assert recorder.instances[-1].kwargs["public_url"] == "http://127.0.0.1:8000"
+    assert recorder.instances[-1].kwargs["public_url"] is None
+    assert "http://127.0.0.1:8000" in capsys.readouterr().out
     assert main(["serve", "--project", str(sample), "--public-url", "localhost:9000"]) == 2
 
 

@@ -12,7 +12,6 @@ is timed (bench/bench_serve.py prints the times).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from studio.init_project import init_project
-from tests.serve_client import ServeProcess, Tab, alive, wait_until
+from tests.serve_client import ServeProcess, Tab, alive, serving, wait_until
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="reads /proc and sends POSIX signals"),
@@ -29,15 +28,6 @@ pytestmark = [
 ]
 
 SIZE = (100, 30)
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    home = tmp_path / "home"
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"),
-               NOVEL_STUDIO_OFFLINE_DELAY="0.2")  # the draft streams for a while: the stop lands mid-run
-    env.pop("ANTHROPIC_API_KEY", None)
-    return env
 
 
 def _checkpoint(root: Path) -> dict[str, object]:
@@ -52,17 +42,12 @@ def novel(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def serve(tmp_path: Path, novel: Path) -> Iterator[ServeProcess]:
-    server = ServeProcess.start(novel, tmp_path / "serve-logs", env=_env(tmp_path))
-    try:
-        assert server.wait_listening(), server.stderr()
+    with serving(novel, tmp_path) as server:
         yield server
-    finally:
-        server.close()
 
 
 def _open_and_start_a_chapter(serve: ServeProcess) -> tuple[Tab, list[int]]:
-    page = serve.page()
-    tab = Tab.open(page, SIZE)
+    tab = serve.open_tab(SIZE)
     assert tab.wait_for("大纲"), tab.text()  # the studio's Chinese main screen
     assert "2/10章" in tab.text(), tab.text()
     sessions = serve.sessions()
@@ -89,6 +74,7 @@ def test_ctrl_c_on_serve_stops_the_run_and_every_session(serve: ServeProcess, no
     err = serve.stderr() + serve.stdout()
     assert "Traceback" not in err and "Event loop is closed" not in err, err
     assert "按 Ctrl+C 停止" in serve.stdout() and "Press Ctrl+C to quit" not in serve.stdout()  # one language
+    assert "GET /ws" not in serve.stdout()  # no English access log line per request
 
 
 def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeProcess, novel: Path) -> None:
@@ -100,7 +86,7 @@ def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeP
     assert cp.get("last_completed_chapter") == 2 and cp.get("inflight_chapter") == 3, cp
     assert not (novel / "chapters" / "chapter-003.md").exists()
 
-    again = Tab.open(serve.page(), SIZE)
+    again = serve.open_tab(SIZE)
     try:
         assert again.wait_for("上次被中断"), again.text()  # resume, later or discard: asked at start-up
     finally:
@@ -113,7 +99,7 @@ def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeP
 
 def test_chinese_typed_in_the_page_reaches_the_studio(serve: ServeProcess) -> None:
     """An input method's text arrives as textual.js sends it (one `stdin` frame of composed characters)."""
-    tab = Tab.open(serve.page(), SIZE)
+    tab = serve.open_tab(SIZE)
     try:
         assert tab.wait_for("大纲"), tab.text()
         tab.press("/")
@@ -124,3 +110,43 @@ def test_chinese_typed_in_the_page_reaches_the_studio(serve: ServeProcess) -> No
         tab.close()
     serve.interrupt()
     assert serve.wait_exit() == 0, serve.stderr()
+
+
+def test_a_second_tab_on_the_same_project(tmp_path: Path, novel: Path) -> None:
+    """Two tabs, one project: while one writes, the other does not start a second run on it; the chapter the
+    first commits shows in the second as committed, not as a hand edit (no ↻ mark)."""
+    with serving(novel, tmp_path, delay=0.05) as server:
+        first = server.open_tab(SIZE)
+        second = server.open_tab(SIZE)
+        try:
+            assert first.wait_for("大纲") and second.wait_for("大纲"), second.text()
+            first.press("c")
+            assert first.wait_for("写作中"), first.text()
+            second.press("c")  # while the first tab's run holds the project (the draft streams for seconds)
+            assert first.wait_for("3/10章", timeout=300), first.text()  # chapter 3 committed in the first tab
+            assert (novel / "chapters" / "chapter-003.md").exists()
+            assert _checkpoint(novel).get("inflight_chapter") is None, _checkpoint(novel)
+            assert not (novel / "chapters" / "chapter-004.md").exists()  # the second tab wrote nothing
+            assert second.wait_for("3/10章"), second.text()  # the second tab sees it...
+            assert second.wait_until(lambda: "第3章" in second.text() and "✓" in second.text().split("第3章")[1][:40])
+            assert "↻" not in second.text(), second.text()  # ...as a commit, not as a hand edit
+        finally:
+            first.close()
+            second.close()
+        server.interrupt()
+        assert server.wait_exit() == 0, server.stderr()
+
+
+def test_ctrl_c_on_serve_while_a_tab_opens(serve: ServeProcess) -> None:
+    """The session is still importing the studio (before it handles SIGINT itself): it ends quietly."""
+    tab = serve.open_tab(SIZE)
+    try:
+        assert wait_until(lambda: bool(serve.sessions()))
+        sessions = serve.sessions()
+        serve.interrupt()
+        assert serve.wait_exit() == 0, serve.stderr()
+    finally:
+        tab.close()
+    assert wait_until(lambda: not [pid for pid in sessions if alive(pid)]), sessions
+    output = serve.stderr() + serve.stdout()
+    assert "Traceback" not in output and "KeyboardInterrupt" not in output, output

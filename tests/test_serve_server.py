@@ -5,6 +5,7 @@ polite quit ended by signals when its tab closes."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import shlex
 import signal
 import sys
@@ -20,7 +21,7 @@ from studio.i18n import Lang
 from tests.serve_client import WS_URL, alive
 
 
-async def served_page(lang: Lang, public_url: str = "http://127.0.0.1:8000") -> str:
+async def served_page(lang: Lang, public_url: str | None = "http://127.0.0.1:8000") -> str:
     server = StudioServer("true", lang=lang, title="novel-studio：守灯人", public_url=public_url)
     async with TestClient(TestServer(await server._make_app())) as client:
         reply = await client.get("/")
@@ -58,6 +59,30 @@ async def test_the_page_addresses_come_from_the_public_url() -> None:
     match = WS_URL.search(page)
     assert match and match.group(1) == "wss://novel.example:9443/ws"
     assert "https://novel.example:9443/static/css/xterm.css" in page
+
+
+async def test_without_a_public_url_the_page_addresses_are_relative() -> None:
+    """The browser resolves them against where it found the page: an SSH forward to another port, any name
+    of a `--host 0.0.0.0` server, a proxy (the page's script gives the websocket the ws/wss scheme)."""
+    page = await served_page("zh", public_url=None)
+    match = WS_URL.search(page)
+    assert match and match.group(1) == "ws"
+    assert 'href="static/css/xterm.css"' in page and 'src="static/js/textual.js"' in page
+    assert "127.0.0.1" not in page and "localhost" not in page
+    assert "new URL(terminal.dataset.sessionWebsocketUrl, window.location.href)" in page
+
+
+def test_no_english_access_log_per_request() -> None:
+    server = StudioServer("true")
+    try:
+        server.initialize_logging()
+        assert not logging.getLogger("aiohttp.access").isEnabledFor(logging.INFO)
+        assert logging.getLogger("aiohttp.access").isEnabledFor(logging.WARNING)
+    finally:
+        logging.getLogger("aiohttp.access").setLevel(logging.NOTSET)
+        for handler in list(logging.getLogger().handlers):
+            if handler.__class__.__name__ == "RichHandler":
+                logging.getLogger().removeHandler(handler)
 
 
 def test_serve_uses_the_studio_server() -> None:
@@ -155,3 +180,36 @@ def test_the_readme_tells_what_the_browser_mode_needs() -> None:
     for section, font in ((zh, "中文字体"), (en, "CJK font")):
         assert font in section
         assert "Ctrl+C" in section and "--public-url" in section and "--host" in section
+
+
+async def test_a_session_starts_with_sigint_ignored(tmp_path: Path) -> None:
+    """A Ctrl+C on serve while a session is still starting must not end it with a KeyboardInterrupt traceback
+    from the interpreter's start: the session starts with SIGINT ignored (the studio takes it over later)."""
+    script = tmp_path / "plain.py"
+    script.write_text('import sys\nsys.stdout.write("__GANGLION__\\n"); sys.stdout.flush()\nsys.stdin.buffer.read(1)\n',
+                      encoding="utf-8")
+
+    async def ignore(data: object) -> None:
+        return None
+
+    async def close() -> None:
+        return None
+
+    service = StudioAppService(shlex.join([sys.executable, str(script)]), write_bytes=ignore, write_str=ignore,
+                               close=close, download_manager=DownloadManager())
+    service.quit_grace_s = 0.2
+    await service.start(80, 24)
+    process = service._process
+    assert process is not None
+
+    def argv() -> list[str]:
+        return Path(f"/proc/{process.pid}/cmdline").read_text(errors="replace").split("\0")
+
+    for _ in range(6000):  # until the shell has exec'd the command in its place (same pid; its argv[0])
+        if argv()[0] == sys.executable:
+            break
+        await asyncio.sleep(0.02)
+    assert argv()[:2] == [sys.executable, str(script)]
+    assert ignores_sigint(process.pid)
+    await asyncio.wait_for(service.stop(), timeout=120)
+    assert not alive(process.pid)

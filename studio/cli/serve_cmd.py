@@ -2,15 +2,17 @@
 in a browser.
 
 textual-serve (the optional extra `serve`: `pip install 'novel-studio[serve]'`) starts a small web server; each
-browser tab runs `python -m studio.cli.main --project DIR --lang L [--offline]` in its own process and shows
-it. Without textual-serve the command says how to install it and exits 1. The host defaults to 127.0.0.1, so
+browser tab runs `python -m studio.cli.serve_exit --project DIR --lang L [--offline]` (the studio, as
+`novel-studio --project DIR ...` opens it, ending without the interpreter's teardown: `studio.cli.serve_exit`)
+in its own process and shows it. Without textual-serve the command says how to install it and exits 1. The host defaults to 127.0.0.1, so
 the studio is reachable from this machine only (over SSH: forward the port, `ssh -L 8000:127.0.0.1:8000`).
 
 Before anything is printed the port is checked: `--port` must be 1-65535 (a usage error otherwise), and a port
 already in use is said so in plain words (exit 1) instead of a file error after the "open this URL" line.
-The page's own addresses come from the public URL: `--public-url` (an SSH forward to another local port, a
-proxy), else `http://<this machine's name>:<port>` when listening on every address (`--host 0.0.0.0`), else
-`http://host:port`; the "open" line prints that URL. Session processes inherit `NOVEL_STUDIO_SERVED=1`, so
+The "open" line prints the public URL: `--public-url` when given, else `http://<this machine's name>:<port>`
+when listening on every address (`--host 0.0.0.0`), else `http://host:port`. The page itself connects back
+wherever the browser found it (relative addresses: an SSH forward to another port works with no option);
+only a `--public-url` fixes its addresses (`serve_server.StudioServer`). Session processes inherit `NOVEL_STUDIO_SERVED=1`, so
 the studio's advice fits the browser (a missing key is set where `serve` runs, then `serve` restarted).
 
 Stopping (Ctrl+C, SIGTERM): before the server shuts down, every session process (the server's descendants) gets
@@ -54,8 +56,10 @@ MESSAGES: Catalog = {
     ),
     "title": ("novel-studio：{name}", "novel-studio: {name}"),
     "opt_public_url": (
-        "浏览器访问的地址（经 SSH 转发到其他端口或经代理访问时使用，例如 http://localhost:9000）",
-        "the address the browser uses (an SSH forward to another port, a proxy), e.g. http://localhost:9000",
+        "固定页面使用的地址并打印它（默认页面按浏览器打开它的地址连接，SSH 转发到其他端口也无需设置），"
+        "例如 http://localhost:9000",
+        "fix the address the page uses, and print it (by default the page connects where the browser opened it, "
+        "an SSH forward to another port included), e.g. http://localhost:9000",
     ),
     "bad_port": ("端口必须是 1 到 65535 之间的整数：{value}", "the port must be a whole number from 1 to 65535: {value}"),
     "port_busy": (
@@ -114,7 +118,7 @@ def port_problem(host: str, port: int) -> str | None:
 
 
 def public_url(host: str, port: int, given: str | None) -> str:
-    """The URL the page uses for its own addresses, and the one printed (see the module rules)."""
+    """The URL printed (see the module rules)."""
     if given:
         return given.rstrip("/")
     if host in WILDCARD_HOSTS:
@@ -125,7 +129,7 @@ def public_url(host: str, port: int, given: str | None) -> str:
 
 def studio_command(root: Path, *, offline: bool, lang: Lang | None = None, python: str | None = None) -> str:
     """The shell command textual-serve runs for each browser session (quoted for the shell)."""
-    parts = [python or sys.executable, "-m", "studio.cli.main", "--project", str(Path(root).resolve())]
+    parts = [python or sys.executable, "-m", "studio.cli.serve_exit", "--project", str(Path(root).resolve())]
     if lang is not None:
         parts += ["--lang", lang]
     if offline:
@@ -217,7 +221,8 @@ def run(args: argparse.Namespace) -> int:
     print(tr(MESSAGES, "serving_url", lang, url=url))
     os.environ[SERVED_ENV] = "1"  # inherited by every session process
     server = interrupting(server_cls)(
-        command, lang=lang, host=host, port=port, title=tr(MESSAGES, "title", lang, name=root.name), public_url=url
+        command, lang=lang, host=host, port=port, title=tr(MESSAGES, "title", lang, name=root.name),
+        public_url=url if given else None,
     )
     server.serve()
     return int(ExitCode.OK)

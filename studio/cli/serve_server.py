@@ -15,9 +15,18 @@ Imported only when textual-serve is installed (`serve_cmd._load_server`). `Studi
   textual-serve's polite "quit"; a session still there after `QUIT_GRACE_S` gets SIGINT (the studio's
   resumable stop), then SIGTERM, then SIGKILL, `SIGNAL_GRACE_S` apart. textual-serve itself waits forever
   for a session that does not quit (a studio busy on its event loop), leaving it running, hidden. The session
-  is the studio process itself (textual-serve runs `sh -c COMMAND`; the command is `shlex.join`ed by
-  `serve_cmd.studio_command`, so it splits back exactly).
-- No English banner at start: `serve` prints its own line (where to open, how to stop) in the author's language.
+  is the studio process itself (textual-serve runs `sh -c COMMAND`; ours `exec`s the command, `shlex.join`ed
+  by `serve_cmd.studio_command` so it splits back exactly, in place of the shell), started with SIGINT
+  ignored until the studio handles it (a Ctrl+C on serve during a session's start ends nothing half-way).
+- The page finds the server where the browser found the page: without `--public-url` its addresses are
+  relative (`static/...`, and the websocket `ws`, which the page resolves against its own location with the
+  ws/wss scheme), so an SSH forward to another port, `--host 0.0.0.0` opened by any name or address, or a
+  proxy all connect with no option (textual-serve writes absolute addresses from one fixed URL, which the
+  browser often cannot reach). With `--public-url` the addresses are absolute on that URL, as textual-serve's.
+- No English banner at start: `serve` prints its own line (where to open, how to stop) in the author's language,
+  and no English access log line per request (aiohttp's access log logs warnings only).
+- Once the server has stopped (every session reaped), `serve` ends at once, without the interpreter's
+  teardown: `studio.cli.serve_exit.exit_at_once`.
 """
 
 from __future__ import annotations
@@ -32,11 +41,14 @@ from asyncio.subprocess import Process
 from importlib import resources
 from pathlib import Path
 
+import aiohttp_jinja2
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
+from studio.cli.common import ExitCode
 from studio.cli.serve_cmd import descendants
+from studio.cli.serve_exit import exit_at_once
 from studio.i18n import Catalog, Lang, tr
 
 log = logging.getLogger("textual-serve")
@@ -60,6 +72,7 @@ def page_text(lang: Lang) -> dict[str, str]:
 
 QUIT_GRACE_S = 1.5  # a quitting studio is gone in well under a second when idle
 SIGNAL_GRACE_S = 1.0  # between SIGINT, SIGTERM and SIGKILL
+SIGINT_IGNORED_EXEC = 'trap "" INT; exec "$@"'  # sh -c SCRIPT sh ARGV...: ARGV run in the shell's place
 ESCALATION: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 
 
@@ -90,11 +103,16 @@ class StudioAppService(AppService):
     signal_grace_s: float = SIGNAL_GRACE_S
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
-        """The studio itself, not `sh -c` around it (textual-serve's way): the signals of `stop()` and of
-        Ctrl+C on `serve` reach the studio, and no shell is left to die first and orphan it."""
+        """The studio itself, not `sh -c COMMAND` around it (textual-serve's way): the signals of `stop()` and
+        of Ctrl+C on `serve` reach the studio, and no shell is left to die first and orphan it. It starts with
+        SIGINT ignored (`trap "" INT`, then the shell `exec`s the studio in its place, same pid; an ignored
+        signal stays ignored across exec and Python keeps it so): a Ctrl+C on `serve` while the session is
+        still starting would otherwise end it with a KeyboardInterrupt traceback from the interpreter's start
+        (printed into serve's terminal). The studio takes SIGINT over once it runs (its own handler: the
+        resumable stop); until then `stop()`'s SIGTERM ends a session that does not quit."""
         environment = self._build_environment(width=width, height=height)
         self._process = process = await asyncio.create_subprocess_exec(
-            *shlex.split(self.command),
+            "/bin/sh", "-c", SIGINT_IGNORED_EXEC, "sh", *shlex.split(self.command),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -143,14 +161,43 @@ class StudioServer(Server):
         super().__init__(command, host=host, port=port, title=title, public_url=public_url)
         self.templates_path = page_templates()
         self.lang: Lang = lang
+        self.fixed_url = public_url.rstrip("/") if public_url else None  # None: the page's addresses are relative
+
+    def initialize_logging(self) -> None:
+        super().initialize_logging()
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)  # no English line per request
+
+    @aiohttp_jinja2.template("app_index.html")
+    async def handle_index(self, request: web.Request) -> dict[str, object]:
+        """The page's context as textual-serve's (1.1) builds it, with relative addresses unless a public URL
+        is fixed (see the module rules)."""
+        base = self.fixed_url
+        static = request.app.router["static"].url_for(filename="/")
+        websocket = request.app.router["websocket"].url_for()
+        if base is None:
+            static_url = str(static).lstrip("/").rstrip("/") + "/"
+            websocket_url = str(websocket).lstrip("/")
+        else:
+            static_url = f"{base}{static}".rstrip("/") + "/"
+            scheme = "wss:" if base.startswith("https") else "ws:"
+            websocket_url = scheme + f"{base}{websocket}".split(":", 1)[1]
+        return {
+            "font_size": to_int(request.query.get("fontsize", "16"), 16),
+            "app_websocket_url": websocket_url,
+            "config": {"static": {"url": static_url}},
+            "application": {"name": self.title},
+        }
+
+    def serve(self, debug: bool = False) -> None:
+        """Serve until Ctrl+C or SIGTERM, then end the process at once (see the module rules)."""
+        super().serve(debug=debug)
+        exit_at_once(int(ExitCode.OK))
 
     async def on_startup(self, app: web.Application) -> None:
         """Nothing more to print: `serve` has said where to open and how to stop in the author's language
         (textual-serve prints an English banner, the shell command and "Press Ctrl+C to quit")."""
 
     async def _make_app(self) -> web.Application:
-        import aiohttp_jinja2
-
         app = await super()._make_app()
         env = aiohttp_jinja2.get_env(app)
         env.globals["page"] = page_text(self.lang)
