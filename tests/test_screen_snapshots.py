@@ -26,7 +26,7 @@ and its parameter; `tests/__snapshots__/<module>/` holds the SVGs):
 | FindingsScreen (screens/findings_screen.py)      | here: [findings]                                         |
 | ExportDialog (screens/export_dialog.py)          | here: [export], [export_en]                              |
 | BlacklistProposalsDialog (screens/blacklist_proposals.py) | here: [blacklist]                               |
-| VolumeReviewScreen (screens/review_screen.py)    | here: [volume_review]                                    |
+| VolumeReviewScreen (screens/review_screen.py)    | here: [volume_review], [volume_review_en]                |
 | ProjectErrorScreen (studio/tui/app.py)           | here: [project_error]                                    |
 | CommandPalette (Textual's, the studio's commands) | here: [palette] (on the main screen)                    |
 
@@ -151,6 +151,11 @@ CASES: dict[str, Case] = {
     "volume_review": Case(
         lambda tmp: VolumeReviewScreen(
             render_review(build_review(Project.open(_sample(tmp)), 1)), "zh", volume=1, next_volume=2
+        )
+    ),
+    "volume_review_en": Case(
+        lambda tmp: VolumeReviewScreen(
+            render_review(build_review(Project.open(_sample(tmp)), 1), "en"), "en", volume=1, next_volume=2
         )
     ),
     "plan_note": Case(lambda tmp: PlanNoteDialog("zh", initial="第 5 章之前让周老的旧账浮出水面；节奏放慢。")),
