@@ -32,6 +32,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, TextArea
 
+from screens.dialog_css import dialog_css
 from studio.i18n import Catalog, Lang, tr
 from studio.tui.hunks import fold_offsets
 
@@ -72,49 +73,30 @@ MESSAGES: Catalog = {
     "no_chapters": ("还没有章节", "No chapters yet"),
 }
 
-_DIALOG_CSS = """
-{name} {{
-    align: center middle;
-}}
-{name} > .dialog-box {{
-    width: 64;
-    max-width: 100%;
-    height: auto;
-    max-height: 100%;
-    border: thick $primary;
-    background: $surface;
-    padding: 0 1;
-}}
-{name} .dialog-title {{
-    text-style: bold;
-    width: 100%;
-    margin-bottom: 1;
-}}
-{name} .dialog-hint {{
-    color: $text-muted;
-    width: 100%;
-}}
-{name} .dialog-line {{
-    width: 100%;
-    height: auto;
-}}
-{name} .dialog-error {{
-    color: $error;
-    text-style: bold;
-}}
-{name} Button {{
-    margin: 0 1;
-}}
-{name} Button:focus {{
-    text-style: bold reverse;
-}}
-{name} .dialog-buttons {{
-    width: 100%;
-    height: auto;
-    align-horizontal: center;
-    margin-top: 1;
-}}
-"""
+def _dialog_css(name: str) -> str:
+    """`dialog_css` with the 64-cell `.dialog-box` and the prompts' lines, error and buttons."""
+    return dialog_css(name, ".dialog-box", 64) + f"""
+    {name} .dialog-line {{
+        width: 100%;
+        height: auto;
+    }}
+    {name} .dialog-error {{
+        color: $error;
+        text-style: bold;
+    }}
+    {name} Button {{
+        margin: 0 1;
+    }}
+    {name} Button:focus {{
+        text-style: bold reverse;
+    }}
+    {name} .dialog-buttons {{
+        width: 100%;
+        height: auto;
+        align-horizontal: center;
+        margin-top: 1;
+    }}
+    """
 
 
 def parse_in_range(value: str, minimum: int, maximum: int) -> int | None:
@@ -202,7 +184,7 @@ class FoldedText(Widget):
 class ConfirmDialog(ModalScreen[bool]):
     """A yes/no question; escape means no."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="ConfirmDialog")
+    DEFAULT_CSS = _dialog_css("ConfirmDialog")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", show=False),
@@ -258,7 +240,7 @@ class ConfirmDialog(ModalScreen[bool]):
 class NumberDialog(ModalScreen[int | None]):
     """Ask for a whole number in ``minimum..maximum`` with a live estimate line."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="NumberDialog")
+    DEFAULT_CSS = _dialog_css("NumberDialog")
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
 
@@ -345,7 +327,7 @@ class TextDialog(ModalScreen[str | None]):
     """Edit a multi-line note; ctrl+s saves, escape cancels."""
 
     DEFAULT_CSS = (
-        _DIALOG_CSS.format(name="TextDialog")
+        _dialog_css("TextDialog")
         + """
     TextDialog > .dialog-box {
         width: 76;
@@ -401,7 +383,7 @@ class TextDialog(ModalScreen[str | None]):
 class GotoDialog(ModalScreen[int | None]):
     """Ask for a chapter number that exists."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="GotoDialog")
+    DEFAULT_CSS = _dialog_css("GotoDialog")
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
 
