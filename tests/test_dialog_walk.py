@@ -1,0 +1,51 @@
+"""Defects found walking every dialog at 80x24, 100x30 and 160x48 in both languages (issue 12): a question of
+five options listed "5." with no key for it (only 1-4 were bound, and the hint said "1-4"); the project error
+screen's English title had a Chinese colon; the snapshot host showed Textual's English "palette" key in the
+Chinese UI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.decisions import Option, Question, QuestionKind
+from screens.decision_dialog import DecisionDialog
+from studio.i18n import Lang
+from studio.tui.app import ProjectErrorScreen
+from tests.snapshot_apps.dialogs_app import HostApp
+from widgets import compat
+
+
+def _five_options() -> Question:
+    return Question(
+        kind=QuestionKind.GATE_LOW,
+        chapter=3,
+        title_zh="调整什么？",
+        title_en="Adjust what?",
+        facts=[],
+        options=[Option(f"k{n}", f"选项{n}", f"option {n}") for n in range(1, 6)],
+        recommended="k2",
+    )
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+async def test_every_numbered_option_has_its_key(lang: Lang) -> None:
+    app = HostApp(lambda: DecisionDialog(_five_options(), lang))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        text = "\n".join(compat.screen_lines(app.screen))
+        assert "5. " in text and "1-5" in text and "1-4" not in text
+        await pilot.press("5")
+        await pilot.pause()
+        assert app.results == ["k5"]
+
+
+@pytest.mark.parametrize(("lang", "title"), [("zh", "无法打开项目：/novel"), ("en", "Cannot open the project: /novel")])
+async def test_project_error_title_and_footer_in_the_ui_language(lang: Lang, title: str) -> None:
+    app = HostApp(lambda: ProjectErrorScreen(Path("/novel"), "broken", lang), lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = compat.screen_lines(app.screen)
+        assert any(title in line for line in lines), "\n".join(lines)
+        assert ("命令面板" if lang == "zh" else "palette") in lines[-1]
