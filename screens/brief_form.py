@@ -104,6 +104,7 @@ class BriefForm(Screen[BriefAnswers | None]):
     BriefForm TextArea {
         height: 3;
         width: 1fr;
+        padding: 0 1 0 0;  /* the text starts in the column of the compact Inputs' text (no left padding) */
     }
     BriefForm #brief-error {
         color: $text-error;

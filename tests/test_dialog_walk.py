@@ -1,6 +1,7 @@
 """Defects found walking every dialog at 80x24, 100x30 and 160x48 in both languages (issue 12): a question of
 five options listed "5." with no key for it (only 1-4 were bound, and the hint said "1-4"); the project error
-screen's English title had a Chinese colon; the snapshot host showed Textual's English "palette" key in the
+screen's English title had a Chinese colon; the new-novel form's multi-line fields started a column right of
+the others; the snapshot host showed Textual's English "palette" key in the
 Chinese UI."""
 
 from __future__ import annotations
@@ -8,8 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import TextArea
 
 from pipeline.decisions import Option, Question, QuestionKind
+from screens.brief_form import BriefForm
 from screens.decision_dialog import DecisionDialog
 from studio.i18n import Lang
 from studio.tui.app import ProjectErrorScreen
@@ -49,3 +52,14 @@ async def test_project_error_title_and_footer_in_the_ui_language(lang: Lang, tit
         lines = compat.screen_lines(app.screen)
         assert any(title in line for line in lines), "\n".join(lines)
         assert ("命令面板" if lang == "zh" else "palette") in lines[-1]
+
+
+async def test_brief_form_fields_start_in_one_column() -> None:
+    """The multi-line fields' text started one column right of the one-line fields' (TextArea's padding)."""
+    app = HostApp(lambda: BriefForm("zh"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        form = app.screen
+        columns = {field.content_region.x for field in form.query("Input, TextArea")}
+        assert len(columns) == 1, columns
+        assert form.query(TextArea)  # both kinds were compared
