@@ -171,7 +171,7 @@ class BriefForm(Screen[BriefAnswers | None]):
             with Horizontal(id="brief-buttons"):
                 yield Button(tr(MESSAGES, "next", lang), id="next", variant="primary", compact=True)
                 yield Button(tr(MESSAGES, "cancel", lang), id="cancel", compact=True)
-            yield FoldedText(tr(MESSAGES, "hint", lang), id="brief-hint")
+            yield FoldedText(tr(MESSAGES, "hint", lang), keys=True, id="brief-hint")
 
     def on_mount(self) -> None:
         self.query_one("#field-title", Input).focus()

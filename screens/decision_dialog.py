@@ -196,7 +196,7 @@ class DecisionDialog(ModalScreen[str]):
                     self.lang,
                     label=opt.label_zh if self.lang == "zh" else opt.label_en,
                 )
-            yield FoldedText(hint, id="decision-hint")
+            yield FoldedText(hint, keys=True, id="decision-hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -41,9 +41,11 @@ __all__ = [
     "ConfirmDialog",
     "FoldedText",
     "GotoDialog",
+    "KEYS_SEPARATOR",
     "NumberDialog",
     "TextDialog",
     "describe_valid",
+    "fold_items",
     "parse_chapter",
     "parse_in_range",
 ]
@@ -137,10 +139,40 @@ def describe_valid(valid: Collection[int]) -> str:
     return ", ".join(parts)
 
 
+KEYS_SEPARATOR = " · "
+"""What joins the items of a keys line ("y 接受 · n 拒绝 · Esc 取消")."""
+
+
+def fold_items(text: str, width: int, separator: str = KEYS_SEPARATOR) -> list[int]:
+    """Offsets at which to break ``text``, items joined by ``separator`` (a keys line), so no line is wider than
+    ``width`` cells: only between items, so a key stays on the line of its label ("Enter" / "完成" was split);
+    an item wider than a line folds inside as `fold_offsets` does. A text with newlines folds as `fold_offsets`."""
+    if width <= 0 or "\n" in text or separator not in text:
+        return fold_offsets(text, width)
+    starts = [0]
+    at = text.find(separator)
+    while at != -1:
+        starts.append(at + len(separator))
+        at = text.find(separator, at + len(separator))
+    offsets: list[int] = []
+    line_start = 0
+    for index, start in enumerate(starts):
+        end = starts[index + 1] - len(separator) if index + 1 < len(starts) else len(text)
+        if start > line_start and cell_len(text[line_start:end]) > width:
+            offsets.append(start)
+            line_start = start
+        if cell_len(text[line_start:end]) > width:  # one item wider than a line
+            inner = fold_offsets(text[line_start:end], width)
+            offsets += [line_start + offset for offset in inner]
+            line_start = offsets[-1] if inner else line_start
+    return offsets
+
+
 class FoldedText(Widget):
     """Text that wraps Chinese between any two characters (Textual wraps only at spaces), by terminal cells.
 
-    Takes a plain string or a styled ``rich.text.Text``; ``update`` replaces it.
+    Takes a plain string or a styled ``rich.text.Text``; ``update`` replaces it. ``keys=True``: a keys line,
+    broken only between its items (`fold_items`).
     """
 
     DEFAULT_CSS = """
@@ -150,9 +182,12 @@ class FoldedText(Widget):
     }
     """
 
-    def __init__(self, text: str | Text = "", *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, text: str | Text = "", *, keys: bool = False, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self._text: Text = text if isinstance(text, Text) else Text(text)
+        self.keys = keys
 
     @property
     def plain(self) -> str:
@@ -163,7 +198,8 @@ class FoldedText(Widget):
         self.refresh(layout=True)
 
     def folded(self, width: int) -> Text:
-        offsets = fold_offsets(self._text.plain, width)
+        plain = self._text.plain
+        offsets = fold_items(plain, width) if self.keys else fold_offsets(plain, width)
         if not offsets:
             return self._text
         lines = list(self._text.divide(offsets))
