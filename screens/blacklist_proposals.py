@@ -23,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from screens.dialog_css import dialog_css
 from studio.blacklist_review import approve, reject
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
@@ -56,24 +57,7 @@ def proposal_line(p: BlacklistProposal, lang: Lang) -> str:
 
 
 class BlacklistProposalsDialog(ModalScreen[int]):
-    DEFAULT_CSS = """
-    BlacklistProposalsDialog {
-        align: center middle;
-    }
-    BlacklistProposalsDialog > #proposals-box {
-        width: 90;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    BlacklistProposalsDialog .dialog-title {
-        text-style: bold;
-        width: 100%;
-        margin-bottom: 1;
-    }
+    DEFAULT_CSS = dialog_css("BlacklistProposalsDialog", "#proposals-box", 90) + """
     BlacklistProposalsDialog OptionList {
         height: auto;
         max-height: 60vh;  /* the list scrolls; a status under it and the keys line stay in sight at 80x24 */
@@ -81,10 +65,6 @@ class BlacklistProposalsDialog(ModalScreen[int]):
     BlacklistProposalsDialog #proposals-status {
         width: 100%;
         height: auto;
-    }
-    BlacklistProposalsDialog .dialog-hint {
-        color: $text-muted;
-        width: 100%;
     }
     """
     BINDINGS: ClassVar[list[BindingType]] = [

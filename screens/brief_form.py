@@ -104,6 +104,7 @@ class BriefForm(Screen[BriefAnswers | None]):
     BriefForm TextArea {
         height: 3;
         width: 1fr;
+        padding: 0 1 0 0;  /* the text starts in the column of the compact Inputs' text (no left padding) */
     }
     BriefForm #brief-error {
         color: $text-error;
@@ -170,7 +171,7 @@ class BriefForm(Screen[BriefAnswers | None]):
             with Horizontal(id="brief-buttons"):
                 yield Button(tr(MESSAGES, "next", lang), id="next", variant="primary", compact=True)
                 yield Button(tr(MESSAGES, "cancel", lang), id="cancel", compact=True)
-            yield FoldedText(tr(MESSAGES, "hint", lang), id="brief-hint")
+            yield FoldedText(tr(MESSAGES, "hint", lang), keys=True, id="brief-hint")
 
     def on_mount(self) -> None:
         self.query_one("#field-title", Input).focus()

@@ -2,8 +2,8 @@
 
 ``DecisionDialog(question, lang)`` is a ``ModalScreen[str]`` that dismisses with the chosen ``Option.key``.
 
-Keys: up/down (and tab/shift+tab) move between the options, enter picks the highlighted one, 1-4 pick an option
-directly. The recommended option is marked (（推荐） / (recommended)) and highlighted when the dialog opens.
+Keys: up/down (and tab/shift+tab) move between the options, enter picks the highlighted one, 1-9 pick an option
+directly (every numbered option has its digit: a question of five options listed "5." with no key for it). The recommended option is marked (（推荐） / (recommended)) and highlighted when the dialog opens.
 `q` is the studio's quit, as on the main screen (it asks first while a run is active).
 Escape answers with the question's "back out" option, if it has one: ``question.data["escape"]`` when that names
 an option, else the first option whose key is in ``ESCAPE_KEYS`` (cancel, keep_running, pause, edit_by_hand,
@@ -133,10 +133,7 @@ class DecisionDialog(ModalScreen[str]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "pick(0)", show=False),
-        Binding("2", "pick(1)", show=False),
-        Binding("3", "pick(2)", show=False),
-        Binding("4", "pick(3)", show=False),
+        *[Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)],
         Binding("tab", "move(1)", show=False, priority=True),
         Binding("shift+tab", "move(-1)", show=False, priority=True),
         Binding("escape", "escape", show=False),
@@ -189,7 +186,7 @@ class DecisionDialog(ModalScreen[str]):
                 ],
                 id="decision-options",
             )
-            hint = tr(MESSAGES, "hint", self.lang, n=min(4, len(self.question.options)))
+            hint = tr(MESSAGES, "hint", self.lang, n=min(9, len(self.question.options)))
             escape_key = escape_option(self.question)
             if escape_key is not None:
                 opt = self.question.option(escape_key)
@@ -199,7 +196,7 @@ class DecisionDialog(ModalScreen[str]):
                     self.lang,
                     label=opt.label_zh if self.lang == "zh" else opt.label_en,
                 )
-            yield FoldedText(hint, id="decision-hint")
+            yield FoldedText(hint, keys=True, id="decision-hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
+from screens.dialog_css import dialog_css
 from studio.errors import StudioError
 from studio.export import ExportResult, Format, export_chapters
 from studio.i18n import Catalog, Lang, tr
@@ -64,24 +65,7 @@ def result_message(result: ExportResult, lang: Lang = "zh") -> str:
 class ExportDialog(ModalScreen[ExportResult | None]):
     """Ask where and what to export, then export."""
 
-    DEFAULT_CSS = """
-    ExportDialog {
-        align: center middle;
-    }
-    ExportDialog > #export-box {
-        width: 76;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    ExportDialog .dialog-title {
-        text-style: bold;
-        width: 100%;
-        margin-bottom: 1;
-    }
+    DEFAULT_CSS = dialog_css("ExportDialog", "#export-box", 76) + """
     ExportDialog .field-label {
         width: 100%;
         color: $text-muted;
@@ -111,10 +95,6 @@ class ExportDialog(ModalScreen[ExportResult | None]):
     }
     ExportDialog Button {
         margin: 0 1;
-    }
-    ExportDialog .dialog-hint {
-        color: $text-muted;
-        width: 100%;
     }
     """
 

@@ -298,7 +298,7 @@ class PlanApprovalScreen(ModalScreen[str]):
                 overwrites=overwrites,
             )
             yield PlanView(text, id="approval-body")
-            yield FoldedText(tr(MESSAGES, "hint", lang), id="approval-hint")
+            yield FoldedText(tr(MESSAGES, "hint", lang), keys=True, id="approval-hint")
 
     def on_mount(self) -> None:
         self.app.bell()  # a question waits (the session may have run for a while)

@@ -32,6 +32,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, TextArea
 
+from screens.dialog_css import dialog_css
 from studio.i18n import Catalog, Lang, tr
 from studio.tui.hunks import fold_offsets
 
@@ -40,9 +41,11 @@ __all__ = [
     "ConfirmDialog",
     "FoldedText",
     "GotoDialog",
+    "KEYS_SEPARATOR",
     "NumberDialog",
     "TextDialog",
     "describe_valid",
+    "fold_items",
     "parse_chapter",
     "parse_in_range",
 ]
@@ -72,49 +75,30 @@ MESSAGES: Catalog = {
     "no_chapters": ("还没有章节", "No chapters yet"),
 }
 
-_DIALOG_CSS = """
-{name} {{
-    align: center middle;
-}}
-{name} > .dialog-box {{
-    width: 64;
-    max-width: 100%;
-    height: auto;
-    max-height: 100%;
-    border: thick $primary;
-    background: $surface;
-    padding: 0 1;
-}}
-{name} .dialog-title {{
-    text-style: bold;
-    width: 100%;
-    margin-bottom: 1;
-}}
-{name} .dialog-hint {{
-    color: $text-muted;
-    width: 100%;
-}}
-{name} .dialog-line {{
-    width: 100%;
-    height: auto;
-}}
-{name} .dialog-error {{
-    color: $error;
-    text-style: bold;
-}}
-{name} Button {{
-    margin: 0 1;
-}}
-{name} Button:focus {{
-    text-style: bold reverse;
-}}
-{name} .dialog-buttons {{
-    width: 100%;
-    height: auto;
-    align-horizontal: center;
-    margin-top: 1;
-}}
-"""
+def _dialog_css(name: str) -> str:
+    """`dialog_css` with the 64-cell `.dialog-box` and the prompts' lines, error and buttons."""
+    return dialog_css(name, ".dialog-box", 64) + f"""
+    {name} .dialog-line {{
+        width: 100%;
+        height: auto;
+    }}
+    {name} .dialog-error {{
+        color: $error;
+        text-style: bold;
+    }}
+    {name} Button {{
+        margin: 0 1;
+    }}
+    {name} Button:focus {{
+        text-style: bold reverse;
+    }}
+    {name} .dialog-buttons {{
+        width: 100%;
+        height: auto;
+        align-horizontal: center;
+        margin-top: 1;
+    }}
+    """
 
 
 def parse_in_range(value: str, minimum: int, maximum: int) -> int | None:
@@ -155,10 +139,40 @@ def describe_valid(valid: Collection[int]) -> str:
     return ", ".join(parts)
 
 
+KEYS_SEPARATOR = " · "
+"""What joins the items of a keys line ("y 接受 · n 拒绝 · Esc 取消")."""
+
+
+def fold_items(text: str, width: int, separator: str = KEYS_SEPARATOR) -> list[int]:
+    """Offsets at which to break ``text``, items joined by ``separator`` (a keys line), so no line is wider than
+    ``width`` cells: only between items, so a key stays on the line of its label ("Enter" / "完成" was split);
+    an item wider than a line folds inside as `fold_offsets` does. A text with newlines folds as `fold_offsets`."""
+    if width <= 0 or "\n" in text or separator not in text:
+        return fold_offsets(text, width)
+    starts = [0]
+    at = text.find(separator)
+    while at != -1:
+        starts.append(at + len(separator))
+        at = text.find(separator, at + len(separator))
+    offsets: list[int] = []
+    line_start = 0
+    for index, start in enumerate(starts):
+        end = starts[index + 1] - len(separator) if index + 1 < len(starts) else len(text)
+        if start > line_start and cell_len(text[line_start:end]) > width:
+            offsets.append(start)
+            line_start = start
+        if cell_len(text[line_start:end]) > width:  # one item wider than a line
+            inner = fold_offsets(text[line_start:end], width)
+            offsets += [line_start + offset for offset in inner]
+            line_start = offsets[-1] if inner else line_start
+    return offsets
+
+
 class FoldedText(Widget):
     """Text that wraps Chinese between any two characters (Textual wraps only at spaces), by terminal cells.
 
-    Takes a plain string or a styled ``rich.text.Text``; ``update`` replaces it.
+    Takes a plain string or a styled ``rich.text.Text``; ``update`` replaces it. ``keys=True``: a keys line,
+    broken only between its items (`fold_items`).
     """
 
     DEFAULT_CSS = """
@@ -168,9 +182,12 @@ class FoldedText(Widget):
     }
     """
 
-    def __init__(self, text: str | Text = "", *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, text: str | Text = "", *, keys: bool = False, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self._text: Text = text if isinstance(text, Text) else Text(text)
+        self.keys = keys
 
     @property
     def plain(self) -> str:
@@ -181,7 +198,8 @@ class FoldedText(Widget):
         self.refresh(layout=True)
 
     def folded(self, width: int) -> Text:
-        offsets = fold_offsets(self._text.plain, width)
+        plain = self._text.plain
+        offsets = fold_items(plain, width) if self.keys else fold_offsets(plain, width)
         if not offsets:
             return self._text
         lines = list(self._text.divide(offsets))
@@ -202,7 +220,7 @@ class FoldedText(Widget):
 class ConfirmDialog(ModalScreen[bool]):
     """A yes/no question; escape means no."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="ConfirmDialog")
+    DEFAULT_CSS = _dialog_css("ConfirmDialog")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", show=False),
@@ -258,7 +276,7 @@ class ConfirmDialog(ModalScreen[bool]):
 class NumberDialog(ModalScreen[int | None]):
     """Ask for a whole number in ``minimum..maximum`` with a live estimate line."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="NumberDialog")
+    DEFAULT_CSS = _dialog_css("NumberDialog")
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
 
@@ -345,7 +363,7 @@ class TextDialog(ModalScreen[str | None]):
     """Edit a multi-line note; ctrl+s saves, escape cancels."""
 
     DEFAULT_CSS = (
-        _DIALOG_CSS.format(name="TextDialog")
+        _dialog_css("TextDialog")
         + """
     TextDialog > .dialog-box {
         width: 76;
@@ -401,7 +419,7 @@ class TextDialog(ModalScreen[str | None]):
 class GotoDialog(ModalScreen[int | None]):
     """Ask for a chapter number that exists."""
 
-    DEFAULT_CSS = _DIALOG_CSS.format(name="GotoDialog")
+    DEFAULT_CSS = _dialog_css("GotoDialog")
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", show=False)]
 

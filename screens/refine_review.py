@@ -203,7 +203,7 @@ class RefineReviewScreen(Screen[ReviewOutcome | None]):
             with VerticalScroll(id="pane-refined", classes="review-pane") as refined:
                 refined.border_title = tr(MESSAGES, "refined", self.lang)
                 yield FoldedText("", id="refined-text")
-        yield FoldedText(tr(MESSAGES, "keys", self.lang), id="review-keys")
+        yield FoldedText(tr(MESSAGES, "keys", self.lang), keys=True, id="review-keys")
 
     def on_mount(self) -> None:
         if self._markers is None:

@@ -4,6 +4,9 @@ interim report), scrollable, Chinese by default.
 ``VolumeReviewScreen(markdown, lang, *, volume, next_volume)`` -> ``ModalScreen[str | None]``: dismisses with
 ``"plan"`` when the author goes on to plan the next volume (p or the button; only offered with ``next_volume``),
 ``None`` on escape / q. up/down/pageup/pagedown/home/end scroll.
+
+The title is shown once: the report's own first heading (`# 第 1 卷回顾（第 1-10 章）`) becomes the title line and
+leaves the body; a report without one gets "第 N 卷回顾".
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Markdown
 
 from studio.i18n import Catalog, Lang, tr
+from studio.views.typeset import split_heading
 
 __all__ = ["MESSAGES", "VolumeReviewScreen"]
 
@@ -84,12 +88,20 @@ class VolumeReviewScreen(ModalScreen[str | None]):
         self.volume = volume
         self.next_volume = next_volume
 
+    def title_and_body(self) -> tuple[str, str]:
+        """The title line and the Markdown under it (the report's first heading moves to the title)."""
+        heading, body, _skipped = split_heading(self.markdown)
+        if heading is None:
+            return tr(MESSAGES, "title", self.lang, volume=self.volume), self.markdown
+        return heading.lstrip("#").strip(), body
+
     def compose(self) -> ComposeResult:
         lang = self.lang
+        title, body = self.title_and_body()
         with Vertical(id="review-box"):
-            yield Label(tr(MESSAGES, "title", lang, volume=self.volume), id="review-title")
+            yield Label(title, id="review-title", markup=False)
             with VerticalScroll(id="review-body"):
-                yield Markdown(self.markdown, id="review-text")
+                yield Markdown(body, id="review-text")
             hint = "hint_plan" if self.next_volume is not None else "hint"
             yield Label(tr(MESSAGES, hint, lang), id="review-hint")
             with Horizontal(id="review-buttons"):

@@ -202,7 +202,7 @@ class StyleChoice(Screen[QuickStartRequest | None]):
             with Horizontal(id="style-buttons"):
                 yield Button(tr(MESSAGES, "start", lang), id="start", variant="primary", compact=True)
                 yield Button(tr(MESSAGES, "back", lang), id="back", compact=True)
-            yield FoldedText(tr(MESSAGES, "hint", lang), id="style-hint")
+            yield FoldedText(tr(MESSAGES, "hint", lang), keys=True, id="style-hint")
 
     def on_mount(self) -> None:
         self._show_panel()

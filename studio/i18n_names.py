@@ -137,7 +137,7 @@ REASONS: Catalog = {
         "overall {score} in 3.00-3.49: revision {next}/{max}",
     ),
     "revise_violation": (
-        "有高置信度的合同违规（综合 {score}）：第 {next}/{max} 次修订",
+        "有高置信度的契约违规（综合 {score}）：第 {next}/{max} 次修订",
         "a high-confidence contract violation (overall {score}): revision {next}/{max}",
     ),
     "force": (

@@ -91,7 +91,7 @@ def test_gate_reason_states_the_band_the_score_is_in(
 def test_gate_reason_for_a_violation_and_exhausted_revisions() -> None:
     violation = decide_gate(3.8, high_confidence_violation=True, hard_violation=False, revision_count=0)
     assert violation.action is GateAction.REVISE
-    assert "合同违规" in gate_reason("revise", 3.8, 0, "zh") and "1/2" in gate_reason("revise", 3.8, 0, "zh")
+    assert "契约违规" in gate_reason("revise", 3.8, 0, "zh") and "1/2" in gate_reason("revise", 3.8, 0, "zh")
     assert "强制通过" in gate_reason("force_pass", 3.2, 2, "zh")
     assert "2.00" in gate_reason("pause_exhausted", 1.5, 2, "zh")
 

@@ -7,7 +7,7 @@ and its parameter; `tests/__snapshots__/<module>/` holds the SVGs):
 
 | screen (module)                                  | 80x24 and 160x48                                         |
 |--------------------------------------------------|----------------------------------------------------------|
-| MainScreen (screens/main_screen.py)              | test_app_snapshots: test_main_screen_{narrow,wide}, test_main_screen_marks_line_{narrow,wide} |
+| MainScreen (screens/main_screen.py)              | test_app_snapshots: test_main_screen_{narrow,wide}, test_main_screen_marks_line_{narrow,wide}; 100x30: test_main_screen_medium; English: test_main_screen_en[80x24/100x30/160x48] |
 | HelpScreen (screens/help_screen.py)              | test_app_snapshots: test_help_{narrow,wide}; test_dialog_snapshots[help] + test_snapshots_dialogs_wide[help] |
 | DecisionDialog (screens/decision_dialog.py)      | test_dialog_snapshots + test_snapshots_dialogs_wide: [decision_gate], [decision_interrupted_en]; here: [volume_end], [trial_confirm], [trial_adjust], [trial_confirm_en], [decision_long] (too long for 80x24: the facts scroll) |
 | ConfirmDialog, NumberDialog, TextDialog, GotoDialog (screens/prompt_dialogs.py) | test_dialog_snapshots + test_snapshots_dialogs_wide: [confirm_quit], [number], [text_note], [goto] |
@@ -26,11 +26,12 @@ and its parameter; `tests/__snapshots__/<module>/` holds the SVGs):
 | FindingsScreen (screens/findings_screen.py)      | here: [findings]                                         |
 | ExportDialog (screens/export_dialog.py)          | here: [export], [export_en]                              |
 | BlacklistProposalsDialog (screens/blacklist_proposals.py) | here: [blacklist]                               |
-| VolumeReviewScreen (screens/review_screen.py)    | here: [volume_review]                                    |
+| VolumeReviewScreen (screens/review_screen.py)    | here: [volume_review], [volume_review_en]                |
 | ProjectErrorScreen (studio/tui/app.py)           | here: [project_error]                                    |
 | CommandPalette (Textual's, the studio's commands) | here: [palette] (on the main screen)                    |
 
-The widgets of the main screen's panes have their own 80x24 snapshots (test_widget_snapshots). Nothing shown
+The widgets of the main screen's panes have their own snapshots at 80x24, 160x48 and their 100x30 pane width, in
+both languages (test_widget_snapshots). Nothing shown
 depends on the clock or on tmp_path: the projects are fresh copies of the sample (`snapshot_apps/screens_app`)
 or of the generated imported book, the paths on screen are fixed. Each test waits for its screen's worker (the
 search, the findings' load, the extraction) with pauses, never a sleep. Regenerate on purpose with
@@ -151,6 +152,11 @@ CASES: dict[str, Case] = {
     "volume_review": Case(
         lambda tmp: VolumeReviewScreen(
             render_review(build_review(Project.open(_sample(tmp)), 1)), "zh", volume=1, next_volume=2
+        )
+    ),
+    "volume_review_en": Case(
+        lambda tmp: VolumeReviewScreen(
+            render_review(build_review(Project.open(_sample(tmp)), 1), "en"), "en", volume=1, next_volume=2
         )
     ),
     "plan_note": Case(lambda tmp: PlanNoteDialog("zh", initial="第 5 章之前让周老的旧账浮出水面；节奏放慢。")),

@@ -16,6 +16,7 @@ from textual.dom import DOMNode
 from textual.keys import _normalize_key_list
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
+from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
 
 
@@ -112,6 +113,7 @@ def screen_lines(screen: Screen[Any]) -> list[str]:
 
 
 __all__ = [
+    "FooterKey",  # textual.widgets._footer (not exported): one key of `Footer`; `StudioFooter` builds its row
     "keep_toasts_whole",
     "screen_lines",
     "keymap",

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from pipeline.providers.base import Provider as ModelProvider
 
 MESSAGES: Catalog = {
-    "error_title": ("无法打开项目", "Cannot open the project"),
+    "error_title": ("无法打开项目：{root}", "Cannot open the project: {root}"),
     "error_hint": ("修好上面的问题后重新打开。按 q 退出。", "Fix the problems above and open it again. Press q to quit."),
     "quit": ("退出", "Quit"),
     # the command palette (Textual's own words, localised)
@@ -124,7 +124,7 @@ class ProjectErrorScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="error-box"):
-            yield Label(tr(MESSAGES, "error_title", self.lang) + f"：{self.root}", id="error-title", markup=False)
+            yield Label(tr(MESSAGES, "error_title", self.lang, root=self.root), id="error-title", markup=False)
             with VerticalScroll(id="error-body"):
                 yield Static(self.message, id="error-message", markup=False)
             yield Label(tr(MESSAGES, "error_hint", self.lang), id="error-hint", markup=False)

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
 
 from pipeline.decisions import Option, Question, QuestionKind
 from pipeline.refine_edits import EditDecision, RefineEdit, apply_edits
-from studio.i18n import Lang
+from studio.i18n import Lang, tr
+from studio.tui.app import MESSAGES as STUDIO_MESSAGES
+from widgets import compat
 
 DRAFT = (
     "第一章 归来\n"
@@ -89,7 +93,8 @@ HELP_BINDINGS = [
 
 
 class HostApp(App[None]):
-    """A plain background screen, then ``make()`` pushed on mount (when given)."""
+    """A plain background screen, then ``make()`` pushed on mount (when given). A screen with a footer shows
+    the command palette's key in `lang`, as in the studio (Textual's own says "palette")."""
 
     CSS = "Screen { background: $background; }"
 
@@ -98,6 +103,12 @@ class HostApp(App[None]):
         self.make = make
         self.lang: Lang = lang
         self.results: list[object] = []
+        compat.rewrite_bindings(self, self._palette_in_lang)
+
+    def _palette_in_lang(self, binding: Binding) -> Binding:
+        if binding.action == "command_palette":
+            return replace(binding, description=tr(STUDIO_MESSAGES, "palette", self.lang))
+        return binding
 
     def compose(self) -> ComposeResult:
         yield Static("小说工作室 · 测试宿主", id="host-body")

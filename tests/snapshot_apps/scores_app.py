@@ -1,11 +1,12 @@
 """Snapshot app: the scores of the sample novel's chapter 2, with a contract violation, a risk flag and the
-force-passed mark added in memory so every section of the pane shows."""
+force-passed mark added in memory so every section of the pane shows (`build(lang)`)."""
 
 from __future__ import annotations
 
 from snapshot_data import sample_project
 from textual.app import App, ComposeResult
 
+from studio.i18n import Lang
 from studio.models.evaluation import ContractCheck, Evaluation
 from studio.views.scores import build_scores, chapter_scores
 from widgets.scores_view import ScoresView
@@ -25,8 +26,16 @@ def scores_model():
 
 
 class ScoresApp(App[None]):
+    def __init__(self, lang: Lang = "zh") -> None:
+        super().__init__()
+        self.lang: Lang = lang
+
     def compose(self) -> ComposeResult:
-        yield ScoresView(scores_model(), id="scores")
+        yield ScoresView(scores_model(), lang=self.lang, id="scores")
+
+
+def build(lang: Lang = "zh") -> ScoresApp:
+    return ScoresApp(lang)
 
 
 app = ScoresApp()
