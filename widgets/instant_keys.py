@@ -9,16 +9,21 @@ change, twice per pane switch, 150-200 ms of CPU per key, although its keys are 
 - `ReaderArea`: the chapter pane's read-only `TextArea`: with no cursor shown, arrows, `j`/`k` and PgUp/PgDn
   scroll at once; no blinking (nothing to blink, and each blink was a frame written).
 - `JK_BINDINGS`: `j`/`k` as down/up, for lists (the outline) and panes.
+- `QuietFocus`: a mixin for the panes' widgets, which look the same focused or not (the pane's border shows the
+  focus): gaining or losing the focus repaints none of the widget. Textual's `Widget` repaints all of a widget
+  on every focus and blur: the chapter text (43 lines at 160x48) and the outline, every pane switch.
 - `StudioFooter`: Textual's `Footer` (same look, clickable keys) that recomposes only when the shown keys
   (key, description, enabled) differ from the last time.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 
 JK_BINDINGS: list[BindingType] = [
@@ -55,7 +60,32 @@ class InstantScroll:
         self.scroll_end(animate=False)  # type: ignore[attr-defined]
 
 
-class ReaderArea(TextArea):
+class QuietFocus:
+    """Mixin for a widget whose look does not depend on the focus (listed before its widget base): gaining or
+    losing the focus neither repaints nor restyles it. `Widget` repaints all of a widget on every focus and
+    blur, and restyles it (Tree: its 7 component classes), although nothing it shows changes. The widget's
+    CSS must give `:focus` the same look as without (tests draw each such widget both ways and compare).
+    (A plain mixin: a `Widget` subclass here would cut the widget's component classes.)"""
+
+    def watch_has_focus(self, _has_focus: bool) -> None:
+        """`Widget.watch_has_focus` restyles the widget and its scrollbars: not needed, the look is the same."""
+
+    def on_focus(self, event: events.Focus) -> None:
+        event.prevent_default()  # the handlers of the classes after this one (`Widget._on_focus`) are skipped
+        widget = cast(Widget, self)
+        widget.has_focus = True
+        if widget.parent is not None:
+            widget.parent.post_message(events.DescendantFocus(widget))
+
+    def on_blur(self, event: events.Blur) -> None:
+        event.prevent_default()
+        widget = cast(Widget, self)
+        widget.has_focus = False
+        if widget.parent is not None:
+            widget.parent.post_message(events.DescendantBlur(widget))
+
+
+class ReaderArea(QuietFocus, TextArea):
     """A read-only text area read like a pager: with no cursor, every scroll key jumps at once. It does not
     blink: TextArea's blink timer repaints the (hidden) cursor's line twice a second while it has the focus,
     so the studio never went quiet with the chapter pane focused (a frame written every 0.5 s)."""
@@ -119,4 +149,4 @@ class StudioFooter(Footer):
         super().bindings_changed(screen)
 
 
-__all__ = ["JK_BINDINGS", "InstantScroll", "ReaderArea", "StudioFooter", "shown_keys"]
+__all__ = ["JK_BINDINGS", "InstantScroll", "QuietFocus", "ReaderArea", "StudioFooter", "shown_keys"]
