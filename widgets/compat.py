@@ -9,15 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from textual._compositor import ChopsUpdate, Compositor
+from textual._compositor import Compositor
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
-from textual.geometry import Region
 from textual.keys import _normalize_key_list
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
-from textual.strip import Strip
 from textual.widgets._toast import Toast
 
 
@@ -107,69 +105,6 @@ def keep_toasts_whole() -> None:
     Compositor.cuts = property(_cuts_keeping_toasts_whole)  # type: ignore[method-assign,assignment]
 
 
-# ------------------------------------------------------------------------------------------ sparse updates
-
-
-def _render_partial_update_sparse(self: Compositor) -> ChopsUpdate | None:
-    """`Compositor.render_partial_update`, rendering only the widgets that meet an updated span.
-
-    Textual's version crops to the box around all updated regions and, on every line that holds an updated
-    span, renders and cuts every widget of that line, wherever the span is. A pane switch repaints the two
-    panes' borders: the side borders put a span on every line, so the whole screen was cut up again for four
-    one-cell columns (about 30 ms of CPU at 160x48). Here a widget is rendered only on the lines where an
-    updated span meets its columns. The chops outside the spans may then hold a strip of a widget below the
-    one on top; `ChopsUpdate` writes only the spans, so none of them reaches the terminal."""
-    update_regions = self._dirty_regions.copy()
-    self._dirty_regions.clear()
-    if not update_regions:
-        return None
-    screen = self.size.region
-    spans = [(y, x1, x2) for y, x1, x2 in self._regions_to_spans(update_regions) if 0 <= y < screen.height]
-    if not spans:
-        return None
-    spans_by_line: dict[int, list[tuple[int, int]]] = {}
-    for y, x1, x2 in spans:
-        spans_by_line.setdefault(y, []).append((x1, x2))
-    cuts = self.cuts
-    chops: list[dict[int, Strip | None]] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
-    for widget, (region, clip) in self.visible_widgets.items():
-        shown = region.intersection(clip)
-        if not shown:
-            continue
-        left, right = shown.column_span
-        lines = [
-            y
-            for y in shown.line_range
-            if any(x1 < right and x2 > left for x1, x2 in spans_by_line.get(y, ()))
-        ]
-        if not lines:
-            continue
-        top, bottom = lines[0], lines[-1]
-        strips = widget.render_lines(Region(left - region.x, top - region.y, shown.width, bottom - top + 1))
-        wanted = set(lines)
-        for y, strip in zip(range(top, bottom + 1), strips, strict=False):
-            if y not in wanted:
-                continue
-            chops_line = chops[y]
-            line_cuts = [cut for cut in cuts[y] if right >= cut >= left]
-            for cut, piece in zip(line_cuts, strip.divide([cut - left for cut in line_cuts[1:]]), strict=False):
-                if chops_line.get(cut) is None:  # front to back: the first strip for a cut wins
-                    chops_line[cut] = piece
-    return ChopsUpdate(chops, spans, [cut_set[1:] for cut_set in cuts])
-
-
-_ORIGINAL_PARTIAL_UPDATE = Compositor.render_partial_update
-
-
-def sparse_partial_updates(enabled: bool = True) -> None:
-    """Install `_render_partial_update_sparse` as `Compositor.render_partial_update` (`textual._compositor`,
-    private: `_dirty_regions`, `_regions_to_spans`, `cuts`, `ChopsUpdate`); `enabled=False` puts Textual's back
-    (tests compare the two). The App calls it once at start-up."""
-    Compositor.render_partial_update = (  # type: ignore[method-assign]
-        _render_partial_update_sparse if enabled else _ORIGINAL_PARTIAL_UPDATE
-    )
-
-
 def screen_lines(screen: Screen[Any]) -> list[str]:
     """`Screen._compositor.render_strips`: the screen's lines as plain text, as the terminal would show them
     (tests look for holes in wide text)."""
@@ -179,7 +114,6 @@ def screen_lines(screen: Screen[Any]) -> list[str]:
 __all__ = [
     "keep_toasts_whole",
     "screen_lines",
-    "sparse_partial_updates",
     "keymap",
     "key_bindings",
     "normalize_keys",

@@ -217,7 +217,6 @@ class NovelStudioApp(App[None]):
     ) -> None:
         super().__init__()
         compat.keep_toasts_whole()  # Chinese text in toasts loses no characters over the panes' borders
-        compat.sparse_partial_updates()  # a repaint of a few cells renders only the widgets under them
         self.project_root = Path(project_root)
         self.lang: Lang = lang
         compat.rewrite_bindings(self, self._localise_binding)
