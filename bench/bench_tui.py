@@ -31,6 +31,10 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     the write to the first frame showing its effect: `2` / `1` until the accent border has moved (the pane
     corners' colours, as seen idle), `down` / `up` in the outline until the header names the newly selected
     chapter; p95 per kind, and the studio's share of a core over those presses.
+(e) what one key repaints, in-process (load-independent): per key (`1`/`2` pane switching, `up`/`down` in the
+    outline, `pagedown`/`pageup` in the chapter pane), the screen cells handed to the compositor as dirty, the
+    widget lines styled again (`StylesCache.render_line`) and screen layouts, median over the presses; and the
+    main thread's CPU per key (`time.thread_time`, Pilot's own work included).
 """
 
 from __future__ import annotations
@@ -597,7 +601,68 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
         if pty_figures is not None:
             figures["pty_keys"] = pty_figures
             print_pty_latency(pty_figures, out)
+    out("")
+    out(f"(e) what one key repaints, in-process ({SIZE[0]}x{SIZE[1]}, median per press)")
+    figures["repaint"] = asyncio.run(repaint_costs(root, opts.presses))
+    for kind, row in figures["repaint"].items():
+        out(f"  {kind:<18} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
+            f"{row['layouts']:.0f} layouts; main-thread CPU {ms(row['cpu'])}")
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
+    return figures
+
+
+async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]:
+    """(e): per kind of key, the median dirty cells, styled lines, layouts and main-thread CPU per press."""
+    from collections import Counter
+
+    from textual._compositor import Compositor
+    from textual._styles_cache import StylesCache
+    from textual.screen import Screen
+
+    tally: Counter[str] = Counter()
+    update_widgets, render_line, refresh_layout = (
+        Compositor.update_widgets, StylesCache.render_line, Screen._refresh_layout)
+
+    def spy_update(self: Compositor, widgets: Any) -> None:
+        update_widgets(self, widgets)
+        tally["cells"] += sum(region.area for region in self._dirty_regions)
+
+    def spy_line(self: StylesCache, *args: Any, **kwargs: Any) -> Any:
+        tally["lines"] += 1
+        return render_line(self, *args, **kwargs)
+
+    def spy_layout(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
+        tally["layouts"] += 1
+        refresh_layout(self, *args, **kwargs)
+
+    cycles = {"pane switching": ("1", "2"), "chapter selection": ("up", "down"), "scrolling": ("pagedown", "pageup")}
+    setup = {"pane switching": "2", "chapter selection": "1", "scrolling": "2"}
+    figures: dict[str, dict[str, float]] = {}
+    app = make_app(root)
+    Compositor.update_widgets = spy_update  # type: ignore[method-assign]
+    StylesCache.render_line = spy_line  # type: ignore[method-assign]
+    Screen._refresh_layout = spy_layout  # type: ignore[method-assign]
+    try:
+        async with app.run_test(headless=True, size=SIZE) as pilot:
+            await pilot.pause(0.5)
+            for kind, keys in cycles.items():
+                await pilot.press(setup[kind])
+                await pilot.pause(0.2)
+                rows: dict[str, list[float]] = {"cells": [], "lines": [], "layouts": [], "cpu": []}
+                for i in range(max(4, presses)):
+                    await pilot.pause(0.05)
+                    tally.clear()
+                    cpu = time.thread_time()
+                    await pilot.press(keys[i % 2])
+                    await pilot.pause()
+                    rows["cpu"].append(time.thread_time() - cpu)
+                    for name in ("cells", "lines", "layouts"):
+                        rows[name].append(tally[name])
+                figures[kind] = {name: statistics.median(values) for name, values in rows.items()}
+    finally:
+        Compositor.update_widgets = update_widgets  # type: ignore[method-assign]
+        StylesCache.render_line = render_line  # type: ignore[method-assign]
+        Screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
     return figures
 
 
@@ -761,7 +826,9 @@ def print_pty_latency(figures: dict[str, Any], out: Out) -> None:
                 f"-> frame written p95 {ms(p95(dones))}; {len(firsts)} presses")
         used = [c for k, c in cpu if PTY_KINDS[k] == kind and not math.isnan(c)]
         if used:
-            out(f"        studio CPU per key: median {ms(statistics.median(used))}, p95 {ms(p95(used))}")
+            # /proc counts CPU in clock ticks (10 ms): the mean of many presses is the finer figure
+            out(f"        studio CPU per key: median {ms(statistics.median(used))}, p95 {ms(p95(used))}, "
+                f"mean {ms(statistics.fmean(used))}")
     stream: list[tuple[str, float]] = figures["stream"]
     for kind in ("pane switching", "chapter selection"):
         values = [t for k, t in stream if PTY_KINDS[k] == kind]

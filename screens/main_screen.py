@@ -26,8 +26,7 @@ from typing import Any, ClassVar, TypeVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Container, Vertical
-from textual.dom import DOMNode
+from textual.containers import Container
 from textual.events import Resize
 from textual.notifications import Notification
 from textual.reactive import Reactive, var
@@ -107,6 +106,7 @@ from widgets import compat
 from widgets.chapter_view import ChapterView
 from widgets.instant_keys import JK_BINDINGS, StudioFooter
 from widgets.outline_tree import OutlineTree
+from widgets.pane import Pane, pane_of
 from widgets.scores_view import ScoresView
 from widgets.state_diff_view import StateDiffView
 from widgets.studio_header import HeaderInfo, StudioHeader
@@ -203,25 +203,6 @@ STREAM_STAGES = frozenset({"draft", "revise", "rewrite"})
 
 class PaneTabs(Tabs, can_focus=False):
     """The tab bar of the narrow layout; keys (1-4, tab) switch it, so it never takes focus."""
-
-
-class Pane(Vertical):
-    """A bordered, titled pane."""
-
-    def __init__(self, name: str, title: str) -> None:
-        super().__init__(id=f"pane-{name}", classes="pane")
-        self.pane_name = name
-        self.border_title = title
-
-
-def pane_of(widget: Widget | None) -> Pane | None:
-    """The pane that holds `widget` (None: not in a pane)."""
-    node: DOMNode | None = widget
-    while node is not None:
-        if isinstance(node, Pane):
-            return node
-        node = node.parent
-    return None
 
 
 class MainScreen(Screen[None]):
@@ -534,29 +515,29 @@ class MainScreen(Screen[None]):
     def focus_pane(self, index: int) -> None:
         self.active_pane = index % len(PANES)
         self._show_active_pane()
-        self.pane_target(self.active_pane).focus()
+        # `Screen.set_focus`, not `Widget.focus`: that one repaints all of the widget first (the chapter text)
+        self.set_focus(self.pane_target(self.active_pane))
 
     def _focused_pane(self) -> int:
         pane = pane_of(self.focused)
         return PANES.index(pane.pane_name) if pane is not None else self.active_pane
 
     def watch_focused(self, focused: Widget | None) -> None:
-        """Give the pane holding the focus the class `-focused` (its accent border and title).
+        """Move the focused look (accent border and title) to the pane holding the focus.
 
-        Restyles the two panes and nothing below them: `.pane:focus-within` made Textual restyle both panes'
-        whole subtrees (`Screen._update_focus_styles`), and a class change made the usual way
-        (`set_class`) restyles the node's subtree too (`App.update_styles`). No rule below a pane depends on
-        `-focused`, so the pane alone is enough."""
+        Repaints the two panes' borders and nothing inside them (`widgets.pane.Pane.show_focused`):
+        `.pane:focus-within` made Textual restyle both panes' whole subtrees (`Screen._update_focus_styles`),
+        and a class change made the usual way (`set_class`) restyles the node's subtree too. The widgets that
+        gain and lose the focus look the same either way (`widgets.instant_keys.QuietFocus`), so they are not
+        repainted either."""
         pane = pane_of(focused)
         previous = self._marked_pane
         if pane is previous:
             return
         self._marked_pane = pane
-        changed = [p for p in (previous, pane) if p is not None and p.is_attached]
-        for p in changed:
-            p.set_class(p is pane, "-focused", update=False)
-        if changed:
-            self.app.stylesheet.update_nodes(changed, animate=False)
+        for p in (previous, pane):
+            if p is not None and p.is_attached:
+                p.show_focused(p is pane)
 
     def action_focus_pane(self, index: int) -> None:
         self.focus_pane(index)

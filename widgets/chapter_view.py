@@ -78,7 +78,6 @@ class ChapterView(Vertical):
     }
     ChapterView > TextArea:focus {
         border: none;
-        background-tint: $foreground 3%;
     }
     """
 

@@ -9,28 +9,22 @@ change, twice per pane switch, 150-200 ms of CPU per key, although its keys are 
 - `ReaderArea`: the chapter pane's read-only `TextArea`: with no cursor shown, arrows, `j`/`k` and PgUp/PgDn
   scroll at once; no blinking (nothing to blink, and each blink was a frame written).
 - `JK_BINDINGS`: `j`/`k` as down/up, for lists (the outline) and panes.
+- `QuietFocus`: a mixin for the panes' widgets, which look the same focused or not (the pane's border shows the
+  focus): gaining or losing the focus repaints none of the widget. Textual's `Widget` repaints all of a widget
+  on every focus and blur: the chapter text (43 lines at 160x48) and the outline, every pane switch.
 - `StudioFooter`: Textual's `Footer` (same look, clickable keys) that recomposes only when the shown keys
-  (key, description, enabled) differ from the last time. Its keys are in the order the screen declares them
-  (a remapped key keeps its place; Textual moved it to the end), and it shows whole keys only: when they do
-  not all fit its width, keys give way from the right end, one whole key at a time (hidden, not
-  rebuilt, so a resize costs no recompose). The keys it keeps (the help key; quit) and the command palette's
-  key never give way, so every hidden key stays reachable through help and the palette. Textual's own
-  footer let the last keys run under the palette's key, cut mid-word ("r 审阅润▏^p 命令面板" at 80x24).
+  (key, description, enabled) differ from the last time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, TextArea
-
-from widgets.compat import FooterKey
 
 JK_BINDINGS: list[BindingType] = [
     Binding("j", "cursor_down", "Down", show=False, id="move_down"),
@@ -66,7 +60,32 @@ class InstantScroll:
         self.scroll_end(animate=False)  # type: ignore[attr-defined]
 
 
-class ReaderArea(TextArea):
+class QuietFocus:
+    """Mixin for a widget whose look does not depend on the focus (listed before its widget base): gaining or
+    losing the focus neither repaints nor restyles it. `Widget` repaints all of a widget on every focus and
+    blur, and restyles it (Tree: its 7 component classes), although nothing it shows changes. The widget's
+    CSS must give `:focus` the same look as without (tests draw each such widget both ways and compare).
+    (A plain mixin: a `Widget` subclass here would cut the widget's component classes.)"""
+
+    def watch_has_focus(self, _has_focus: bool) -> None:
+        """`Widget.watch_has_focus` restyles the widget and its scrollbars: not needed, the look is the same."""
+
+    def on_focus(self, event: events.Focus) -> None:
+        event.prevent_default()  # the handlers of the classes after this one (`Widget._on_focus`) are skipped
+        widget = cast(Widget, self)
+        widget.has_focus = True
+        if widget.parent is not None:
+            widget.parent.post_message(events.DescendantFocus(widget))
+
+    def on_blur(self, event: events.Blur) -> None:
+        event.prevent_default()
+        widget = cast(Widget, self)
+        widget.has_focus = False
+        if widget.parent is not None:
+            widget.parent.post_message(events.DescendantBlur(widget))
+
+
+class ReaderArea(QuietFocus, TextArea):
     """A read-only text area read like a pager: with no cursor, every scroll key jumps at once. It does not
     blink: TextArea's blink timer repaints the (hidden) cursor's line twice a second while it has the focus,
     so the studio never went quiet with the chapter pane focused (a frame written every 0.5 s)."""
@@ -111,91 +130,14 @@ def shown_keys(screen: Screen[Any]) -> tuple[tuple[str, str, bool, str], ...]:
     )
 
 
-FOOTER_KEEP = ("help", "quit")
-"""Binding ids (the `[ui.keymap]` names) whose keys a `StudioFooter` never hides: help lists every key."""
-
-
-def fitted(widths: list[int], keep: list[bool], room: int) -> list[bool]:
-    """Which keys show (True) when keys of these `widths` (left to right) share `room` cells: all when they
-    fit, else the rightmost key not in `keep` gives way, then the next, until the rest fit (or only kept keys
-    are left). Whole keys only; a key that gives way never makes room for a later one (a stable order)."""
-    shown = [True] * len(widths)
-    total = sum(widths)
-    for index in reversed(range(len(widths))):
-        if total <= room:
-            break
-        if not keep[index]:
-            shown[index] = False
-            total -= widths[index]
-    return shown
-
-
-def declared_order(screen: Screen[Any]) -> dict[str, int]:
-    """binding id -> its place in the screen's BINDINGS (base classes first). A remapped binding moves to the
-    end of Textual's key table; the footer keeps it where the screen declared it."""
-    order: dict[str, int] = {}
-    for cls in reversed(type(screen).__mro__):
-        for binding in cls.__dict__.get("BINDINGS", ()):
-            if isinstance(binding, Binding) and binding.id:
-                order.setdefault(binding.id, len(order))
-    return order
-
-
 class StudioFooter(Footer):
-    """`Footer` that recomposes only when the keys it shows changed (not on every focus change), and shows
-    whole keys only (see the module docstring): keys that do not fit give way from the right, except those
-    whose binding id is in `keep` and the command palette's key. Binding groups are shown as single keys."""
+    """`Footer` that recomposes only when the keys it shows changed (not on every focus change)."""
 
-    def __init__(self, *, keep: Collection[str] = FOOTER_KEEP, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.keep = frozenset(keep)
         self._shown: tuple[tuple[str, str, bool, str], ...] | None = None
         self.recompose_count = 0
         """How often the keys changed (the bench and tests read it)."""
-        self._row: list[tuple[FooterKey, bool]] = []
-        """The keys left of the palette's key, in order, each with whether it is kept."""
-        self._palette: FooterKey | None = None
-        self._widths: dict[FooterKey, int] = {}
-        """Each key's width in cells, measured once per build (a resize only compares numbers)."""
-
-    def compose(self) -> ComposeResult:
-        self._row, self._palette = [], None
-        self._widths.clear()
-        if not self._bindings_ready:
-            return
-        screen = self.screen
-        active = screen.active_bindings
-        order = declared_order(screen)
-        first: dict[str, tuple[Binding, bool, str]] = {}  # one key per action (its first binding), as Footer
-        for _node, binding, enabled, tooltip in active.values():
-            if binding.show:
-                first.setdefault(binding.action, (binding, enabled, tooltip))
-        row = sorted(first.values(), key=lambda item: order.get(item[0].id or "", len(order)))
-        for binding, enabled, tooltip in row:
-            key = FooterKey(
-                binding.key,
-                self.app.get_key_display(binding),
-                binding.description,
-                binding.action,
-                disabled=not enabled,
-                tooltip=tooltip,
-            ).data_bind(compact=Footer.compact)
-            self._row.append((key, binding.id in self.keep))
-            yield key
-        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
-            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
-            if palette is not None:
-                _node, binding, enabled, tooltip = palette
-                self._palette = FooterKey(
-                    binding.key,
-                    self.app.get_key_display(binding),
-                    binding.description,
-                    binding.action,
-                    classes="-command-palette",
-                    disabled=not enabled,
-                    tooltip=binding.tooltip or binding.description,
-                )
-                yield self._palette
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:
@@ -206,32 +148,5 @@ class StudioFooter(Footer):
             self.recompose_count += 1
         super().bindings_changed(screen)
 
-    async def recompose(self) -> None:
-        await super().recompose()
-        self.fit()
 
-    def _on_resize(self, event: events.Resize) -> None:
-        self.fit()
-
-    def fit(self) -> None:
-        """Show the keys that fit whole in the footer's width and hide the rest (see `fitted`)."""
-        if not self._row or not self.is_mounted:
-            return
-        room = self.size.width - (self._width(self._palette) if self._palette is not None else 0)
-        widths = [self._width(key) for key, _kept in self._row]
-        shown = fitted(widths, [kept for _key, kept in self._row], room)
-        for (key, _kept), show in zip(self._row, shown, strict=True):
-            if key.display != show:
-                key.display = show
-
-    def _width(self, key: FooterKey) -> int:
-        """The cells `key` takes in the row: its text, padding, border and margin (hidden or not)."""
-        width = self._widths.get(key)
-        if width is None:
-            styles = key.styles
-            width = key.get_content_width(Size(0, 0), Size(0, 0)) + styles.gutter.width + styles.margin.width
-            self._widths[key] = width
-        return width
-
-
-__all__ = ["FOOTER_KEEP", "JK_BINDINGS", "InstantScroll", "ReaderArea", "StudioFooter", "declared_order", "fitted", "shown_keys"]
+__all__ = ["JK_BINDINGS", "InstantScroll", "QuietFocus", "ReaderArea", "StudioFooter", "shown_keys"]

@@ -22,7 +22,7 @@ from textual.widgets.tree import TreeNode
 
 from studio.i18n import Catalog, Lang, tr
 from studio.views.outline_rows import STATUS_MARKS, ChapterRow, ChapterStatus, VolumeRow
-from widgets.instant_keys import JK_BINDINGS
+from widgets.instant_keys import JK_BINDINGS, QuietFocus
 
 MESSAGES: Catalog = {
     "root": ("大纲", "Outline"),
@@ -172,8 +172,12 @@ def volume_label(row: VolumeRow, lang: Lang = "zh") -> Text:
 NodeData = ChapterRow | VolumeRow
 
 
-class OutlineTree(Tree[NodeData]):
+class OutlineTree(QuietFocus, Tree[NodeData]):
     """The outline tree. Feed it `build_outline_rows(project)`; re-feed it with `refresh_rows(rows)`.
+
+    It looks the same focused or not (the pane's accent border shows the focus): the cursor line is always
+    drawn as Tree draws it focused (the selected chapter stays clear while the author reads it in the chapter
+    pane), with no focus tint and the same guides, so a pane switch repaints none of it (`QuietFocus`).
 
     Posts `OutlineTree.ChapterSelected(number, activated)` when the cursor lands on a chapter (activated=False;
     once per change of chapter) and when the author presses enter on one (activated=True).
@@ -183,6 +187,30 @@ class OutlineTree(Tree[NodeData]):
     OutlineTree {
         height: 1fr;
         scrollbar-size-vertical: 1;
+    }
+    /* The same look focused and not: each rule below repeats Tree's focused rule for both states (and the
+       light theme's), so the focus state decides nothing about how the outline is drawn. */
+    OutlineTree, OutlineTree:focus {
+        background-tint: $foreground 0%;
+        & > .tree--cursor {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+        & > .tree--guides, & > .tree--guides-hover {
+            color: $surface-lighten-2;
+        }
+        & > .tree--guides-selected {
+            color: $block-cursor-background;
+        }
+    }
+    OutlineTree:light, OutlineTree:light:focus {
+        & > .tree--guides {
+            color: $surface-darken-1;
+        }
+        & > .tree--guides-hover, & > .tree--guides-selected {
+            color: $block-cursor-background;
+        }
     }
     """
 
@@ -208,14 +236,18 @@ class OutlineTree(Tree[NodeData]):
         classes (focus, hover) already, so lines drawn while focused stay valid while blurred and back, as long
         as each state is drawn with the styles it had: remember the styles seen per state (since the last
         rebuild) and rebuild only when a state's styles changed (a theme change). Otherwise repaint from the
-        cache: no line is re-rendered, the line table is not rebuilt, no layout."""
+        cache: no line is re-rendered, the line table is not rebuilt, no layout; and when the styles are the
+        ones the screen shows now (the focus moved and both states look the same) nothing is repainted."""
         signature = self._style_signature()
         state = self.get_pseudo_class_state()
         drawn: dict[object, tuple[object, ...]] = self.__dict__.setdefault("_drawn_with", {})
+        shown = self.__dict__.get("_shown_with")
+        self.__dict__["_shown_with"] = signature
         if signature is not None and drawn.get(state, signature) == signature:
             drawn[state] = signature
             super(Tree, self).notify_style_update()
-            self.refresh()
+            if signature != shown:
+                self.refresh()
             return
         drawn.clear()
         if signature is not None:

@@ -16,10 +16,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from studio.i18n import Lang
-from widgets.instant_keys import InstantScroll
+from widgets.instant_keys import InstantScroll, QuietFocus
 
 
-class TextPane(InstantScroll, VerticalScroll, can_focus=True):
+class TextPane(QuietFocus, InstantScroll, VerticalScroll, can_focus=True):
     """One `Static` with id `BODY_ID` in a scrolling container; `show_body(text)` replaces it from the top."""
 
     DEFAULT_CSS = """
