@@ -13,18 +13,28 @@ change, twice per pane switch, 150-200 ms of CPU per key, although its keys are 
   focus): gaining or losing the focus repaints none of the widget. Textual's `Widget` repaints all of a widget
   on every focus and blur: the chapter text (43 lines at 160x48) and the outline, every pane switch.
 - `StudioFooter`: Textual's `Footer` (same look, clickable keys) that recomposes only when the shown keys
-  (key, description, enabled) differ from the last time.
+  (key, description, enabled) differ from the last time. Its keys are in the order the screen declares them
+  (a remapped key keeps its place; Textual moved it to the end), and it shows whole keys only: when they do
+  not all fit its width, keys give way from the right end, one whole key at a time (hidden, not
+  rebuilt, so a resize costs no recompose). The keys it keeps (the help key; quit) and the command palette's
+  key never give way, so every hidden key stays reachable through help and the palette. Textual's own
+  footer let the last keys run under the palette's key, cut mid-word ("r 审阅润▏^p 命令面板" at 80x24).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, ClassVar, cast
 
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
+
+from widgets.compat import FooterKey
 
 JK_BINDINGS: list[BindingType] = [
     Binding("j", "cursor_down", "Down", show=False, id="move_down"),
@@ -130,14 +140,91 @@ def shown_keys(screen: Screen[Any]) -> tuple[tuple[str, str, bool, str], ...]:
     )
 
 
-class StudioFooter(Footer):
-    """`Footer` that recomposes only when the keys it shows changed (not on every focus change)."""
+FOOTER_KEEP = ("help", "quit")
+"""Binding ids (the `[ui.keymap]` names) whose keys a `StudioFooter` never hides: help lists every key."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+
+def fitted(widths: list[int], keep: list[bool], room: int) -> list[bool]:
+    """Which keys show (True) when keys of these `widths` (left to right) share `room` cells: all when they
+    fit, else the rightmost key not in `keep` gives way, then the next, until the rest fit (or only kept keys
+    are left). Whole keys only; a key that gives way never makes room for a later one (a stable order)."""
+    shown = [True] * len(widths)
+    total = sum(widths)
+    for index in reversed(range(len(widths))):
+        if total <= room:
+            break
+        if not keep[index]:
+            shown[index] = False
+            total -= widths[index]
+    return shown
+
+
+def declared_order(screen: Screen[Any]) -> dict[str, int]:
+    """binding id -> its place in the screen's BINDINGS (base classes first). A remapped binding moves to the
+    end of Textual's key table; the footer keeps it where the screen declared it."""
+    order: dict[str, int] = {}
+    for cls in reversed(type(screen).__mro__):
+        for binding in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(binding, Binding) and binding.id:
+                order.setdefault(binding.id, len(order))
+    return order
+
+
+class StudioFooter(Footer):
+    """`Footer` that recomposes only when the keys it shows changed (not on every focus change), and shows
+    whole keys only (see the module docstring): keys that do not fit give way from the right, except those
+    whose binding id is in `keep` and the command palette's key. Binding groups are shown as single keys."""
+
+    def __init__(self, *, keep: Collection[str] = FOOTER_KEEP, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.keep = frozenset(keep)
         self._shown: tuple[tuple[str, str, bool, str], ...] | None = None
         self.recompose_count = 0
         """How often the keys changed (the bench and tests read it)."""
+        self._row: list[tuple[FooterKey, bool]] = []
+        """The keys left of the palette's key, in order, each with whether it is kept."""
+        self._palette: FooterKey | None = None
+        self._widths: dict[FooterKey, int] = {}
+        """Each key's width in cells, measured once per build (a resize only compares numbers)."""
+
+    def compose(self) -> ComposeResult:
+        self._row, self._palette = [], None
+        self._widths.clear()
+        if not self._bindings_ready:
+            return
+        screen = self.screen
+        active = screen.active_bindings
+        order = declared_order(screen)
+        first: dict[str, tuple[Binding, bool, str]] = {}  # one key per action (its first binding), as Footer
+        for _node, binding, enabled, tooltip in active.values():
+            if binding.show:
+                first.setdefault(binding.action, (binding, enabled, tooltip))
+        row = sorted(first.values(), key=lambda item: order.get(item[0].id or "", len(order)))
+        for binding, enabled, tooltip in row:
+            key = FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+            ).data_bind(compact=Footer.compact)
+            self._row.append((key, binding.id in self.keep))
+            yield key
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+            if palette is not None:
+                _node, binding, enabled, tooltip = palette
+                self._palette = FooterKey(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    classes="-command-palette",
+                    disabled=not enabled,
+                    tooltip=binding.tooltip or binding.description,
+                )
+                yield self._palette
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:
@@ -148,5 +235,35 @@ class StudioFooter(Footer):
             self.recompose_count += 1
         super().bindings_changed(screen)
 
+    async def recompose(self) -> None:
+        await super().recompose()
+        self.fit()
 
-__all__ = ["JK_BINDINGS", "InstantScroll", "QuietFocus", "ReaderArea", "StudioFooter", "shown_keys"]
+    def _on_resize(self, event: events.Resize) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """Show the keys that fit whole in the footer's width and hide the rest (see `fitted`)."""
+        if not self._row or not self.is_mounted:
+            return
+        room = self.size.width - (self._width(self._palette) if self._palette is not None else 0)
+        widths = [self._width(key) for key, _kept in self._row]
+        shown = fitted(widths, [kept for _key, kept in self._row], room)
+        for (key, _kept), show in zip(self._row, shown, strict=True):
+            if key.display != show:
+                key.display = show
+
+    def _width(self, key: FooterKey) -> int:
+        """The cells `key` takes in the row: its text, padding, border and margin (hidden or not)."""
+        width = self._widths.get(key)
+        if width is None:
+            styles = key.styles
+            width = key.get_content_width(Size(0, 0), Size(0, 0)) + styles.gutter.width + styles.margin.width
+            self._widths[key] = width
+        return width
+
+
+__all__ = [
+    "FOOTER_KEEP", "JK_BINDINGS", "InstantScroll", "QuietFocus", "ReaderArea", "StudioFooter", "declared_order",
+    "fitted", "shown_keys",
+]
