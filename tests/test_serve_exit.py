@@ -20,6 +20,7 @@ from pathlib import Path
 from studio.cli.serve_exit import exit_at_once
 
 out = Path(sys.argv[1])
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, also when the suite runs as a background job
 
 class Teardown:
     def __del__(self):
