@@ -37,6 +37,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
@@ -371,9 +372,12 @@ class NovelStudioApp(App[None]):
         if self.return_code == self.INTERRUPTED_EXIT:
             return
         screen = self.main_screen
-        if screen is not None and screen.is_mounted and screen.running:
-            screen.log_interrupt()
-            screen.runner.stop()
+        # A SIGINT while the app tears down (serve ending a closed tab's session) finds the runner already removed,
+        # and stopped with it: nothing to stop, and no traceback.
+        with contextlib.suppress(NoMatches):
+            if screen is not None and screen.is_mounted and screen.running:
+                screen.log_interrupt()
+                screen.runner.stop()
         self.exit(return_code=self.INTERRUPTED_EXIT)
 
     def on_unmount(self) -> None:
