@@ -164,3 +164,17 @@ async def test_interrupt_stops_the_run_resumably_and_sets_130(sample: Path) -> N
     assert app.return_code == 130
     cp = checkpoint(sample)
     assert cp["inflight_chapter"] == 3 and cp["last_completed_chapter"] == 2
+
+
+async def test_interrupt_during_teardown_finds_no_runner_and_exits_quietly(sample: Path) -> None:
+    """A SIGINT while the app tears down (serve ending a closed tab's session) came after the main screen's runner
+    was removed: `interrupt` raised NoMatches and printed a traceback. A removed runner is a stopped one."""
+    from tests.tui_helpers import main_screen, make_app
+
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await main_screen(app).runner.remove()
+        app.interrupt()
+        await pilot.pause()
+    assert app.return_code == 130
