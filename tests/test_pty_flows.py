@@ -8,7 +8,6 @@ is timed. Each test owns its project under tmp_path and its own HOME.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 from studio.init_project import init_project
 from tests import pty_term
+from tests.serve_client import serve_env
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="needs a pty"),
@@ -26,15 +26,6 @@ pytestmark = [
 
 
 SIZE = (100, 30)
-
-
-def _env(tmp_path: Path, delay: float) -> dict[str, str]:
-    env = dict(os.environ)
-    home = tmp_path / "home"
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"),
-               NOVEL_STUDIO_OFFLINE_DELAY=str(delay))
-    env.pop("ANTHROPIC_API_KEY", None)
-    return env
 
 
 def _checkpoint(root: Path) -> dict[str, object]:
@@ -56,7 +47,7 @@ def novel(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def studio(tmp_path: Path, novel: Path) -> Iterator[pty_term.PtyTerm]:
-    term = pty_term.PtyTerm.spawn(pty_term.studio_argv(novel), size=SIZE, env=_env(tmp_path, 0.0))
+    term = pty_term.PtyTerm.spawn(pty_term.studio_argv(novel), size=SIZE, env=serve_env(tmp_path, 0.0))
     try:
         assert term.wait_for("大纲"), term.text()
         yield term
@@ -82,7 +73,7 @@ def test_write_a_chapter_then_undo_it(studio: pty_term.PtyTerm, novel: Path) -> 
 
 
 def test_quit_mid_stream_then_resume_after_a_restart(tmp_path: Path, novel: Path) -> None:
-    slow = pty_term.PtyTerm.spawn(pty_term.studio_argv(novel), size=SIZE, env=_env(tmp_path, 0.2))
+    slow = pty_term.PtyTerm.spawn(pty_term.studio_argv(novel), size=SIZE, env=serve_env(tmp_path, 0.2))
     try:
         assert slow.wait_for("大纲"), slow.text()
         slow.press("c")
@@ -97,7 +88,7 @@ def test_quit_mid_stream_then_resume_after_a_restart(tmp_path: Path, novel: Path
     cp = _checkpoint(novel)
     assert cp.get("last_completed_chapter") == 2 and cp.get("inflight_chapter") == 3
 
-    again = pty_term.PtyTerm.spawn(pty_term.studio_argv(novel), size=SIZE, env=_env(tmp_path, 0.0))
+    again = pty_term.PtyTerm.spawn(pty_term.studio_argv(novel), size=SIZE, env=serve_env(tmp_path, 0.0))
     try:
         assert again.wait_for("上次被中断"), again.text()  # asked at start-up: resume, later, discard
         again.settle()
