@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
@@ -30,6 +31,8 @@ from textual.worker import WorkerCancelled
 from tests.bench_loader import load_bench
 from tests.tui_helpers import RecordingStudio, main_screen, wait_for
 from widgets.chapter_view import ChapterView
+from widgets.scores_view import ScoresView
+from widgets.text_pane import TextPane
 
 FLUSH_DELTA = "沈照把灯往前递了半寸，雾里的人影没有动。"
 
@@ -189,3 +192,57 @@ async def test_a_draft_flush_repaints_only_the_changed_lines(monkeypatch: pytest
             assert area.scroll_y == 0
             assert spy.lines[area] == 0, spy.by_type()
         assert view.text.endswith(FLUSH_DELTA + "\n")
+
+
+class PaneApp(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pane = ScoresView(id="scores")
+
+    def compose(self) -> ComposeResult:
+        yield self.pane
+
+
+def _drawn_text(pane: TextPane) -> list[str]:
+    width, height = pane.size
+    return ["".join(segment.text for segment in strip).strip() for strip in pane.render_lines(
+        Region(0, 0, width, height))]
+
+
+async def test_the_diff_and_scores_bodies_change_without_a_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new body repaints the pane and lays nothing out while its scrollbar stays as it was; the same body
+    again repaints nothing; a body that needs a scrollbar lays the screen out for the scrollbar's column only,
+    and is wrapped at the same width as without it."""
+    app = PaneApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        pane = app.pane
+        await pilot.pause()
+        spy = Spy(monkeypatch)
+        short = Text("综合 3.92/5\n情节逻辑 ×0.18 ████░ 4")
+        await settled(pilot, lambda: pane.show_body(short))
+        assert spy.layouts == 0 and spy.lines[pane] > 0
+        assert _drawn_text(pane)[:2] == ["综合 3.92/5", "情节逻辑 ×0.18 ████░ 4"]
+        spy.clear()
+        await settled(pilot, lambda: pane.show_body(Text("综合 3.92/5\n情节逻辑 ×0.18 ████░ 4")))
+        assert spy.layouts == 0 and not spy.dirty and not spy.lines  # equal text: nothing repainted
+        wide = "雾" * 40  # wraps: 80 cells in a pane of 40 less padding and the scrollbar's column
+        spy.clear()
+        await settled(pilot, lambda: pane.show_body(Text(wide)))
+        assert spy.layouts == 0
+        narrow_lines = [line for line in _drawn_text(pane) if line]
+        long = Text(wide + "\n" + "\n".join(f"第{i}行" for i in range(30)))
+        spy.clear()
+        await settled(pilot, lambda: pane.show_body(long))
+        # the scrollbar appeared: its column is taken from the pane (and Textual lays out once more when it
+        # first creates a scrollbar widget, which sizes itself with a layout reactive)
+        assert 1 <= spy.layouts <= 2
+        assert pane.show_vertical_scrollbar and pane.max_scroll_y > 0
+        assert [line for line in _drawn_text(pane) if line][: len(narrow_lines)] == narrow_lines
+        pane.focus()
+        await pilot.press("j")  # scrolling still works (no body widget to scroll: the pane draws its lines)
+        await pilot.pause()
+        assert pane.scroll_y == 1
+        assert _drawn_text(pane)[0] == narrow_lines[1]
+        spy.clear()
+        await settled(pilot, lambda: pane.show_body(short))
+        assert pane.scroll_y == 0 and pane.body_text == short.plain

@@ -47,12 +47,20 @@ JK_BINDINGS: list[BindingType] = [
 
 
 class InstantScroll:
-    """Mixin: the keyboard's scroll actions of a scrolling widget, without animation."""
+    """Mixin: the keyboard's scroll actions of a scrolling widget, without animation, and `j`/`k`.
+
+    Textual merges the `BINDINGS` of `DOMNode` classes only, so a mixin's own were lost (`j`/`k` did not
+    scroll the diff and scores panes): each subclass that declares none gets these as its own."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "scroll_down", "Down", show=False, id="move_down"),
         Binding("k", "scroll_up", "Up", show=False, id="move_up"),
     ]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "BINDINGS" not in cls.__dict__:
+            cls.BINDINGS = list(InstantScroll.BINDINGS)
 
     def action_scroll_up(self) -> None:
         self.scroll_up(animate=False)  # type: ignore[attr-defined]
@@ -125,7 +133,8 @@ class ReaderArea(QuietFocus, TextArea):
             self.refresh()  # a highlight (a search hit) or the cursor moved
 
     def _refresh_size(self) -> None:
-        """`TextArea._refresh_size` without the layout its `virtual_size` assignment asks for."""
+        """`TextArea._refresh_size` (private, Textual 8.2: every edit and new text calls it) without the layout
+        its `virtual_size` assignment asks for."""
         if self.soft_wrap:
             size = Size(0, self.wrapped_document.height)
         else:

@@ -23,6 +23,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
 
+from widgets import compat
+
 
 def set_virtual_size(view: ScrollView, size: Size) -> None:
     """Give `view` a new virtual size, laying out the screen only when a scrollbar appears or goes."""
@@ -32,8 +34,8 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
         view.virtual_size = size  # not laid out yet: the first layout measures it anyway
         return
     view.set_reactive(Widget.virtual_size, size)
-    view._scroll_update(size)  # scrollbars shown or hidden (a layout then), their windows, clamped offsets
-    if view._anchored and not view._anchor_released:
+    compat.update_scroll_limits(view, size)  # scrollbars shown or hidden (a layout then), clamped offsets
+    if compat.pinned_to_end(view):
         end = size.height - (view.container_size.height - view.scrollbar_size_horizontal)
         view.scroll_y = end  # validated: 0 when it all fits
         view.scroll_target_y = view.scroll_y
