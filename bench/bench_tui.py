@@ -33,8 +33,11 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     chapter; p95 per kind, and the studio's share of a core over those presses.
 (e) what one key repaints, in-process (load-independent): per key (`1`/`2` pane switching, `up`/`down` in the
     outline, `pagedown`/`pageup` in the chapter pane), the screen cells handed to the compositor as dirty, the
-    widget lines styled again (`StylesCache.render_line`) and screen layouts, median over the presses; and the
-    main thread's CPU per key (`time.thread_time`, Pilot's own work included).
+    widget lines styled again (`StylesCache.render_line`) and screen layouts, median (and the most layouts)
+    over the presses; and the main thread's CPU per key (`time.thread_time`, Pilot's own work included). Then
+    the same while chapter n+1 streams, held mid-draft (`HeldStreamProvider`: no delta lands in a measure):
+    "selection, streaming" (`up`/`down` between the draft and the chapter before it) and "draft flush" (one
+    20-character delta appended, measured until its flush has been painted).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import math
 import os
@@ -158,6 +162,33 @@ class DeltaRateProvider:
                     await maybe
         result = await self._replies.run(request, None)
         return result
+
+
+class HeldStreamProvider:
+    """The offline replies; the chapter writer streams the first `chars` characters of its draft in 20-character
+    deltas at once, then holds (the run stays in its draft stage) until `release()`: (e) measures keys and
+    flushes while a chapter streams, with no delta arriving in the middle of a measure."""
+
+    name = "held-stream"
+    offline = True
+
+    def __init__(self, chars: int = 1500) -> None:
+        self.chars = chars
+        self._replies = OfflineProvider(delay_s=0)
+        self._release = asyncio.Event()
+
+    def release(self) -> None:
+        self._release.set()
+
+    async def run(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResult:
+        if request.agent in STREAM_AGENTS and on_text is not None and not self._release.is_set():
+            text = self._replies.reply_text(request)[: self.chars]
+            for i in range(0, len(text), 20):
+                maybe = on_text(text[i : i + 20])
+                if asyncio.iscoroutine(maybe):
+                    await maybe
+            await self._release.wait()
+        return await self._replies.run(request, None)
 
 
 class FrameProbe:
@@ -477,6 +508,7 @@ async def key_latency(root: Path, opts: Options) -> StreamFigures:
         with contextlib.suppress(WorkerCancelled, WorkerFailed):
             await app.workers.wait_for_complete()
         app.exit()
+    gc.unfreeze()  # leave the process as found (the smoke test runs this in the test process)
     return figures
 
 
@@ -603,16 +635,24 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
             print_pty_latency(pty_figures, out)
     out("")
     out(f"(e) what one key repaints, in-process ({SIZE[0]}x{SIZE[1]}, median per press)")
-    figures["repaint"] = asyncio.run(repaint_costs(root, opts.presses))
+    repaint_root = work / "novel-e"  # (e) writes chapter n+1 (as (b) does: the volume has room for it)
+    generate_project(repaint_root, max(1, opts.chapters - 2))
+    figures["repaint"] = asyncio.run(repaint_costs(repaint_root, opts.presses))
     for kind, row in figures["repaint"].items():
-        out(f"  {kind:<18} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
-            f"{row['layouts']:.0f} layouts; main-thread CPU {ms(row['cpu'])}")
+        out(f"  {kind:<21} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
+            f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}); main-thread CPU {ms(row['cpu'])}")
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
     return figures
 
 
+STREAM_FLUSH_TEXT = "沈照把灯往前递了半寸，雾里的人影没有动。"
+"""The delta (e) appends to the held draft before each measured flush (20 characters, like the offline writer's)."""
+
+
 async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]:
-    """(e): per kind of key, the median dirty cells, styled lines, layouts and main-thread CPU per press."""
+    """(e): per kind of key, the median dirty cells, styled lines, layouts and main-thread CPU per press; then,
+    while chapter n+1 streams (held: `HeldStreamProvider`), the same for `up`/`down` in the outline (between
+    the streaming chapter and the one before it) and per draft flush (one delta appended, flushed by its timer)."""
     from collections import Counter
 
     from textual._compositor import Compositor
@@ -638,7 +678,26 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     cycles = {"pane switching": ("1", "2"), "chapter selection": ("up", "down"), "scrolling": ("pagedown", "pageup")}
     setup = {"pane switching": "2", "chapter selection": "1", "scrolling": "2"}
     figures: dict[str, dict[str, float]] = {}
-    app = make_app(root)
+
+    async def measure(pilot: Any, step: Callable[[int], Any], count: int, settle: float = 0.0) -> dict[str, float]:
+        rows: dict[str, list[float]] = {"cells": [], "lines": [], "layouts": [], "cpu": []}
+        for i in range(count):
+            await pilot.pause(0.05)
+            tally.clear()
+            cpu = time.thread_time()
+            await step(i)
+            await pilot.pause()
+            if settle:
+                await pilot.pause(settle)  # a timer the step started (the draft's flush) has fired
+            rows["cpu"].append(time.thread_time() - cpu)
+            for name in ("cells", "lines", "layouts"):
+                rows[name].append(tally[name])
+        row = {name: statistics.median(values) for name, values in rows.items()}
+        row["max_layouts"] = max(rows["layouts"])
+        return row
+
+    provider = HeldStreamProvider()
+    app = make_app(root, provider)
     Compositor.update_widgets = spy_update  # type: ignore[method-assign]
     StylesCache.render_line = spy_line  # type: ignore[method-assign]
     Screen._refresh_layout = spy_layout  # type: ignore[method-assign]
@@ -648,17 +707,30 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
             for kind, keys in cycles.items():
                 await pilot.press(setup[kind])
                 await pilot.pause(0.2)
-                rows: dict[str, list[float]] = {"cells": [], "lines": [], "layouts": [], "cpu": []}
-                for i in range(max(4, presses)):
-                    await pilot.pause(0.05)
-                    tally.clear()
-                    cpu = time.thread_time()
-                    await pilot.press(keys[i % 2])
-                    await pilot.pause()
-                    rows["cpu"].append(time.thread_time() - cpu)
-                    for name in ("cells", "lines", "layouts"):
-                        rows[name].append(tally[name])
-                figures[kind] = {name: statistics.median(values) for name, values in rows.items()}
+                figures[kind] = await measure(pilot, lambda i, keys=keys: pilot.press(keys[i % 2]), max(4, presses))
+            screen = app.main_screen
+            assert screen is not None
+            await pilot.press("1")
+            await pilot.press("c")
+            view = screen.chapter_view
+            deadline = time.perf_counter() + 60
+            while not (view.is_streaming and len(view.text) >= provider.chars and not view._buffer):
+                if time.perf_counter() > deadline:
+                    raise RuntimeError("(e): the held draft did not stream")
+                await pilot.pause(0.05)
+            await pilot.pause(0.3)
+            figures["selection, streaming"] = await measure(
+                pilot, lambda i: pilot.press(("up", "down")[i % 2]), max(4, presses), settle=2 / 15)
+
+            async def flush(_i: int) -> None:
+                view.append(STREAM_FLUSH_TEXT)
+
+            figures["draft flush"] = await measure(pilot, flush, max(4, presses), settle=2 / 15)
+            provider.release()
+            if screen.running:
+                screen.runner.stop()
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await app.workers.wait_for_complete()
     finally:
         Compositor.update_widgets = update_widgets  # type: ignore[method-assign]
         StylesCache.render_line = render_line  # type: ignore[method-assign]

@@ -561,8 +561,7 @@ class MainScreen(Screen[None]):
         title = self._chapter_title(n)
         view = self.chapter_view
         if self.running and n == self.inflight and self.draft_stage is not None:
-            view.begin_stream(title)
-            view.append(self.draft_text)
+            view.begin_stream(title, self.draft_text)
         else:
             try:
                 text = self.project.chapter_text(n)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.widget import Widget
@@ -174,8 +175,11 @@ async def test_j_and_k_scroll_the_scores_pane(sample: Path) -> None:
         await pilot.press("4")
         await pilot.pause()
         pane = screen.scores_view
-        if pane.max_scroll_y == 0:
-            return  # nothing to scroll at this size
+        # more than the pane holds at this size (it returned early when there was nothing to scroll, and so
+        # never saw that `j`/`k` did not reach the pane: `InstantScroll`'s bindings were lost)
+        pane.show_body(Text("\n".join(f"第{i}行" for i in range(60))))
+        await pilot.pause()
+        assert pane.has_focus and pane.max_scroll_y > 0
         await pilot.press("j")
         assert pane.scroll_y == 1
         await pilot.press("k")

@@ -52,7 +52,8 @@ def test_every_section_runs_on_a_tiny_project(
     out = capsys.readouterr().out
     for needle in ("(a) time to first paint", "in-process, headless: median", "(b) key-press latency",
                    "idle (nothing running): median", "while streaming", "ChapterView flushed", "peak RSS",
-                   "(c) what selecting a chapter computes", "state diff, chapter after chapter"):
+                   "(c) what selecting a chapter computes", "state diff, chapter after chapter",
+                   "(e) what one key repaints", "selection, streaming", "draft flush"):
         assert needle in out, out
 
 

@@ -213,20 +213,20 @@ async def test_state_diff_view(sample: Project, size: tuple[int, int]) -> None:
     view = StateDiffView()
     app = OneWidgetApp(view)
     async with app.run_test(size=size) as pilot:
-        assert "未选择章节" in _static_text(view, "#diff-body")
+        assert "未选择章节" in view.body_text
         view.show_diff(state_diff_for_chapter(sample, 2))
         await pilot.pause()
-        body = _static_text(view, "#diff-body")
+        body = view.body_text
         assert "沈照 (shen-zhao)" in body
         assert "关系·许青禾：0 -> 10 (+10)" in body
         assert "随身物品：+ 许青禾留下的电话号码" in body
         assert "[推进] bell-in-fog" in body
         view.show_diff(None)
         await pilot.pause()
-        assert "本章尚无状态补丁" in _static_text(view, "#diff-body")
+        assert "本章尚无状态补丁" in view.body_text
         view.show_error("changelog.jsonl line 3: invalid JSON")
         await pilot.pause()
-        assert "无法读取状态变更" in _static_text(view, "#diff-body")
+        assert "无法读取状态变更" in view.body_text
 
 
 def test_render_state_diff_english(sample: Project) -> None:
@@ -241,13 +241,13 @@ async def test_scores_view(sample: Project, size: tuple[int, int]) -> None:
     async with app.run_test(size=size) as pilot:
         view.show_scores(scores_for_chapter(sample, 2))
         await pilot.pause()
-        body = _static_text(view, "#scores-body")
+        body = view.body_text
         assert "情节逻辑   ×0.18 ████░ 4" in body
         assert "综合 3.92/5" in body and "建议：润色" in body
         assert "必须修改" in body and "综合分走势" in body
         view.show_scores(scores_for_chapter(sample, 3))
         await pilot.pause()
-        assert "本章尚未评分" in _static_text(view, "#scores-body")
+        assert "本章尚未评分" in view.body_text
 
 
 def test_render_scores_english(sample: Project) -> None:

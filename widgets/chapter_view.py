@@ -11,11 +11,16 @@ at a line's start, no “「 at its end, the paragraph indent never alone). The 
 (soft wrap stays on only as a safety net: no line is wider than the wrap width); `text` is the source text.
 A new width typesets again, keeping the top line's place in the text.
 
-Streaming: `begin_stream(title)`, then `append(delta)` as deltas arrive, then `end_stream(final_text)`. Deltas
-are buffered and flushed into the TextArea at most `FLUSH_HZ` times per second, so 100 deltas/s over a slow SSH
-link become ~15 small screen updates. While streaming the view stays pinned to the end (Textual's `anchor`),
+Streaming: `begin_stream(title, text_so_far)`, then `append(delta)` as deltas arrive, then `end_stream(final_text)`.
+Deltas are buffered and flushed into the TextArea at most `FLUSH_HZ` times per second, so 100 deltas/s over a slow
+SSH link become ~15 small screen updates. While streaming the view stays pinned to the end (Textual's `anchor`),
 unless the author scrolls up; scrolling back to the end pins it again. A flush typesets only the paragraph being
-written (and what follows it), so a long draft costs the same per flush as a short one.
+written (and what follows it), so a long draft costs the same per flush as a short one, and it repaints only
+those rows (or the whole view when it scrolls to show a new line).
+
+Screen cost (issue 12, "instant keys"): nothing here lays out the screen: a new text or a new line changes the
+TextArea's virtual size only (`widgets.virtual_size`); the title is one line whatever it says. Only a scrollbar
+that appears or goes, or the marks line shown or hidden, lays it out once.
 """
 
 from __future__ import annotations
@@ -194,14 +199,15 @@ class ChapterView(Vertical):
 
     # ------------------------------------------------------------------ streaming
 
-    def begin_stream(self, title: str = "") -> None:
-        """Start showing a draft being written: empty text, pinned to the end."""
+    def begin_stream(self, title: str = "", text: str = "") -> None:
+        """Start showing a draft being written, pinned to the end: `text` is what was written so far (shown at
+        once: selecting the chapter being written shows its draft in the same frame, not a flush later)."""
         self._stop_stream()
         self._streaming = True
         self._title = title
         self._update_title()
         area = self.text_area
-        self._source = ""
+        self._source = text
         self._load_all()
         area.anchor()
 
@@ -299,6 +305,9 @@ class ChapterView(Vertical):
         tail = "\n".join(lines[first_row:])
         with area.prevent(TextArea.Changed):
             area.replace(tail, (first_row, 0), area.document.end, maintain_selection_offset=True)
+        # the rows from the paragraph being written on, and no others (the edit lays nothing out: ReaderArea);
+        # a view pinned to the end that scrolls with a new line repaints itself whole
+        area.refresh_lines(first_row, max(len(lines), len(old.lines)) - first_row)
 
     def on_resize(self, event: Resize) -> None:
         self.call_after_refresh(self._relayout)

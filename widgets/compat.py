@@ -13,9 +13,11 @@ from textual._compositor import Compositor
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.geometry import Size
 from textual.keys import _normalize_key_list
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
 
@@ -23,6 +25,18 @@ from textual.widgets._toast import Toast
 def normalize_keys(keys: str) -> str:
     """`textual.keys._normalize_key_list`: the canonical form of a binding's key list ("a,B" style)."""
     return _normalize_key_list(keys)
+
+
+def update_scroll_limits(widget: Widget, virtual_size: Size) -> None:
+    """`Widget._scroll_update`: after a new virtual size, show or hide the scrollbars, set their windows and
+    clamp the scroll offsets, as a layout does; the public way (`virtual_size = ...`) lays out the screen."""
+    widget._scroll_update(virtual_size)
+
+
+def pinned_to_end(widget: Widget) -> bool:
+    """`Widget._anchored` and not `Widget._anchor_released`: anchored and not scrolled away by the reader (the
+    compositor then keeps it at its end); `is_anchored` says only the first."""
+    return widget._anchored and not widget._anchor_released
 
 
 def key_bindings(node: DOMNode) -> dict[str, list[Binding]]:

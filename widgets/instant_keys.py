@@ -30,11 +30,14 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
+from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
+from textual.widgets.text_area import Selection
 
 from widgets.compat import FooterKey
+from widgets.virtual_size import set_virtual_size
 
 JK_BINDINGS: list[BindingType] = [
     Binding("j", "cursor_down", "Down", show=False, id="move_down"),
@@ -44,12 +47,20 @@ JK_BINDINGS: list[BindingType] = [
 
 
 class InstantScroll:
-    """Mixin: the keyboard's scroll actions of a scrolling widget, without animation."""
+    """Mixin: the keyboard's scroll actions of a scrolling widget, without animation, and `j`/`k`.
+
+    Textual merges the `BINDINGS` of `DOMNode` classes only, so a mixin's own were lost (`j`/`k` did not
+    scroll the diff and scores panes): each subclass that declares none gets these as its own."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "scroll_down", "Down", show=False, id="move_down"),
         Binding("k", "scroll_up", "Up", show=False, id="move_up"),
     ]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "BINDINGS" not in cls.__dict__:
+            cls.BINDINGS = list(InstantScroll.BINDINGS)
 
     def action_scroll_up(self) -> None:
         self.scroll_up(animate=False)  # type: ignore[attr-defined]
@@ -98,13 +109,39 @@ class QuietFocus:
 class ReaderArea(QuietFocus, TextArea):
     """A read-only text area read like a pager: with no cursor, every scroll key jumps at once. It does not
     blink: TextArea's blink timer repaints the (hidden) cursor's line twice a second while it has the focus,
-    so the studio never went quiet with the chapter pane focused (a frame written every 0.5 s)."""
+    so the studio never went quiet with the chapter pane focused (a frame written every 0.5 s).
+
+    A new text or an edit that changes its line count does not lay out the screen (`widgets.virtual_size`):
+    its region comes from the CSS. What changed is repainted by whoever changed it (`refresh`,
+    `refresh_lines`): TextArea's own edits relied on the layout for that."""
 
     BINDINGS: ClassVar[list[BindingType]] = JK_BINDINGS
+
+    selection: Reactive[Selection] = reactive(Selection(), init=False, always_update=True, repaint=False)
+    """As TextArea's, without repainting the whole area on every assignment: each edit assigns it (a draft
+    flush too, to the same value). `_watch_selection` repaints when what it draws changes."""
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
         super().__init__(text, **kwargs)
         self.set_reactive(TextArea.cursor_blink, False)
+
+    def _watch_selection(self, previous_selection: Selection, selection: Selection) -> None:
+        super()._watch_selection(previous_selection, selection)
+        if selection != previous_selection and (
+            self.show_cursor or not previous_selection.is_empty or not selection.is_empty
+        ):
+            self.refresh()  # a highlight (a search hit) or the cursor moved
+
+    def _refresh_size(self) -> None:
+        """`TextArea._refresh_size` (private, Textual 8.2: every edit and new text calls it) without the layout
+        its `virtual_size` assignment asks for."""
+        if self.soft_wrap:
+            size = Size(0, self.wrapped_document.height)
+        else:
+            width, height = self.document.get_size(self.indent_width)
+            size = Size(width + self.gutter_width + 1, height)  # +1: room for the cursor at a line's end
+        set_virtual_size(self, size)
+        self._refresh_scrollbars()
 
     def action_cursor_up(self, select: bool = False) -> None:
         if self.show_cursor:

@@ -122,8 +122,6 @@ def render_scores(model: ScoresModel, lang: Lang = "zh") -> Text:
 class ScoresView(TextPane, can_focus=True):
     """Shows one chapter's `ScoresModel`: `show_scores(model)`."""
 
-    BODY_ID = "scores-body"
-
     def __init__(
         self,
         model: ScoresModel | None = None,

@@ -107,8 +107,6 @@ def render_state_diff(diff: StateDiff | None, lang: Lang = "zh") -> Text:
 class StateDiffView(TextPane, can_focus=True):
     """Shows one chapter's `StateDiff`: `show_diff(diff)`; `show_error(message)` for an unreadable changelog."""
 
-    BODY_ID = "diff-body"
-
     def __init__(
         self,
         diff: StateDiff | None = None,

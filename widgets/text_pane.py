@@ -1,39 +1,47 @@
-"""A focusable scrolling pane that shows one rendered Rich `Text` in a single `Static` body.
+"""A focusable scrolling pane that shows one rendered Rich `Text`, line by line.
 
-The base of the state diff and scores panes: a subclass names its body (`BODY_ID`), says what the pane shows
-before anything is selected (`initial_body`), and calls `show_body(text)` to replace the text and scroll back to
-the top. The layout (`DEFAULT_CSS`) is shared: Textual's type selectors match subclasses too. Its scroll keys
-(arrows, `j`/`k`, PgUp/PgDn, Home/End) jump at once (`widgets.instant_keys.InstantScroll`).
+The base of the state diff and scores panes: a subclass says what the pane shows before anything is selected
+(`initial_body`), and calls `show_body(text)` to replace the text and scroll back to the top. The layout
+(`DEFAULT_CSS`) is shared: Textual's type selectors match subclasses too. Its scroll keys (arrows, `j`/`k`,
+PgUp/PgDn, Home/End) jump at once (`widgets.instant_keys.InstantScroll`).
+
+Screen cost (issue 12, "instant keys"): the pane is a `ScrollView` whose region comes from its CSS, never from
+its text. A new text changes only its virtual size (`widgets.virtual_size`: no layout of the screen, unless its
+scrollbar appears or goes) and repaints the pane; a text equal to the one shown repaints nothing. (A `Static`
+of `height: auto` in a scrolling container laid the whole screen out on every chapter selection.)
+
+Rules: the text is wrapped as a `Static` wraps it (`Visual.to_strips` of the same `Content`), at the pane's
+width less the scrollbar's column whether the scrollbar shows or not, so a scrollbar that appears never
+wraps the text again; no horizontal scrolling. The wrapped lines are kept until the width, the text or the
+styles (theme) change.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
-
+from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.events import Resize
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 
 from studio.i18n import Lang
 from widgets.instant_keys import InstantScroll, QuietFocus
+from widgets.virtual_size import set_virtual_size
 
 
-class TextPane(QuietFocus, InstantScroll, VerticalScroll, can_focus=True):
-    """One `Static` with id `BODY_ID` in a scrolling container; `show_body(text)` replaces it from the top."""
+class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
+    """A scrolling view of one Rich `Text`; `show_body(text)` replaces it and scrolls to the top."""
 
     DEFAULT_CSS = """
     TextPane {
         height: 1fr;
         padding: 0 1;
         scrollbar-size-vertical: 1;
-    }
-    TextPane > Static {
-        width: 1fr;
+        overflow-x: hidden;
     }
     """
-
-    BODY_ID: ClassVar[str] = "body"
 
     def __init__(
         self,
@@ -45,18 +53,78 @@ class TextPane(QuietFocus, InstantScroll, VerticalScroll, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.lang: Lang = lang
+        self._body: Text | None = None
+        self._lines: list[Strip] | None = None
+        """The body wrapped at `_lines_width` (None: to wrap again before the next paint)."""
+        self._lines_width = 0
 
     def initial_body(self) -> Text:
         """What the body shows when the pane is mounted."""
         raise NotImplementedError
 
-    def compose(self) -> ComposeResult:
-        yield Static(self.initial_body(), id=self.BODY_ID)
+    @property
+    def body(self) -> Text:
+        """The text shown."""
+        if self._body is None:
+            self._body = self.initial_body()
+        return self._body
+
+    @property
+    def body_text(self) -> str:
+        """The text shown, without its styles."""
+        return self.body.plain
 
     def show_body(self, body: Text) -> None:
-        """Replace the body's text and scroll back to the top."""
-        self.query_one(f"#{self.BODY_ID}", Static).update(body)
+        """Show `body` from the top (the same text as shown: nothing to repaint)."""
+        if self._body is None or body != self._body:
+            self._body = body
+            self._lines = None
+            if self.is_mounted:
+                self._measure()
+                self.refresh()
         self.scroll_home(animate=False)
+
+    # ------------------------------------------------------------------ rendering
+
+    def _wrap_width(self) -> int:
+        """The width the body wraps at: the content's width less the scrollbar's, whether it shows or not."""
+        width = self.scrollable_content_region.width
+        if not self.show_vertical_scrollbar:
+            width -= self.styles.scrollbar_size_vertical
+        return max(1, width)
+
+    def _wrapped(self) -> list[Strip]:
+        width = self._wrap_width()
+        if self._lines is None or width != self._lines_width:
+            visual = visualize(self, self.body)
+            self._lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+            self._lines_width = width
+        return self._lines
+
+    def _measure(self) -> None:
+        """Wrap the body at the current width and size the scrollable area to it (no layout: see the docstring)."""
+        if self.size.width:
+            set_virtual_size(self, Size(0, len(self._wrapped())))
+
+    def on_mount(self) -> None:
+        self._measure()
+
+    def on_resize(self, event: Resize) -> None:
+        self._measure()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._lines = None  # the lines carry the styles' colours (a new theme)
+
+    def render_line(self, y: int) -> Strip:
+        lines = self._wrapped()
+        index = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        style = Style(bgcolor=self.visual_style.rich_style.bgcolor)  # the background alone, as a Static's padding
+        if 0 <= index < len(lines):
+            line = lines[index]  # padded, not cropped-and-padded: that would drop a blank line's empty segment
+            return line.extend_cell_length(width, style) if line.cell_length <= width else line.crop(0, width)
+        return Strip.blank(width, style)
 
 
 __all__ = ["TextPane"]
