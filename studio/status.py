@@ -17,14 +17,12 @@ Prompt cache and versions (issue 9 items 6 and 8):
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import platformdirs
 from pydantic import BaseModel, Field, ValidationError
 
 from studio import wordcount
@@ -40,6 +38,10 @@ from studio.project import Project
 from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
 from studio.spend_ledger import SpendTotals, spend_totals
+
+# defined in the memo module, which the repeat `status` imports alone; re-exported here
+from studio.status_memo import cache_file
+from studio.status_memo import cache_folder as cache_folder
 
 if TYPE_CHECKING:
     from studio.models.pipeline_log import PipelineLog, StageLog
@@ -212,18 +214,6 @@ class StatusReport(BaseModel):
 
 
 # ---------------------------------------------------------------------------------------------- caches
-
-
-def cache_folder(root: Path) -> Path:
-    """The derived-value caches of the project at `root`: in the user's cache folder, one folder per project
-    (named by a hash of its resolved path), never in the author's folder (status is read-only there)."""
-    key = hashlib.sha256(os.fsencode(Path(root).resolve())).hexdigest()[:16]
-    return Path(platformdirs.user_cache_dir("novel-studio")) / "status" / key
-
-
-def cache_file(root: Path, name: str) -> Path:
-    """The cache file `name` (e.g. `WORDCOUNT_CACHE`) of the project at `root`."""
-    return cache_folder(root) / name
 
 
 class StatCache:
