@@ -102,9 +102,11 @@ def child_peak_mb(root: Path, env: dict[str, str]) -> tuple[float, str]:
     return run.maxrss_mb, "ru_maxrss of the child: includes the parent's peak at fork, an upper bound"
 
 
-_COUNT_MODELS = (
-    "from pydantic import BaseModel\n"
+_COUNT_MODELS = (  # counted only where pydantic was imported already: counting must not import it
+    "BaseModel = sys.modules['pydantic'].BaseModel if 'pydantic' in sys.modules else None\n"
     "def subs(c):\n"
+    "    if c is None:\n"
+    "        return\n"
     "    for s in c.__subclasses__():\n"
     "        yield s\n"
     "        yield from subs(s)\n"
