@@ -18,7 +18,8 @@ Rules that keep the answer from ever being stale:
   process and on the clock;
 - a memo is written only when every file it covers was last changed at least `RACY_NS` before the run began:
   a file rewritten within the file system's timestamp granularity could keep its size and mtime;
-- a status that fails (exit ≠ 0) is not memoised;
+- a status that fails (exit ≠ 0) is not memoised, nor one on a folder that does not look like a project
+  (`status_cmd.early` asks first) or holds more than `MAX_ENTRIES` entries: the walk is bounded;
 - the key is taken before the full run reads anything: a file changed during the run makes the next key
   differ, so the output stored under the old key is never replayed for the new content.
 
@@ -46,6 +47,7 @@ MEMO_FILE = "status-output.json"
 MEMO_VERSION = 1
 RACY_NS = 2_000_000_000  # FAT's 2 s timestamps are the coarsest a project folder may sit on
 LOCK_DIR = ".novel.lock"  # `studio.paths.ProjectPaths.lock_dir` (not imported: that module stays out of this path)
+MAX_ENTRIES = 50_000  # a folder holding far more than a novel: no memo (the walk would cost what it saves)
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__"})
 CODE_PACKAGES = ("studio", "prompts", "templates")
 ENV_PREFIX = "NOVEL_STUDIO"
@@ -70,6 +72,7 @@ class _Fingerprint:
     digest: hashlib._Hash = field(default_factory=hashlib.sha256)
     newest_ns: int = 0
     seen: set[tuple[int, int]] = field(default_factory=set)  # (dev, inode) of folders walked: no symlink loops
+    entries: int = 0
 
     def add(self, label: str, st: os.stat_result | None) -> None:
         if st is None:
@@ -87,6 +90,9 @@ class _Fingerprint:
         except OSError as exc:
             self.digest.update(f"{label}\0!{exc.errno}\n".encode("utf-8", "surrogateescape"))
             return
+        self.entries += len(entries)
+        if self.entries > MAX_ENTRIES:
+            raise _TooBig
         for entry in entries:
             if entry.name in SKIPPED_DIRS:
                 continue
@@ -99,6 +105,10 @@ class _Fingerprint:
             if st is not None and stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) not in self.seen:
                 self.seen.add((st.st_dev, st.st_ino))
                 self.walk(entry.path, name)
+
+
+class _TooBig(Exception):
+    """More than MAX_ENTRIES under the folder: it is not memoised."""
 
 
 def _stat(path: Path) -> os.stat_result | None:
@@ -146,11 +156,14 @@ class StatusMemo:
                 fp.digest.update(f"env\0{name}\0{env[name]}\n".encode("utf-8", "surrogateescape"))
         user = _user_settings_path(env)
         fp.add(f"user\0{user}", _stat(user))
-        for i, folder in enumerate(_code_folders()):
-            fp.walk(folder, f"code{i}")
         root = Path(root).resolve()
         fp.add("project", _stat(root))
-        fp.walk(str(root), "project")
+        try:
+            for i, folder in enumerate(_code_folders()):
+                fp.walk(folder, f"code{i}")
+            fp.walk(str(root), "project")
+        except _TooBig:
+            return cls(cache_file(root, MEMO_FILE), "", variant, storable=False)
         locked = (root / LOCK_DIR).exists()
         storable = not locked and fp.newest_ns <= started - RACY_NS
         return cls(cache_file(root, MEMO_FILE), fp.digest.hexdigest(), variant, storable)

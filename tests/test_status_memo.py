@@ -165,3 +165,29 @@ def test_a_memo_is_kept_only_when_it_can_be_trusted(tmp_path: Path, monkeypatch:
     ProjectPaths(root).lock_dir.mkdir()
     assert not StatusMemo.probe(root, key).storable and StatusMemo.probe(root, key).replay() is None
     assert memo.path.is_relative_to(Path(os.environ["XDG_CACHE_HOME"]))  # never in the author's folder
+
+
+def test_no_walk_outside_a_project_nor_past_the_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """`status` in a folder that is no project (a home folder) walks nothing; a project holding more than
+    MAX_ENTRIES entries is not memoised."""
+    monkeypatch.setattr(memo_module, "RACY_NS", 0)
+    probes: list[Path] = []
+    real = StatusMemo.probe
+
+    def probe(root: Path, key: str) -> StatusMemo:
+        probes.append(root)
+        return real(root, key)
+
+    monkeypatch.setattr(StatusMemo, "probe", probe)
+    home = tmp_path / "home"
+    (home / "photos").mkdir(parents=True)
+    assert main(["status", "--project", str(home)]) == 1
+    assert probes == []
+    capsys.readouterr()
+
+    root = init_project(tmp_path / "novel", sample=True)
+    monkeypatch.setattr(memo_module, "MAX_ENTRIES", 10)
+    assert not StatusMemo.probe(root, variant(None, False)).storable
+    assert main(["status", "--project", str(root)]) == 0
+    assert len(probes) == 2 and not cache_file(root, MEMO_FILE).exists()

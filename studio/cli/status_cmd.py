@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from studio.cli.common import add_common_arguments, help_lang, project_root, resolve_lang
+from studio.cli.common import add_common_arguments, help_lang, looks_like_project, project_root, resolve_lang
 from studio.i18n import Catalog, tr
 
 MESSAGES: Catalog = {
@@ -38,8 +38,8 @@ def early(args: argparse.Namespace) -> int | None:
     if "studio.prompt_pins" in sys.modules and sys.modules["studio.prompt_pins"].PROMPTS_FOLDER is not None:
         return None  # another prompt folder set in this process (tests): not part of the key
     root = project_root(args)
-    if not root.is_dir():
-        return None  # the full run says what is wrong
+    if not looks_like_project(root):
+        return None  # the full run says what is wrong; a home folder is never walked
     memo = StatusMemo.probe(root, variant(getattr(args, "lang", None), bool(getattr(args, "json", False))))
     text = memo.replay()
     if text is not None:
