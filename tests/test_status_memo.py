@@ -191,3 +191,12 @@ def test_no_walk_outside_a_project_nor_past_the_bound(tmp_path: Path, monkeypatc
     assert not StatusMemo.probe(root, variant(None, False)).storable
     assert main(["status", "--project", str(root)]) == 0
     assert len(probes) == 2 and not cache_file(root, MEMO_FILE).exists()
+
+
+def test_the_memo_stats_the_settings_file_the_settings_read(tmp_path: Path) -> None:
+    """`status_memo` repeats `studio.config.user_settings_path` (that module builds the settings' models): the
+    two must name the same file, with and without the override."""
+    from studio.config import user_settings_path
+
+    for env in ({}, {"NOVEL_STUDIO_SETTINGS": str(tmp_path / "s.toml")}):
+        assert memo_module._user_settings_path(env) == user_settings_path(env)
