@@ -224,12 +224,17 @@ def _os_error_path(exc: OSError, args: argparse.Namespace | None) -> tuple[str, 
     return str(Path(root).expanduser() if root else Path.cwd()), False
 
 
+# Commands with an `early` answer whose parsing prints nothing in the author's language but help (no argument
+# type checks with messages): for them the settings are not read before parsing (see `_may_print_help`).
+EARLY_COMMANDS = frozenset({"status"})
+
+
 def _may_print_help(argv: Sequence[str]) -> bool:
-    """Whether this command line may print help texts (asked for, or no command named): only then is their
-    language read from the settings before parsing (it builds the settings' models; the command resolves the
-    language itself, after `early`)."""
-    names = {command_name(module) for module in COMMAND_MODULES}
-    return "-h" in argv or "--help" in argv or not any(item in names for item in argv)
+    """Whether parsing this command line may print texts in the author's language (help, or an argument's
+    check): unless it names one of EARLY_COMMANDS without asking for help. Only then is the language read
+    from the settings before parsing (it builds the settings' models; the command resolves the language
+    itself, after `early`)."""
+    return "-h" in argv or "--help" in argv or not any(item in EARLY_COMMANDS for item in argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
