@@ -141,16 +141,32 @@ def touch_chapter(root: Path) -> None:
     time.sleep(RACY_NS / 1e9 + 0.1)
 
 
+def _stale_bytecode(source: Path) -> bool:
+    """Whether `source` has no .pyc or one that no longer matches it (its header's mtime and size, PEP 552):
+    Python then compiles the module at every import and, with PYTHONDONTWRITEBYTECODE, never keeps it."""
+    try:
+        header = Path(importlib.util.cache_from_source(str(source))).read_bytes()[:16]
+        st = source.stat()
+    except OSError:
+        return True
+    if len(header) < 16 or int.from_bytes(header[4:8], "little") != 0:  # hash-based .pyc: checked by hash
+        return len(header) < 16
+    mtime, size = int.from_bytes(header[8:12], "little"), int.from_bytes(header[12:16], "little")
+    return mtime != int(st.st_mtime) & 0xFFFFFFFF or size != st.st_size & 0xFFFFFFFF
+
+
 def bytecode_note() -> str:
-    """Whether the child runs from cached bytecode: without it every run compiles the studio's modules again
-    (PYTHONDONTWRITEBYTECODE set and no __pycache__), which a real install does once."""
-    main_py = ROOT / "studio" / "cli" / "main.py"
-    warm = Path(importlib.util.cache_from_source(str(main_py))).is_file()
+    """Whether the child runs from cached bytecode: without it (no .pyc, or one older than its source) every
+    run compiles those modules again (PYTHONDONTWRITEBYTECODE keeps it from being written), which a real
+    install does once."""
+    sources = [p for folder in ("studio", "pipeline") for p in (ROOT / folder).rglob("*.py")]
+    stale = [p for p in sources if _stale_bytecode(p)]
     flag = " (PYTHONDONTWRITEBYTECODE is set)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""
-    if warm:
-        return f"bytecode: warm (.pyc cached){flag}"
-    return (f"bytecode: COLD, no .pyc for the studio's modules{flag}: every run below compiles them; "
-            "run `python -m compileall -q studio pipeline` once for the warm figure")
+    if not stale:
+        return f"bytecode: warm (.pyc cached and current for all {len(sources)} modules){flag}"
+    names = ", ".join(str(p.relative_to(ROOT)) for p in stale[:3]) + (" …" if len(stale) > 3 else "")
+    return (f"bytecode: STALE or missing for {len(stale)} of {len(sources)} modules ({names}){flag}: those are "
+            "compiled at every run below; run `python -m compileall -q studio pipeline` once for the warm figure")
 
 
 def _status_once(root: Path) -> float:

@@ -75,3 +75,18 @@ def test_start_bench_measures_the_childs_cpu_and_a_cold_copy(tmp_path: Path) -> 
     copy = bench.cold_copy(tmp_path)
     assert (copy / "studio" / "tui" / "app.py").is_file() and (copy / "templates" / "sample").is_dir()
     assert not list(copy.rglob("__pycache__"))  # run from there, every start compiles the studio's modules
+
+
+def test_bytecode_older_than_its_source_is_called_stale(tmp_path: Path) -> None:
+    """A .pyc left from before an edit is recompiled at every run (and never rewritten with
+    PYTHONDONTWRITEBYTECODE): the bench must not call that warm."""
+    import py_compile
+
+    bench = load_bench("bench_status")
+    source = tmp_path / "mod.py"
+    source.write_text("x = 1\n", encoding="utf-8")
+    assert bench._stale_bytecode(source)  # no .pyc yet
+    py_compile.compile(str(source), doraise=True)
+    assert not bench._stale_bytecode(source)
+    source.write_text("x = 12\n", encoding="utf-8")  # edited after it was compiled
+    assert bench._stale_bytecode(source)
