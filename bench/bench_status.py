@@ -1,13 +1,19 @@
-"""How long `status` takes on a 500-chapter project, cold (no cache) and warm, and how much memory.
+"""How long `status` takes on a 500-chapter project, cold (no cache), after a change and repeated, and how much
+memory.
 
     python bench/bench_status.py [--chapters 500] [--runs 5] [--keep DIR]
 
 Prints figures only (no asserts): generation time, median wall time of in-process Project.open +
-build_status + render_status cold and warm, and `python -m studio.cli.main status` as a whole process (warm:
-its caches filled), median and min over `--runs` of its wall time and of its own CPU time (user+sys, from
-`os.wait4`, which counts that child alone), and the child's peak resident memory. A separate line is the
-imports alone (`import studio.cli.main, studio.cli.status_cmd` in a fresh interpreter, its CPU time, and the
-pydantic model classes they build): what a status process pays before it reads a file.
+build_status + render_status cold and warm, and `python -m studio.cli.main status` as a whole process in two
+cases, median and min over `--runs` of its wall time and of its own CPU time (user+sys, from `os.wait4`,
+which counts that child alone):
+- first run after a change: one chapter file rewritten (same text, new mtime), `RACY_NS` waited out so the
+  run may keep its output (`studio.status_memo`); the full report is built, its other caches warm;
+- repeat: nothing changed since the last run: the memo's output is printed.
+Each case's child peak resident memory follows. Separate lines are the imports alone (fresh interpreters): the
+repeat path (`studio.cli.main`, `status_cmd`, `status_memo`) and the full report's (`studio.status`,
+`studio.project` on top), with the pydantic model classes each builds: what a status process pays before it
+reads a file.
 
 The child's peak memory is its own `VmHWM` (/proc/self/status, read by a two-line shim at its exit): Linux's
 `ru_maxrss` of a child (RUSAGE_CHILDREN, wait4) starts from the parent's high-water mark at fork, so for a
@@ -39,6 +45,7 @@ from synth import generate_project  # noqa: E402
 
 from studio.project import Project  # noqa: E402
 from studio.status import build_status, cache_folder, render_status  # noqa: E402
+from studio.status_memo import RACY_NS  # noqa: E402
 
 HWM_MARK = "novel-studio-bench-vmhwm-kb:"
 # Runs the CLI as `python -m studio.cli.main` would, then prints this process's VmHWM on stderr at exit.
@@ -95,39 +102,71 @@ def child_peak_mb(root: Path, env: dict[str, str]) -> tuple[float, str]:
     return run.maxrss_mb, "ru_maxrss of the child: includes the parent's peak at fork, an upper bound"
 
 
-_IMPORTS = (
-    "import studio.cli.main, studio.cli.status_cmd\n"
-    "from pydantic import BaseModel\n"
+_COUNT_MODELS = (  # counted only where pydantic was imported already: counting must not import it
+    "BaseModel = sys.modules['pydantic'].BaseModel if 'pydantic' in sys.modules else None\n"
     "def subs(c):\n"
+    "    if c is None:\n"
+    "        return\n"
     "    for s in c.__subclasses__():\n"
     "        yield s\n"
     "        yield from subs(s)\n"
     "print(len({s for s in subs(BaseModel) if s.__module__.startswith('studio')}))\n"
 )
+# What a repeat `status` imports (the memo path), and what the full report imports on top of it.
+REPEAT_IMPORTS = "import studio.cli.main, studio.cli.status_cmd, studio.status_memo"
+FULL_IMPORTS = REPEAT_IMPORTS + ", studio.project, studio.status"
 
 
-def import_figures(env: dict[str, str], runs: int) -> tuple[list[float], int]:
-    """CPU seconds of `runs` fresh interpreters importing what `status` imports, and the studio's pydantic
-    model classes built by those imports."""
+def import_figures(env: dict[str, str], runs: int, imports: str) -> tuple[list[float], int, bool]:
+    """CPU seconds of `runs` fresh interpreters running `imports`, the studio's pydantic model classes they
+    built, and whether pydantic was imported at all."""
     cpus: list[float] = []
     models = 0
+    code = imports + "\nimport sys\nprint('pydantic' in sys.modules)\n" + _COUNT_MODELS
+    loaded = False
     for _ in range(runs):
-        run, _ = run_child([sys.executable, "-c", _IMPORTS], env, stdout=subprocess.PIPE)
+        run, _ = run_child([sys.executable, "-c", code], env, stdout=subprocess.PIPE)
         cpus.append(run.cpu_s)
-        models = int(run.stdout.strip() or 0)
-    return cpus, models
+        lines = run.stdout.split()
+        loaded = bool(lines) and lines[0] == "True"
+        models = int(lines[1]) if len(lines) > 1 else 0
+    return cpus, models, loaded
+
+
+def touch_chapter(root: Path) -> None:
+    """One chapter rewritten with the same text (a new mtime), then `RACY_NS` waited out, as a change made a
+    few seconds before `status` is run."""
+    chapter = max((root / "chapters").glob("*.md"))
+    chapter.write_bytes(chapter.read_bytes())
+    time.sleep(RACY_NS / 1e9 + 0.1)
+
+
+def _stale_bytecode(source: Path) -> bool:
+    """Whether `source` has no .pyc or one that no longer matches it (its header's mtime and size, PEP 552):
+    Python then compiles the module at every import and, with PYTHONDONTWRITEBYTECODE, never keeps it."""
+    try:
+        header = Path(importlib.util.cache_from_source(str(source))).read_bytes()[:16]
+        st = source.stat()
+    except OSError:
+        return True
+    if len(header) < 16 or int.from_bytes(header[4:8], "little") != 0:  # hash-based .pyc: checked by hash
+        return len(header) < 16
+    mtime, size = int.from_bytes(header[8:12], "little"), int.from_bytes(header[12:16], "little")
+    return mtime != int(st.st_mtime) & 0xFFFFFFFF or size != st.st_size & 0xFFFFFFFF
 
 
 def bytecode_note() -> str:
-    """Whether the child runs from cached bytecode: without it every run compiles the studio's modules again
-    (PYTHONDONTWRITEBYTECODE set and no __pycache__), which a real install does once."""
-    main_py = ROOT / "studio" / "cli" / "main.py"
-    warm = Path(importlib.util.cache_from_source(str(main_py))).is_file()
+    """Whether the child runs from cached bytecode: without it (no .pyc, or one older than its source) every
+    run compiles those modules again (PYTHONDONTWRITEBYTECODE keeps it from being written), which a real
+    install does once."""
+    sources = [p for folder in ("studio", "pipeline") for p in (ROOT / folder).rglob("*.py")]
+    stale = [p for p in sources if _stale_bytecode(p)]
     flag = " (PYTHONDONTWRITEBYTECODE is set)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""
-    if warm:
-        return f"bytecode: warm (.pyc cached){flag}"
-    return (f"bytecode: COLD, no .pyc for the studio's modules{flag}: every run below compiles them; "
-            "run `python -m compileall -q studio pipeline` once for the warm figure")
+    if not stale:
+        return f"bytecode: warm (.pyc cached and current for all {len(sources)} modules){flag}"
+    names = ", ".join(str(p.relative_to(ROOT)) for p in stale[:3]) + (" …" if len(stale) > 3 else "")
+    return (f"bytecode: STALE or missing for {len(stale)} of {len(sources)} modules ({names}){flag}: those are "
+            "compiled at every run below; run `python -m compileall -q studio pipeline` once for the warm figure")
 
 
 def _status_once(root: Path) -> float:
@@ -174,15 +213,24 @@ def main(argv: list[str] | None = None) -> int:
         if (ROOT / "studio" / "cli" / "main.py").is_file():
             env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
             cmd = [sys.executable, "-m", "studio.cli.main", "status", "--project", str(root)]
-            runs = [run_child(cmd, env)[0] for _ in range(args.runs)]
-            print(f"status as a whole process (python -m studio.cli.main status, warm), {args.runs} runs: "
-                  f"wall {_ms([r.wall_s for r in runs])}, CPU (user+sys of the child) "
-                  f"{_ms([r.cpu_s for r in runs])}; exit {runs[-1].exit_code}")
-            cpus, models = import_figures(env, args.runs)
-            print(f"  of which imports (studio.cli.main + status_cmd, fresh interpreter): CPU {_ms(cpus)}; "
-                  f"{models} pydantic model classes of the studio built")
-            peak, source = child_peak_mb(root, env)
-            print(f"peak memory of a status process: {peak:.1f} MB ({source})")
+            first: list[ChildRun] = []
+            repeat: list[ChildRun] = []
+            for _ in range(args.runs):
+                touch_chapter(root)
+                first.append(run_child(cmd, env)[0])
+                repeat.append(run_child(cmd, env)[0])
+            for label, runs in (("first run after a change", first), ("repeat, nothing changed", repeat)):
+                print(f"status as a whole process, {label}, {args.runs} runs: wall {_ms([r.wall_s for r in runs])}, "
+                      f"CPU (user+sys of the child) {_ms([r.cpu_s for r in runs])}; exit {runs[-1].exit_code}")
+            touch_chapter(root)
+            peak_first, source = child_peak_mb(root, env)
+            peak_repeat, _ = child_peak_mb(root, env)
+            print(f"peak memory of a status process: first run after a change {peak_first:.1f} MB, "
+                  f"repeat {peak_repeat:.1f} MB ({source})")
+            for label, imports in (("repeat path", REPEAT_IMPORTS), ("full report", FULL_IMPORTS)):
+                cpus, models, loaded = import_figures(env, args.runs, imports)
+                print(f"  imports of the {label} (fresh interpreter): CPU {_ms(cpus)}; pydantic "
+                      f"{'imported' if loaded else 'not imported'}, {models} model classes of the studio built")
         else:
             print("status subprocess: studio/cli/main.py not there, skipped")
         print(f"peak memory of this bench (generation included, ru_maxrss): "

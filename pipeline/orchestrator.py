@@ -128,6 +128,12 @@ MESSAGES: Catalog = {
         "预计下一章约 ${estimate:.2f}，将超过上限 ${limit:.2f}（已用 ${spent:.2f}），停止",
         "the next chapter (about ${estimate:.2f}) would pass the limit of ${limit:.2f} (spent ${spent:.2f}); stopping",
     ),
+    "max_cost_partial": (
+        "花费账本中本次运行写入的 {n} 行读不出（logs/spend.jsonl 第 {lines} 行）：--max-cost 只按读得出的行计算"
+        "已用花费（${spent:.2f}），实际花费可能更多",
+        "{n} spend ledger line(s) written during this run cannot be read (logs/spend.jsonl line {lines}): "
+        "--max-cost counts only the readable lines as spent (${spent:.2f}); the real spend may be higher",
+    ),
     "brief_stop": ("按作者选择在质量简报处停止", "stopped at the quality brief, as the author chose"),
     "paused_gate": ("第 {chapter} 章等待作者决定（{kind}）", "chapter {chapter} waits for the author ({kind})"),
     "paused_question": ("等待作者回答：{question}", "waiting for the author: {question}"),
@@ -277,6 +283,8 @@ class Orchestrator:
         self._note: str | None = None
         self._note_used = False
         self._ledger_mark = 0  # ledger lines before this run (see `_take_ledger_totals`)
+        self._ledger_unreadable: tuple[int, tuple[int, ...]] = (0, ())  # this run's unreadable lines, numbers
+        self._partial_said = False  # `max_cost_partial` said once per run
         self._checks_pause: list[Finding] = []  # findings of the last checks that pause the run
 
     # ================================================================== run
@@ -288,6 +296,7 @@ class Orchestrator:
         self._result = result = RunResult()
         self._note = note
         self._ledger_mark = ledger_length(self.paths.spend_ledger)
+        self._partial_said = False
         owned = await self._acquire_lock()
         if not owned and self.lock is not None and not self.lock.held:
             return result
@@ -1005,6 +1014,13 @@ class Orchestrator:
         estimate = estimate_chapter_cost(self.paths, self.settings, offline=self.offline)
         self._take_ledger_totals()
         spent = self._result.cost_usd
+        bad, at = self._ledger_unreadable
+        if bad and not self._partial_said:  # the limit is checked against a spend that may be too low
+            self._partial_said = True
+            partial = tr(MESSAGES, "max_cost_partial", self.lang, n=bad, spent=spent,
+                         lines=("、" if self.lang == "zh" else ", ").join(map(str, at)) + ("…" if bad > len(at) else ""))
+            self._result.messages.append(partial)
+            self._notice(None, partial, "warning")
         if spent + estimate.per_chapter_usd <= limit:
             return True
         message = tr(MESSAGES, "max_cost", self.lang, estimate=estimate.per_chapter_usd, limit=limit, spent=spent)
@@ -1055,6 +1071,7 @@ class Orchestrator:
         """This run's spend from the ledger: every call booked since the run began, failed stages and
         repair rounds included. Agents that book nothing (test fakes) keep the totals `_account` made."""
         run = spend_totals(self.paths.spend_ledger, start=self._ledger_mark)
+        self._ledger_unreadable = (run.unreadable_lines, run.unreadable_at)
         result = self._result
         if run.calls and run.cost_usd >= result.cost_usd:
             result.cost_usd = run.cost_usd

@@ -446,9 +446,11 @@ class MainScreen(Screen[None]):
             tokens = figures.input_tokens + figures.output_tokens
             cost = figures.cost_usd
             cache_share, prompt_updates = figures.cache.book, len(figures.prompt_updates)
+            partial = figures.ledger_unreadable_lines > 0
         except StudioError:
             tokens, cost = 0, 0.0
             cache_share, prompt_updates = None, 0
+            partial = False
         services = self.services
         chapter = self.selected or (cp.last_completed_chapter or None)
         return HeaderInfo(
@@ -458,6 +460,7 @@ class MainScreen(Screen[None]):
             state=cp.orchestrator_state.value if hasattr(cp.orchestrator_state, "value") else str(cp.orchestrator_state),
             project_tokens=tokens,
             project_cost=cost,
+            project_cost_partial=partial,
             cache_share=cache_share,
             prompt_updates=prompt_updates,
             provider=services.provider_name,
@@ -599,6 +602,7 @@ class MainScreen(Screen[None]):
             volume=info.volume,
             project_tokens=info.project_tokens,
             project_cost=info.project_cost,
+            project_cost_partial=info.project_cost_partial,
             cache_share=info.cache_share,
             prompt_updates=info.prompt_updates,
             state="running" if self.running else info.state,

@@ -353,6 +353,14 @@ def _journals(paths: ProjectPaths) -> list[tuple[Path, type[FileModel], str, str
     return found
 
 
+def unreadable_journals(paths: ProjectPaths) -> list[RepairItem]:
+    """The commit-point journals that cannot be read, each with what is wrong and the way out by hand (what
+    `repair` says of them; `status` shows the same)."""
+    plan = RepairPlan()
+    _plan_journals(paths, plan)
+    return plan.items
+
+
 def _plan_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
     for path, model, what, what_en, backup in _journals(paths):
         try:

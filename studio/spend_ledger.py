@@ -2,7 +2,9 @@
 
 Appends go through `studio.fileio.append_line` (fsynced, recorded for the watcher). Reading never fails the
 caller over one bad line: a torn last line (a kill mid-append) or a line that is not a ledger entry is
-counted in `SpendTotals.unreadable_lines` and left in the file, never dropped or rewritten.
+counted in `SpendTotals.unreadable_lines` (the first `UNREADABLE_KEPT` of their 1-based line numbers in the
+file, blank lines counted, in `unreadable_at`) and left in the file, never dropped or rewritten: the totals
+then lack those calls, and whoever shows them says the figure may be incomplete.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pydantic import ValidationError
 
 from studio.fileio import append_line
 from studio.models.spend import SpendEntry
+
+UNREADABLE_KEPT = 20  # line numbers of unreadable lines kept (all are counted)
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class SpendTotals:
     failed_calls: int = 0
     unpriced_calls: int = 0  # real (not offline) calls whose model has no price
     unreadable_lines: int = 0
+    unreadable_at: tuple[int, ...] = ()  # their line numbers (the first UNREADABLE_KEPT)
     # Calls whose vendor reported prompt-cache counts (offline and cache-blind vendors do not) and all their
     # input tokens: the cache share is measured over these calls only, so they never dilute it.
     cache_calls: int = 0
@@ -57,12 +62,17 @@ def append_spend(path: Path, entry: SpendEntry) -> None:
     append_line(path, json.dumps(entry.to_data(), ensure_ascii=False, separators=(",", ":")))
 
 
-def _lines(path: Path) -> list[bytes]:
+def _numbered(path: Path) -> list[tuple[int, bytes]]:
+    """The non-blank lines with their 1-based line numbers in the file."""
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         return []
-    return [line for line in raw.split(b"\n") if line.strip()]
+    return [(number, line) for number, line in enumerate(raw.split(b"\n"), start=1) if line.strip()]
+
+
+def _lines(path: Path) -> list[bytes]:
+    return [line for _, line in _numbered(path)]
 
 
 def read_spend(path: Path) -> tuple[list[SpendEntry], int]:
@@ -88,12 +98,14 @@ _TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_r
 class _Sums:
     """Running sums over ledger lines (mutable; frozen into SpendTotals)."""
 
-    __slots__ = ("cost", "tokens", "calls", "failed", "unpriced", "bad", "cache_calls", "cache_in")
+    __slots__ = ("cost", "tokens", "calls", "failed", "unpriced", "bad", "bad_at", "line", "cache_calls", "cache_in")
 
     def __init__(self) -> None:
         self.cost = 0.0
         self.tokens = [0, 0, 0, 0]
         self.calls = self.failed = self.unpriced = self.bad = 0
+        self.bad_at: list[int] = []
+        self.line = 0  # the line number of the line being summed
         self.cache_calls = self.cache_in = 0
 
     def copy(self) -> _Sums:
@@ -101,17 +113,23 @@ class _Sums:
         other.cost, other.tokens = self.cost, list(self.tokens)
         other.calls, other.failed, other.unpriced, other.bad = self.calls, self.failed, self.unpriced, self.bad
         other.cache_calls, other.cache_in = self.cache_calls, self.cache_in
+        other.bad_at, other.line = list(self.bad_at), self.line
         return other
+
+    def unreadable(self) -> None:
+        self.bad += 1
+        if len(self.bad_at) < UNREADABLE_KEPT:
+            self.bad_at.append(self.line)
 
     def add(self, line: bytes) -> None:
         """Sum one line, checked the way `SpendEntry` checks it (a line it would refuse counts as unreadable)."""
         try:
             data = json.loads(line)
         except ValueError:  # UnicodeDecodeError included
-            self.bad += 1
+            self.unreadable()
             return
         if not isinstance(data, dict) or not isinstance(data.get("at"), str):
-            self.bad += 1
+            self.unreadable()
             return
         found: list[Any] = [data.get(name) or 0 for name in _TOKEN_FIELDS]
         price = data.get("cost_usd")
@@ -121,7 +139,7 @@ class _Sums:
             or not isinstance(ok, bool)
             or (price is not None and (type(price) not in (int, float) or price < 0))
         ):
-            self.bad += 1
+            self.unreadable()
             return
         self.calls += 1
         for i, value in enumerate(found):
@@ -138,7 +156,8 @@ class _Sums:
     def totals(self) -> SpendTotals:
         t = self.tokens
         return SpendTotals(round(self.cost, 6), t[0], t[1], t[2], t[3], self.calls, self.failed, self.unpriced,
-                           self.bad, cache_calls=self.cache_calls, cache_input_tokens=self.cache_in)
+                           self.bad, tuple(self.bad_at), cache_calls=self.cache_calls,
+                           cache_input_tokens=self.cache_in)
 
 
 # Append-only, so a ledger read before only needs its new lines: path -> (bytes summed, sums). Only whole
@@ -151,7 +170,8 @@ def spend_totals(path: Path, *, start: int = 0) -> SpendTotals:
     path = Path(path)
     if start:
         sums = _Sums()
-        for line in _lines(path)[start:]:
+        for number, line in _numbered(path)[start:]:
+            sums.line = number
             sums.add(line)
         return sums.totals()
     key = path.resolve()
@@ -168,7 +188,8 @@ def spend_totals(path: Path, *, start: int = 0) -> SpendTotals:
         return SpendTotals()
     sums = sums.copy()
     end = tail.rfind(b"\n") + 1  # whole lines only
-    for line in tail[:end].split(b"\n"):
+    for line in tail[:end].split(b"\n")[:-1]:
+        sums.line += 1
         if line.strip():
             sums.add(line)
     _READ[key] = (offset + end, sums)
@@ -176,5 +197,6 @@ def spend_totals(path: Path, *, start: int = 0) -> SpendTotals:
     rest = tail[end:]
     if rest.strip():  # a torn last line: counted as unreadable now, summed once it is complete
         final = sums.copy()
+        final.line += 1
         final.add(rest)
     return final.totals()

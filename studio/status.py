@@ -17,14 +17,12 @@ Prompt cache and versions (issue 9 items 6 and 8):
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import platformdirs
 from pydantic import BaseModel, Field, ValidationError
 
 from studio import wordcount
@@ -33,13 +31,19 @@ from studio.config import load_settings
 from studio.errors import FormatError, Problem, StudioError
 from studio.fileio import atomic_write_json, parse_json
 from studio.foreshadow_ledger import overdue_items
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, env_lang, tr
 from studio.i18n_names import stage_name, state_name
 from studio.lock import LockStatus, ProjectLock
+from studio.pending import pending_plan_applies, pending_tool_changes
+from studio.project import MESSAGES as PROJECT_MESSAGES
 from studio.project import Project
 from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
 from studio.spend_ledger import SpendTotals, spend_totals
+
+# defined in the memo module, which the repeat `status` imports alone; re-exported here
+from studio.status_memo import cache_file
+from studio.status_memo import cache_folder as cache_folder
 
 if TYPE_CHECKING:
     from studio.models.pipeline_log import PipelineLog, StageLog
@@ -75,6 +79,14 @@ MESSAGES: Catalog = {
     "lock_held": ("锁：被 {holder} 持有（自 {since}）", "Lock: held by {holder} (since {since})"),
     "lock_stale": ("锁：残留（{holder}，进程已不在）", "Lock: stale ({holder}, process gone)"),
     "cost": ("成本：${cost:.2f} · 输入 {inp} tokens · 输出 {out} tokens", "Cost: ${cost:.2f} · {inp} input tokens · {out} output tokens"),
+    "cost_partial": ("（可能不全，见下）", " (may be incomplete, see below)"),
+    "ledger_unreadable": (
+        "花费账本 {path} 有 {n} 行读不出（第 {lines} 行）：这些调用的花费没有计入，总花费可能不全。"
+        "这些行原样留在文件里；被中断的写入留下的残行可以删掉，其他行请对照后修正",
+        "The spend ledger {path} has {n} unreadable line(s) (line {lines}): their calls are not counted, so the "
+        "total may be incomplete. The lines stay in the file as they are: a line torn by an interrupted write can "
+        "be deleted; fix any other by hand",
+    ),
     "cost_unknown": ("（{n} 次调用的模型没有价格，未计入）", " ({n} calls of models without a price, not counted)"),
     "skipped": ("警告：{n} 章有被跳过的状态操作，建议重建状态", "Warning: {n} chapters had skipped state ops; consider a rebuild"),
     "pending": ("待作者决定：{n} 项", "Waiting for the author: {n} item(s)"),
@@ -198,10 +210,12 @@ class StatusReport(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     chapters_without_cost: int = 0
+    ledger_unreadable_lines: int = 0  # spend ledger lines not counted: the cost may be incomplete
+    ledger_unreadable_at: list[int] = Field(default_factory=list)  # their line numbers (the first few)
     skipped_ops_warnings: int = 0
     pending_actions: int = 0
     blacklist_proposals: int = 0  # the judge's proposals waiting for the author (`blacklist proposals`)
-    problems: list[str] = Field(default_factory=list)  # unreadable evaluation/log files, etc.
+    problems: list[str] = Field(default_factory=list)  # unreadable evaluation/log files, etc. (the author's language)
     notices: list[str] = Field(default_factory=list)  # read with a caveat: Project.notices()
     blockers: list[ColdStartNote] = Field(default_factory=list)  # what `continue` would refuse
     self_repairs: list[ColdStartNote] = Field(default_factory=list)  # what the next run repairs itself
@@ -212,18 +226,6 @@ class StatusReport(BaseModel):
 
 
 # ---------------------------------------------------------------------------------------------- caches
-
-
-def cache_folder(root: Path) -> Path:
-    """The derived-value caches of the project at `root`: in the user's cache folder, one folder per project
-    (named by a hash of its resolved path), never in the author's folder (status is read-only there)."""
-    key = hashlib.sha256(os.fsencode(Path(root).resolve())).hexdigest()[:16]
-    return Path(platformdirs.user_cache_dir("novel-studio")) / "status" / key
-
-
-def cache_file(root: Path, name: str) -> Path:
-    """The cache file `name` (e.g. `WORDCOUNT_CACHE`) of the project at `root`."""
-    return cache_folder(root) / name
 
 
 class StatCache:
@@ -284,18 +286,25 @@ class StatCache:
             pass
 
 
-def _stat(path: Path, problems: list[str] | None) -> os.stat_result | None:
+def _unreadable(path: Path, exc: OSError) -> Problem:
+    """A file that exists but cannot be read, in both languages (`studio.project`'s wording)."""
+    error = exc.strerror or exc
+    return Problem(path, tr(PROJECT_MESSAGES, "unreadable", "en", error=error),
+                   zh=tr(PROJECT_MESSAGES, "unreadable", "zh", error=error))
+
+
+def _stat(path: Path, problems: list[Problem] | None) -> os.stat_result | None:
     try:
         return os.stat(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
         if problems is not None:
-            problems.append(str(Problem(path, str(exc.strerror or exc))))
+            problems.append(_unreadable(path, exc))
         return None
 
 
-def total_word_count(project: Project, problems: list[str] | None = None) -> tuple[int, dict[int, int]]:
+def total_word_count(project: Project, problems: list[Problem] | None = None) -> tuple[int, dict[int, int]]:
     """字数 of every committed chapter (total, per chapter), using and refreshing the stat-keyed cache
     `cache_file(root, WORDCOUNT_CACHE)`. A chapter file that is not UTF-8 counts as 0 and is reported."""
     cache = StatCache(cache_file(project.root, WORDCOUNT_CACHE))
@@ -311,12 +320,12 @@ def total_word_count(project: Project, problems: list[str] | None = None) -> tup
                 text = project.chapter_text(n) or ""
             except FormatError as exc:
                 if problems is not None:
-                    problems.extend(str(p) for p in exc.problems)
+                    problems.extend(exc.problems)
                 per_chapter[n] = 0
                 continue
             except OSError as exc:
                 if problems is not None:
-                    problems.append(str(Problem(path, str(exc.strerror or exc))))
+                    problems.append(_unreadable(path, exc))
                 per_chapter[n] = 0
                 continue
             count = wordcount.word_count(text)
@@ -335,7 +344,7 @@ def _enum_text(value: object) -> str | None:
     return str(getattr(value, "value", value))
 
 
-def _scores(project: Project, problems: list[str]) -> tuple[float | None, int, list[ChapterScore]]:
+def _scores(project: Project, problems: list[Problem]) -> tuple[float | None, int, list[ChapterScore]]:
     """(average overall, evaluated chapters, the last RECENT_SCORES scores) from evaluations/."""
     cache = StatCache(cache_file(project.root, EVALUATION_CACHE))
     scores: list[ChapterScore] = []
@@ -348,10 +357,10 @@ def _scores(project: Project, problems: list[str]) -> tuple[float | None, int, l
             try:
                 ev = project.evaluation(n)
             except FormatError as exc:
-                problems.extend(str(p) for p in exc.problems)
+                problems.extend(exc.problems)
                 continue
             except OSError as exc:
-                problems.append(str(Problem(path, str(exc.strerror or exc))))
+                problems.append(_unreadable(path, exc))
                 continue
             if ev is None:
                 continue
@@ -373,7 +382,7 @@ def _scores(project: Project, problems: list[str]) -> tuple[float | None, int, l
     return average, len(scores), scores[-RECENT_SCORES:]
 
 
-def _costs(project: Project, problems: list[str]) -> tuple[float, int, int, int]:
+def _costs(project: Project, problems: list[Problem]) -> tuple[float, int, int, int]:
     """(cost USD, input tokens, output tokens, logs without any cost) from logs/. Nulls count as 0."""
     cache = StatCache(cache_file(project.root, LOG_CACHE))
     cost = 0.0
@@ -389,10 +398,10 @@ def _costs(project: Project, problems: list[str]) -> tuple[float, int, int, int]
             try:
                 log = project.log(n)
             except FormatError as exc:
-                problems.extend(str(p) for p in exc.problems)
+                problems.extend(exc.problems)
                 continue
             except OSError as exc:
-                problems.append(str(Problem(path, str(exc.strerror or exc))))
+                problems.append(_unreadable(path, exc))
                 continue
             if log is None:
                 continue
@@ -414,10 +423,19 @@ def _costs(project: Project, problems: list[str]) -> tuple[float, int, int, int]
     return round(cost, 6), tokens_in, tokens_out, unknown
 
 
-_LEDGER_FIELDS = {f.name: f.type for f in dataclasses.fields(SpendTotals)}
+_LEDGER_FIELDS = {f.name: str(f.type) for f in dataclasses.fields(SpendTotals)}  # annotations as text
 
 
-def _ledger_totals(project: Project, problems: list[str]) -> SpendTotals:
+def _cached_field(kind: str, value: object) -> bool:
+    """A cached `SpendTotals` field of the right type (`kind`: its annotation's text)."""
+    if kind == "float":
+        return type(value) is float
+    if kind == "int":
+        return type(value) is int
+    return isinstance(value, list) and all(type(v) is int for v in value)  # tuple[int, ...], a list in JSON
+
+
+def _ledger_totals(project: Project, problems: list[Problem]) -> SpendTotals:
     """The spend ledger's totals, from the stat-keyed cache while the ledger is unchanged: a new process would
     otherwise parse every line of it (thousands on a long book). A cached value of another shape is not
     believed: the ledger is read again."""
@@ -428,12 +446,11 @@ def _ledger_totals(project: Project, problems: list[str]) -> SpendTotals:
     cache = StatCache(cache_file(project.root, LEDGER_CACHE))
     value = cache.get(path.name, st)
     totals: SpendTotals | None = None
-    if (
-        isinstance(value, dict)
-        and set(value) == set(_LEDGER_FIELDS)
-        and all(type(v) is (float if _LEDGER_FIELDS[k] == "float" else int) for k, v in value.items())
+    if isinstance(value, dict) and set(value) == set(_LEDGER_FIELDS) and all(
+        _cached_field(_LEDGER_FIELDS[k], v) for k, v in value.items()
     ):
         totals = SpendTotals(**value)
+        totals = dataclasses.replace(totals, unreadable_at=tuple(totals.unreadable_at))  # a list in JSON
     if totals is None:
         totals = spend_totals(path)
         cache.put(path.name, st, dataclasses.asdict(totals))
@@ -450,10 +467,11 @@ def _cache_stages(log: PipelineLog | None) -> list[StageLog]:
 
 
 def _log_cache_figures(
-    project: Project, cache: StatCache, n: int, path: Path, problems: list[str] | None
+    project: Project, cache: StatCache, n: int, path: Path, problems: list[Problem] | None, *, report: bool = False
 ) -> list[int] | None:
     """[cache read tokens, input tokens, stages] over chapter `n`'s log stages that reported cache use, from
-    the stat-keyed cache or the log itself (None: the log is gone or unreadable; `_costs` reports it)."""
+    the stat-keyed cache or the log itself (None: the log is gone or unreadable; `_costs` reports it, or this
+    with `report`: a project with a ledger reads no other log)."""
     st = _stat(path, problems)
     if st is None:
         return None
@@ -462,7 +480,13 @@ def _log_cache_figures(
         return value
     try:
         log = project.log(n)
-    except (FormatError, OSError):
+    except FormatError as exc:
+        if report and problems is not None:
+            problems.extend(exc.problems)
+        return None
+    except OSError as exc:
+        if report and problems is not None:
+            problems.append(_unreadable(path, exc))
         return None
     reported = _cache_stages(log)
     figures = [
@@ -475,7 +499,7 @@ def _log_cache_figures(
     return figures
 
 
-def _cache_share(project: Project, problems: list[str], ledger_share: float | None, ledger_calls: int | None) -> CacheShare:
+def _cache_share(project: Project, problems: list[Problem], ledger_share: float | None, ledger_calls: int | None) -> CacheShare:
     share = CacheShare()
     logs = project.log_files()
     cache = StatCache(cache_file(project.root, LOG_CACHE_SHARE))
@@ -493,7 +517,8 @@ def _cache_share(project: Project, problems: list[str], ledger_share: float | No
     if logs:
         last = max(logs)
         # the last chapter's share, from the same cache (a status run reads no log whose figures it holds)
-        figures = _log_cache_figures(project, cache, last, logs[last], None)
+        figures = _log_cache_figures(project, cache, last, logs[last], problems if ledger_calls is not None else None,
+                                     report=True)
         if figures is not None:
             share.chapter = last
             share.chapter_share = round(figures[0] / figures[1], 3) if figures[1] else None
@@ -502,12 +527,12 @@ def _cache_share(project: Project, problems: list[str], ledger_share: float | No
 
 
 def _prompt_updates(
-    project: Project, installed: Mapping[str, list[int]] | None, problems: list[str]
+    project: Project, installed: Mapping[str, list[int]] | None, problems: list[Problem]
 ) -> tuple[bool, list[PromptVersionNote]]:
     try:
         pins = read_pins(project.paths)
     except FormatError as exc:
-        problems.extend(str(p) for p in exc.problems)
+        problems.extend(exc.problems)
         return True, []
     if pins is None:
         return False, []
@@ -519,7 +544,7 @@ def _prompt_updates(
     ]
 
 
-def _blacklist_proposals(project: Project, problems: list[str]) -> int:
+def _blacklist_proposals(project: Project, problems: list[Problem]) -> int:
     """How many of the judge's blacklist proposals wait for the author. No file, no proposal ever made: a
     file-exists check and nothing else (the proposals' model is imported only to read a file that changed)."""
     path = project.paths.blacklist_proposals
@@ -534,10 +559,10 @@ def _blacklist_proposals(project: Project, problems: list[str]) -> int:
         try:
             count = len(BlacklistProposals.load(path).pending())
         except FormatError as exc:
-            problems.extend(str(p) for p in exc.problems)
+            problems.extend(exc.problems)
             return 0
         except OSError as exc:
-            problems.append(str(Problem(path, str(exc.strerror or exc))))
+            problems.append(_unreadable(path, exc))
             return 0
         cache.put(path.name, st, count)
     cache.save()
@@ -578,7 +603,26 @@ def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdSt
     for f in check_cold_start(project.paths, checkpoint):
         note = ColdStartNote(key=f.key, text=f.describe("zh"), text_en=f.describe("en"))
         {"refuse": blockers, "repairable": repairs}.get(f.severity, notes).append(note)
+    journals = _unreadable_journals(project)
+    if journals:
+        # the next run does not finish them: it refuses on the first it cannot read
+        repairs = [r for r in repairs if r.key not in _JOURNAL_PENDING]
+        blockers += [j for j in journals if j.key not in {b.key for b in blockers}]
     return blockers, repairs, notes
+
+
+_JOURNAL_PENDING = ("tool_change_pending", "plan_apply_pending")  # studio.coldstart's keys for journals found
+
+
+def _unreadable_journals(project: Project) -> list[ColdStartNote]:
+    """Interrupted tool changes and plan applies whose journal cannot be read: `continue` refuses on them, so
+    status says what is wrong and the way out (`repair`'s words). Told by file names first: the journals'
+    models and `studio.repair` are imported only when such a file exists."""
+    if not (pending_tool_changes(project.paths) or pending_plan_applies(project.paths)):
+        return []
+    from studio.repair import unreadable_journals
+
+    return [ColdStartNote(key=i.key, text=i.text_zh, text_en=i.text_en) for i in unreadable_journals(project.paths)]
 
 
 def _lock_summary(status: LockStatus) -> LockSummary:
@@ -625,11 +669,13 @@ class SpendFigures:
     cache: CacheShare
     prompts_pinned: bool
     prompt_updates: list[PromptVersionNote]
+    ledger_unreadable_lines: int = 0  # the ledger's lines not counted: the cost may be incomplete
+    ledger_unreadable_at: tuple[int, ...] = ()
 
 
 def spend_figures(
     project: Project,
-    problems: list[str] | None = None,
+    problems: list[Problem] | None = None,
     prompt_versions: Mapping[str, list[int]] | None = None,
 ) -> SpendFigures:
     """Cost, tokens, prompt-cache share and prompt updates: the same figures `build_status` reports, alone
@@ -640,12 +686,15 @@ def spend_figures(
         book = _ledger_totals(project, problems)
         cost, tokens_in, tokens_out, unknown_cost = book.cost_usd, book.tokens_in, book.tokens_out, book.unpriced_calls
         cache = _cache_share(project, problems, book.cache_read_share, book.cache_calls)
+        unreadable, unreadable_at = book.unreadable_lines, book.unreadable_at
     else:
         # A project written before the ledger existed: its chapter logs are the only record of what it cost.
         cost, tokens_in, tokens_out, unknown_cost = _costs(project, problems)
         cache = _cache_share(project, problems, None, None)
+        unreadable, unreadable_at = 0, ()
     prompts_pinned, prompt_updates = _prompt_updates(project, prompt_versions, problems)
-    return SpendFigures(cost, tokens_in, tokens_out, unknown_cost, cache, prompts_pinned, prompt_updates)
+    return SpendFigures(cost, tokens_in, tokens_out, unknown_cost, cache, prompts_pinned, prompt_updates, unreadable,
+                        unreadable_at)
 
 
 def build_status(
@@ -658,7 +707,8 @@ def build_status(
     """Everything `status` shows, from the project's files (reads no chapter text whose count is cached).
     `prompt_versions`: prompt id -> installed versions (default: the file names of the `prompts` package)."""
     cp = project.checkpoint
-    problems: list[str] = []
+    lang = lang or env_lang() or "zh"
+    problems: list[Problem] = []
     committed = project.committed_chapters()
     # Without a checkpoint (a project written by another tool, or a fresh sample) the chapters on disk
     # are the best witness of progress.
@@ -717,10 +767,12 @@ def build_status(
         input_tokens=spend.input_tokens,
         output_tokens=spend.output_tokens,
         chapters_without_cost=spend.chapters_without_cost,
+        ledger_unreadable_lines=spend.ledger_unreadable_lines,
+        ledger_unreadable_at=list(spend.ledger_unreadable_at),
         skipped_ops_warnings=len(getattr(cp, "skipped_ops_chapters", []) or []),
         pending_actions=len(getattr(cp, "pending_actions", []) or []),
         blacklist_proposals=proposals,
-        problems=problems,
+        problems=[p.describe(lang) for p in problems],
         notices=[str(p) for p in project.notices(lang=lang)],
         blockers=blockers,
         self_repairs=repairs,
@@ -851,7 +903,11 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
               out=_tokens_text(report.output_tokens, lang))
     if report.chapters_without_cost:
         cost += tr(MESSAGES, "cost_unknown", lang, n=report.chapters_without_cost)
+    if report.ledger_unreadable_lines:
+        cost += tr(MESSAGES, "cost_partial", lang)
     lines.append(cost)
+    if report.ledger_unreadable_lines:
+        lines.append(_ledger_line(report, lang))
 
     lines.extend(_cache_lines(report.cache, lang))
     lines.extend(_prompt_lines(report, lang))
@@ -867,6 +923,16 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
         lines.append(tr(MESSAGES, "notices", lang, n=len(report.notices)))
         lines.extend(f"  {p}" for p in report.notices)
     return "\n".join(lines)
+
+
+def _ledger_line(report: StatusReport, lang: Lang) -> str:
+    at = ("、" if lang == "zh" else ", ").join(str(n) for n in report.ledger_unreadable_at)
+    if report.ledger_unreadable_lines > len(report.ledger_unreadable_at):
+        at += "…"
+    return tr(MESSAGES, "ledger_unreadable", lang, path=LEDGER_PATH, n=report.ledger_unreadable_lines, lines=at)
+
+
+LEDGER_PATH = "logs/spend.jsonl"  # `ProjectPaths.spend_ledger`, as the author finds it in the project folder
 
 
 def share_text(share: float) -> str:

@@ -37,11 +37,14 @@ def test_bench_prints_whole_process_figures(tmp_path: Path, capsys: pytest.Captu
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     bench = load_bench("bench_status")
+    monkeypatch.setattr(bench, "touch_chapter", lambda root: None)  # no wait for the racy window here
     assert bench.main(["--chapters", "3", "--runs", "1", "--keep", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
+    assert "first run after a change" in out and "repeat, nothing changed" in out
     assert "CPU (user+sys of the child)" in out
-    assert "of which imports (studio.cli.main + status_cmd" in out and "pydantic model classes" in out
-    assert "peak memory of a status process" in out
+    assert "imports of the repeat path" in out and "imports of the full report" in out
+    assert "pydantic not imported" in out  # the repeat path's imports
+    assert "peak memory of a status process: first run after a change" in out
     assert "bytecode:" in out and "load average" in out
 
 
@@ -72,3 +75,18 @@ def test_start_bench_measures_the_childs_cpu_and_a_cold_copy(tmp_path: Path) -> 
     copy = bench.cold_copy(tmp_path)
     assert (copy / "studio" / "tui" / "app.py").is_file() and (copy / "templates" / "sample").is_dir()
     assert not list(copy.rglob("__pycache__"))  # run from there, every start compiles the studio's modules
+
+
+def test_bytecode_older_than_its_source_is_called_stale(tmp_path: Path) -> None:
+    """A .pyc left from before an edit is recompiled at every run (and never rewritten with
+    PYTHONDONTWRITEBYTECODE): the bench must not call that warm."""
+    import py_compile
+
+    bench = load_bench("bench_status")
+    source = tmp_path / "mod.py"
+    source.write_text("x = 1\n", encoding="utf-8")
+    assert bench._stale_bytecode(source)  # no .pyc yet
+    py_compile.compile(str(source), doraise=True)
+    assert not bench._stale_bytecode(source)
+    source.write_text("x = 12\n", encoding="utf-8")  # edited after it was compiled
+    assert bench._stale_bytecode(source)

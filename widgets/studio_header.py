@@ -40,6 +40,8 @@ MESSAGES: Catalog = {
     "no_stage": ("阶段：—", "stage: -"),
     "run": ("本次 {tokens} tok ${cost:.2f}", "run {tokens} tok ${cost:.2f}"),
     "project": ("全书 {tokens} tok ${cost:.2f}", "book {tokens} tok ${cost:.2f}"),
+    # the spend ledger has lines it could not count: at least this much (`status` names the lines)
+    "project_partial": ("全书 {tokens} tok ≥${cost:.2f}", "book {tokens} tok ≥${cost:.2f}"),
     "provider": ("模型：{name}", "provider: {name}"),
     "cache": ("缓存 {share}%", "cache {share}%"),
     "prompt_updates": ("提示词可升级 {n}", "{n} prompt update(s)"),
@@ -84,6 +86,7 @@ class HeaderInfo:
     run_cost: float = 0.0
     project_tokens: int = 0
     project_cost: float = 0.0
+    project_cost_partial: bool = False  # the ledger has unreadable lines: the book's cost may be incomplete
     provider: str = ""
     offline: bool = False
     cache_share: float | None = None  # the book's prompt-cache read share (studio.status CacheShare.book)
@@ -141,7 +144,8 @@ def _costs(info: HeaderInfo, lang: Lang) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis", end="")
     text.append(tr(MESSAGES, "run", lang, tokens=format_tokens(info.run_tokens), cost=info.run_cost))
     text.append(" · ")
-    text.append(tr(MESSAGES, "project", lang, tokens=format_tokens(info.project_tokens), cost=info.project_cost))
+    key = "project_partial" if info.project_cost_partial else "project"
+    text.append(tr(MESSAGES, key, lang, tokens=format_tokens(info.project_tokens), cost=info.project_cost))
     if info.cache_share is not None:
         text.append(" · ")
         text.append(tr(MESSAGES, "cache", lang, share=round(info.cache_share * 100)))

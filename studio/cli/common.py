@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from studio.errors import PausedForAuthor, ProjectNotFoundError, StudioError
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, normalize_lang, tr
-from studio.lock import ProjectLock, StaleLockError
 
 if TYPE_CHECKING:
+    from studio.lock import ProjectLock
     from studio.paths import ProjectPaths
 
 # Commands that build prompts: before them a project without pins is pinned and told so once (`prompts_cmd`,
@@ -152,8 +152,10 @@ def resolve_lang(
         return DEFAULT_LANG
 
 
-def pre_scan_lang(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Lang:
-    """The language for help texts, before argparse runs: --lang in argv, else the usual resolution."""
+def pre_scan_lang(argv: Sequence[str], env: Mapping[str, str] | None = None, *, settings: bool = True) -> Lang:
+    """The language for help texts, before argparse runs: --lang in argv, else the usual resolution
+    (`settings=False`: --lang, NOVEL_STUDIO_LANG or the default, no settings file read: for a command line
+    that prints no help texts)."""
     project: Path | None = None
     lang: Lang | None = None
     items = list(argv)
@@ -171,6 +173,8 @@ def pre_scan_lang(argv: Sequence[str], env: Mapping[str, str] | None = None) -> 
             project = Path(items[i + 1])
     if lang:
         return lang
+    if not settings:
+        return normalize_lang((os.environ if env is None else env).get("NOVEL_STUDIO_LANG")) or DEFAULT_LANG
     return resolve_lang(None, project or Path.cwd(), env=env)
 
 
@@ -219,6 +223,9 @@ def take_project_lock(args: argparse.Namespace, lock: ProjectLock, lang: Lang, q
     """Take the project lock for a command that writes. A live holder raises LockBusyError (exit 4); a stale
     one is taken over after asking `question` (below the lock's description; `--yes` takes it without asking).
     False: the author said no; `cancelled` was printed and nothing changed (the caller exits 4)."""
+    # local: studio.lock builds a model at import, and most commands never lock
+    from studio.lock import StaleLockError
+
     try:
         lock.acquire()
     except StaleLockError as exc:

@@ -2,6 +2,9 @@
 
 Adding a command is one line in COMMAND_MODULES: a module `studio.cli.<name>_cmd` exposing
 `register(subparsers)` (which adds the subparser `<name>` with `set_defaults(func=run)`) and `run(args) -> int`.
+A command may also set `early(args) -> int | None`: called after parsing and before the language is resolved
+from the settings (which builds their models); an int is the exit status and ends the command there (a repeat
+`status` prints its memo, `studio.status_memo`), None goes on to `run`.
 
 Commands load lazily: the command named on the command line is the only module imported (`status` stays a
 light process: no SDK, no Textual, no tokenizer); `--help` without a command, an unknown word or a bare
@@ -221,10 +224,23 @@ def _os_error_path(exc: OSError, args: argparse.Namespace | None) -> tuple[str, 
     return str(Path(root).expanduser() if root else Path.cwd()), False
 
 
+# Commands with an `early` answer whose parsing prints nothing in the author's language but help (no argument
+# type checks with messages): for them the settings are not read before parsing (see `_may_print_help`).
+EARLY_COMMANDS = frozenset({"status"})
+
+
+def _may_print_help(argv: Sequence[str]) -> bool:
+    """Whether parsing this command line may print texts in the author's language (help, or an argument's
+    check): unless it names one of EARLY_COMMANDS without asking for help. Only then is the language read
+    from the settings before parsing (it builds the settings' models; the command resolves the language
+    itself, after `early`)."""
+    return "-h" in argv or "--help" in argv or not any(item in EARLY_COMMANDS for item in argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit status (the console script passes it to sys.exit)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    lang = pre_scan_lang(argv)
+    lang = pre_scan_lang(argv, settings=_may_print_help(argv))
     debug = "--debug" in argv
     as_json = "--json" in argv
     args: argparse.Namespace | None = None
@@ -237,6 +253,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return code if isinstance(code, int) else (0 if code is None else int(ExitCode.USAGE))
         debug = bool(args.debug)
         as_json = bool(getattr(args, "json", False))
+        early = getattr(args, "early", None)
+        if early is not None:  # a command's answer that needs no settings (a repeat `status`: its memo)
+            code = early(args)
+            if code is not None:
+                return int(code)
         lang = resolve_lang(args)
         args.lang = lang
         func = getattr(args, "func", None)

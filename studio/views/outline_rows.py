@@ -19,7 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from studio import wordcount
-from studio.errors import FormatError, UnsafeIdError
+from studio.errors import FormatError, Problem, UnsafeIdError
 from studio.fileio import read_text
 from studio.ids import parse_chapter_id
 from studio.models.checkpoint import PipelineStage
@@ -199,7 +199,7 @@ def build_outline_rows(
     """
     marks = needs_rebuild or set()
     review = needs_review or set()
-    problems: list[str] = []
+    problems: list[Problem] = []
     committed_set = set(committed) if committed is not None else set(_fresh_committed(project))
     _, words = _word_counts(project, committed_set, problems)
     scores = chapter_scores(project)
@@ -290,7 +290,7 @@ def _fresh_committed(project: Project) -> list[int]:
     return sorted(out)
 
 
-def _word_counts(project: Project, committed: set[int], problems: list[str]) -> tuple[int, dict[int, int]]:
+def _word_counts(project: Project, committed: set[int], problems: list[Problem]) -> tuple[int, dict[int, int]]:
     total, per_chapter = total_word_count(project, problems)
     missing = committed - per_chapter.keys()
     if missing:  # committed since the project listed its chapters: count them directly (a few at most)

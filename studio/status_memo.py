@@ -1,0 +1,205 @@
+"""The last `status` output, printed again while nothing it depends on has changed (issue 12: `status` ≤ 0.3 s).
+
+A repeat `status` on an unchanged project then imports no pydantic model and reads no project file: it stats
+the project's files, hashes what it saw and prints the output the last full run printed for the same hash.
+The first run after any change still builds the whole report (`studio.status`).
+
+The key (sha256) covers:
+- `MEMO_VERSION` (the command's variant, `--lang` as given and `--json`, picks one of the outputs kept under
+  the key);
+- the environment variables the settings read (every `NOVEL_STUDIO_*`) and the user settings file's path;
+- for every file and folder under the project folder (version-control folders `.git`, `.hg`, `.svn` left out):
+  its relative path, mode, size, mtime_ns and ctime_ns (a chmod that makes a file unreadable changes ctime);
+- the same for the user settings file and for the studio's own code and data (packages `studio`, `prompts`,
+  `templates`): an upgrade or a changed prompt set is a miss.
+
+Rules that keep the answer from ever being stale:
+- a project whose lock folder (`.novel.lock`) exists is never memoised: the lock's state depends on a live
+  process and on the clock;
+- a memo is written only when every file it covers was last changed at least `RACY_NS` before the run began:
+  a file rewritten within the file system's timestamp granularity could keep its size and mtime;
+- a status that fails (exit ≠ 0) is not memoised, nor one on a folder that does not look like a project
+  (`status_cmd.early` asks first) or holds more than `MAX_ENTRIES` entries: the walk is bounded;
+- the key is taken before the full run reads anything: a file changed during the run makes the next key
+  differ, so the output stored under the old key is never replayed for the new content.
+
+Where: `cache_folder(root)/status-output.json` in the user cache folder (platformdirs), never in the author's
+folder. Format: `{"version": 1, "key": "<hex>", "outputs": {"<variant>": "<text printed>"}}`. A memo that cannot
+be read is a miss; one that cannot be written is skipped. This module imports nothing heavier than
+platformdirs (no pydantic, no project model), so the repeat path stays light.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import stat
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+MEMO_FILE = "status-output.json"
+MEMO_VERSION = 1
+RACY_NS = 2_000_000_000  # FAT's 2 s timestamps are the coarsest a project folder may sit on
+LOCK_DIR = ".novel.lock"  # `studio.paths.ProjectPaths.lock_dir` (not imported: that module stays out of this path)
+MAX_ENTRIES = 50_000  # a folder holding far more than a novel: no memo (the walk would cost what it saves)
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__"})
+CODE_PACKAGES = ("studio", "prompts", "templates")
+ENV_PREFIX = "NOVEL_STUDIO"
+
+
+def cache_folder(root: Path) -> Path:
+    """The derived-value caches of the project at `root`: in the user's cache folder, one folder per project
+    (named by a hash of its resolved path), never in the author's folder (status is read-only there)."""
+    key = hashlib.sha256(os.fsencode(Path(root).resolve())).hexdigest()[:16]
+    return Path(platformdirs.user_cache_dir("novel-studio")) / "status" / key
+
+
+def cache_file(root: Path, name: str) -> Path:
+    """The cache file `name` (e.g. `studio.status.WORDCOUNT_CACHE`) of the project at `root`."""
+    return cache_folder(root) / name
+
+
+@dataclass
+class _Fingerprint:
+    """A running hash of what was seen, and the newest change among it (mtime or ctime, ns)."""
+
+    digest: hashlib._Hash = field(default_factory=hashlib.sha256)
+    newest_ns: int = 0
+    seen: set[tuple[int, int]] = field(default_factory=set)  # (dev, inode) of folders walked: no symlink loops
+    entries: int = 0
+
+    def add(self, label: str, st: os.stat_result | None) -> None:
+        if st is None:
+            self.digest.update(f"{label}\0-\n".encode("utf-8", "surrogateescape"))
+            return
+        line = f"{label}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n"
+        self.digest.update(line.encode("utf-8", "surrogateescape"))
+        self.newest_ns = max(self.newest_ns, st.st_mtime_ns, st.st_ctime_ns)
+
+    def walk(self, folder: str, label: str) -> None:
+        """Every entry under `folder`, sorted by name, depth first (symlinks followed, each folder once)."""
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.digest.update(f"{label}\0!{exc.errno}\n".encode("utf-8", "surrogateescape"))
+            return
+        self.entries += len(entries)
+        if self.entries > MAX_ENTRIES:
+            raise _TooBig
+        for entry in entries:
+            if entry.name in SKIPPED_DIRS:
+                continue
+            name = f"{label}/{entry.name}"
+            try:
+                st: os.stat_result | None = entry.stat()
+            except OSError:
+                st = None  # a dangling symlink: its presence is still part of the key
+            self.add(name, st)
+            if st is not None and stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) not in self.seen:
+                self.seen.add((st.st_dev, st.st_ino))
+                self.walk(entry.path, name)
+
+
+class _TooBig(Exception):
+    """More than MAX_ENTRIES under the folder: it is not memoised."""
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _user_settings_path(env: Mapping[str, str]) -> Path:
+    """`studio.config.user_settings_path`, repeated here because that module builds the settings' models."""
+    override = env.get("NOVEL_STUDIO_SETTINGS")
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_config_dir("novel-studio")) / "settings.toml"
+
+
+def _code_folders() -> list[str]:
+    folders: list[str] = []
+    for name in CODE_PACKAGES:
+        spec = importlib.util.find_spec(name)  # finds without importing the package
+        if spec is not None:
+            folders.extend(spec.submodule_search_locations or [])
+    return folders
+
+
+@dataclass(frozen=True)
+class StatusMemo:
+    """One `status` run's key and the memo file it is kept in (`probe`, then `replay` or `save`)."""
+
+    path: Path
+    key: str
+    variant: str
+    storable: bool  # no lock folder, nothing changed within RACY_NS of the run's start
+
+    @classmethod
+    def probe(cls, root: Path, variant: str, env: Mapping[str, str] | None = None) -> StatusMemo:
+        """Stat everything the output depends on (see the module rules) and hash it."""
+        env = os.environ if env is None else env
+        started = time.time_ns()
+        fp = _Fingerprint()
+        fp.digest.update(f"v{MEMO_VERSION}\n".encode())  # the variant picks an output under the key
+        for name in sorted(env):
+            if name.startswith(ENV_PREFIX):
+                fp.digest.update(f"env\0{name}\0{env[name]}\n".encode("utf-8", "surrogateescape"))
+        user = _user_settings_path(env)
+        fp.add(f"user\0{user}", _stat(user))
+        root = Path(root).resolve()
+        fp.add("project", _stat(root))
+        try:
+            for i, folder in enumerate(_code_folders()):
+                fp.walk(folder, f"code{i}")
+            fp.walk(str(root), "project")
+        except _TooBig:
+            return cls(cache_file(root, MEMO_FILE), "", variant, storable=False)
+        locked = (root / LOCK_DIR).exists()
+        storable = not locked and fp.newest_ns <= started - RACY_NS
+        return cls(cache_file(root, MEMO_FILE), fp.digest.hexdigest(), variant, storable)
+
+    def _load(self) -> dict[str, object] | None:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("version") != MEMO_VERSION or data.get("key") != self.key:
+            return None
+        outputs = data.get("outputs")
+        return outputs if isinstance(outputs, dict) else None
+
+    def replay(self) -> str | None:
+        """The text the last full run printed for this key and variant (None: run status in full)."""
+        if not self.storable:
+            return None
+        text = (self._load() or {}).get(self.variant)
+        return text if isinstance(text, str) else None
+
+    def save(self, text: str) -> None:
+        """Keep `text` (what a successful full run printed) for this key; other variants of the same key stay."""
+        if not self.storable:
+            return
+        outputs = dict(self._load() or {})
+        outputs[self.variant] = text
+        data = {"version": MEMO_VERSION, "key": self.key, "outputs": outputs}
+        try:
+            from studio.fileio import atomic_write_text  # the full run has loaded it already
+
+            atomic_write_text(self.path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
+        except OSError:
+            pass
+
+
+def variant(lang: str | None, as_json: bool) -> str:
+    """The command-line choices that change what `status` prints for the same files."""
+    return f"lang={lang or ''};json={int(as_json)}"
