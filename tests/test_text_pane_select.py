@@ -9,9 +9,13 @@ included, even where the pane wrapped a long line.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Offset
+from textual.pilot import Pilot
 from textual.selection import Selection
 from textual.strip import Strip
 
@@ -30,6 +34,16 @@ class DiffApp(App[None]):
         yield self.pane
 
 
+@contextlib.asynccontextmanager
+async def diff_pane() -> AsyncIterator[tuple[DiffApp, Pilot[None]]]:
+    """A diff pane 34 cells wide showing `BODY`."""
+    app = DiffApp()
+    async with app.run_test(size=(34, 12)) as pilot:
+        app.pane.show_body(Text(BODY))
+        await pilot.pause()
+        yield app, pilot
+
+
 def _selected_cells(pane: TextPane, selection_bgcolor: object, y: int) -> str:
     """The characters of visible row `y` painted with the selection's background."""
     strip: Strip = pane.render_line(y)
@@ -37,11 +51,8 @@ def _selected_cells(pane: TextPane, selection_bgcolor: object, y: int) -> str:
 
 
 async def test_a_selection_returns_the_bodys_chinese_text_and_is_painted() -> None:
-    app = DiffApp()
-    async with app.run_test(size=(34, 12)) as pilot:
+    async with diff_pane() as (app, pilot):
         pane = app.pane
-        pane.show_body(Text(BODY))
-        await pilot.pause()
         screen = app.screen
         assert pane.allow_select
         # line 2, from "码头" to the end of "雾港旧仓"
@@ -65,11 +76,8 @@ async def test_a_selection_returns_the_bodys_chinese_text_and_is_painted() -> No
 
 
 async def test_dragging_the_mouse_over_a_diff_line_selects_its_text() -> None:
-    app = DiffApp()
-    async with app.run_test(size=(34, 12)) as pilot:
+    async with diff_pane() as (app, pilot):
         pane = app.pane
-        pane.show_body(Text(BODY))
-        await pilot.pause()
         # row 1 is "[人物] 沈照": the pane's left padding is one cell, "[人物] " takes 7 cells, 沈 and 照 two each
         await pilot.mouse_down(pane, offset=(8, 1))
         await pilot.hover(pane, offset=(10, 1))
@@ -80,11 +88,8 @@ async def test_dragging_the_mouse_over_a_diff_line_selects_its_text() -> None:
 
 async def test_a_new_body_drops_the_panes_selection() -> None:
     """The selection's offsets point into the text it was made on: a new body (another chapter) drops it."""
-    app = DiffApp()
-    async with app.run_test(size=(34, 12)) as pilot:
+    async with diff_pane() as (app, pilot):
         pane = app.pane
-        pane.show_body(Text(BODY))
-        await pilot.pause()
         app.screen.selections = {pane: Selection(Offset(0, 0), Offset(3, 0))}
         await pilot.pause()
         pane.show_body(Text(BODY))  # the same text: the selection stays
