@@ -14,6 +14,12 @@ Rules: the text is wrapped as a `Static` wraps it (`Visual.to_strips` of the sam
 width less the scrollbar's column whether the scrollbar shows or not, so a scrollbar that appears never
 wraps the text again; no horizontal scrolling. The wrapped lines are kept until the width, the text or the
 styles (theme) change.
+
+Mouse selection (as Textual's `Log`): the wrapped lines carry each character's offset in the unwrapped body
+(column = character index in its line, row = line index), so a drag selects the body's own text, full-width
+characters and wrapped lines included; `get_selection` extracts it from the body's plain text. The selected
+span is painted from a second wrap made while a selection exists (the plain wrap stays cached for when it
+goes). A new body drops the pane's selection: its offsets pointed into the old text.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from rich.text import Text
 from textual.events import Resize
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
@@ -57,6 +64,8 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
         self._lines: list[Strip] | None = None
         """The body wrapped at `_lines_width` (None: to wrap again before the next paint)."""
         self._lines_width = 0
+        self._selected_lines: list[Strip] | None = None
+        """`_lines` with the current selection painted (None: none made since the selection or text changed)."""
 
     def initial_body(self) -> Text:
         """What the body shows when the pane is mounted."""
@@ -80,9 +89,29 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
             self._body = body
             self._lines = None
             if self.is_mounted:
+                self._drop_selection()
                 self._measure()
                 self.refresh()
         self.scroll_home(animate=False)
+
+    # ------------------------------------------------------------------ selection
+
+    @property
+    def allow_select(self) -> bool:
+        return True
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The body's text under `selection` (its offsets are the body's, not the wrapped rows')."""
+        return selection.extract(self.body.plain), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self._selected_lines = None
+        self.refresh()
+
+    def _drop_selection(self) -> None:
+        selections = self.screen.selections
+        if self in selections:  # setting `selections` calls `selection_updated` (a repaint) on its widgets
+            self.screen.selections = {widget: span for widget, span in selections.items() if widget is not self}
 
     # ------------------------------------------------------------------ rendering
 
@@ -93,13 +122,22 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
             width -= self.styles.scrollbar_size_vertical
         return max(1, width)
 
+    def _wrap(self, width: int, *, selected: bool) -> list[Strip]:
+        visual = visualize(self, self.body)
+        return Visual.to_strips(self, visual, width, None, self.visual_style, apply_selection=selected)
+
     def _wrapped(self) -> list[Strip]:
+        """The body's wrapped lines, with the selection painted while there is one."""
         width = self._wrap_width()
         if self._lines is None or width != self._lines_width:
-            visual = visualize(self, self.body)
-            self._lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+            self._lines = self._wrap(width, selected=False)
             self._lines_width = width
-        return self._lines
+            self._selected_lines = None
+        if self.text_selection is None:
+            return self._lines
+        if self._selected_lines is None:
+            self._selected_lines = self._wrap(width, selected=True)
+        return self._selected_lines
 
     def _measure(self) -> None:
         """Wrap the body at the current width and size the scrollable area to it (no layout: see the docstring)."""
