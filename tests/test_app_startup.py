@@ -324,15 +324,20 @@ async def test_a_refused_run_says_why_not_a_class_name(sample: Path) -> None:
     assert not (sample / "chapters" / "chapter-003.md").exists()
 
 
-# The pipeline modules importing the studio may load: the run's data types (questions, events, the staged
-# chapter a discard backs up, the refine edits a review applies, the undo), the provider protocol and prices.
-# The agents, the context builders, the orchestrator, the extraction and the review load when they run.
+# The pipeline modules importing the studio may load: the run's data types (questions, events), the provider
+# protocol and prices, the estimate. The agents (their protocol too), the staging, commit, undo and refine edits,
+# the context builders, the orchestrator, the extraction and the review load when they run.
 STARTUP_PIPELINE_MODULES = frozenset({
-    "pipeline", "pipeline.agents", "pipeline.agents.protocol", "pipeline.brief", "pipeline.commit",
-    "pipeline.decisions", "pipeline.estimate", "pipeline.events", "pipeline.prompts_registry", "pipeline.providers",
-    "pipeline.providers.base", "pipeline.providers.cost", "pipeline.providers.presets", "pipeline.providers.retry",
-    "pipeline.refine_edits", "pipeline.staging", "pipeline.undo",
+    "pipeline", "pipeline.brief", "pipeline.decisions", "pipeline.estimate", "pipeline.events",
+    "pipeline.prompts_registry", "pipeline.providers", "pipeline.providers.base", "pipeline.providers.cost",
+    "pipeline.providers.presets", "pipeline.providers.retry",
 })
+
+# Other modules the first paint does not need (issue 12 "fast start"): the blacklist matcher (refine edits), the
+# checks' findings and punctuation fixes, Markdown (the volume review), the file watcher's library.
+NOT_AT_START = ("studio.checks.matcher", "studio.checks.findings_list", "studio.checks.punctuation_fix",
+                "markdown_it", "textual.widgets._markdown", "watchfiles", "screens.blacklist_proposals",
+                "screens.import_source")
 
 
 def test_importing_the_studio_loads_no_agents_nor_orchestrator() -> None:
@@ -342,14 +347,15 @@ def test_importing_the_studio_loads_no_agents_nor_orchestrator() -> None:
     code = (
         "import json, sys\n"
         "from studio.tui.app import NovelStudioApp\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'pipeline')))\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert sorted(m for m in loaded if m.startswith("pipeline.agents.") and m != "pipeline.agents.protocol") == []
-    assert sorted(loaded - STARTUP_PIPELINE_MODULES) == []
+    assert sorted(m for m in loaded if m.startswith("pipeline.agents")) == []
+    assert sorted(m for m in loaded if m.split(".")[0] == "pipeline" and m not in STARTUP_PIPELINE_MODULES) == []
+    assert sorted(m for m in NOT_AT_START if m in loaded) == []
 
 
 async def test_a_second_start_shows_the_last_diff_without_replaying_the_log(
