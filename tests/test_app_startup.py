@@ -393,3 +393,44 @@ async def test_a_second_start_shows_the_last_diff_without_replaying_the_log(
             assert "第12章" in render_state_diff(screen.diff_view._diff, "zh").plain
     assert shown[0] is not None and shown[0] == shown[1]
     assert len(replays) == 1, replays  # the first start only
+
+
+def test_the_studio_starts_without_garbage_collections(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12 "fast start": automatic collections cost about 0.2 s of CPU of the start (imports and the first
+    screen make long-lived objects, little garbage). `launch_studio` starts the App with them off; a real terminal
+    switches them on after the first paint (`settle_heap`), a headless App when it ends."""
+    import gc
+
+    from studio.cli.main import launch_studio
+
+    seen: list[bool] = []
+    original_run = NovelStudioApp.run
+
+    def run_headless(self: NovelStudioApp, **kwargs: Any) -> Any:
+        return original_run(self, headless=True, size=(80, 24))
+
+    def ready(self: NovelStudioApp) -> None:
+        seen.append(gc.isenabled())
+        self.exit()
+
+    monkeypatch.setattr(NovelStudioApp, "on_ready", ready, raising=False)
+    monkeypatch.setattr(NovelStudioApp, "run", run_headless)
+    assert gc.isenabled()
+    assert launch_studio(sample, lang="zh", offline=True) == 0
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_settle_heap_switches_collections_back_on() -> None:
+    import gc
+
+    from studio.tui.heap import collections_paused, settle_heap
+
+    try:
+        with collections_paused():
+            assert not gc.isenabled()
+            settle_heap()  # after the first paint
+            assert gc.isenabled()
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()

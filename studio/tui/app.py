@@ -404,6 +404,8 @@ class NovelStudioApp(App[None]):
         self._install_signal_handlers()
         if self.welcome and not looks_like_project(self.project_root):
             self.push_screen(WelcomeScreen(self.project_root, self.lang), self._welcomed)
+            if not self.is_headless:
+                self.call_after_refresh(settle_heap)  # collections back on once painted (studio.tui.heap)
             return
         self.open_main()
 
