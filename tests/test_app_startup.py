@@ -434,3 +434,25 @@ def test_settle_heap_switches_collections_back_on() -> None:
         assert gc.isenabled()
     finally:
         gc.unfreeze()
+
+
+
+@pytest.mark.serial  # a child that does not quit is killed in `close`
+@pytest.mark.xdist_group("serial")
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_the_file_watcher_starts_after_the_first_paint(sample: Path, tmp_path: Path) -> None:
+    """Issue 12 "fast start": the watcher (importing `watchfiles` and anyio, then its first scan) started in
+    the screen's first after-refresh callback, which a real terminal's start-up runs before the first paint (a
+    headless App does not: hence a real pty, tests/startup_order_child.py)."""
+    from tests.pty_term import PtyTerm
+    from tests.serve_client import serve_env
+
+    out = tmp_path / "order.txt"
+    env = dict(serve_env(tmp_path, 0.0), PYTHONPATH=str(ROOT))
+    term = PtyTerm.spawn([sys.executable, str(ROOT / "tests" / "startup_order_child.py"), str(out), str(sample)],
+                         size=(160, 48), env=env)
+    try:
+        assert term.wait_until(out.is_file, timeout=120), term.text()
+    finally:
+        term.close()
+    assert out.read_text(encoding="utf-8") == "started after the first paint"
