@@ -358,6 +358,14 @@ def test_importing_the_studio_loads_no_agents_nor_orchestrator() -> None:
     assert sorted(m for m in NOT_AT_START if m in loaded) == []
 
 
+def test_the_palette_still_offers_the_providers_it_imports_lazily() -> None:
+    from screens.blacklist_proposals import BlacklistCommands
+    from screens.import_source import AppendImportCommands
+
+    providers = {c if isinstance(c, type) else c() for c in NovelStudioApp.COMMANDS}
+    assert {BlacklistCommands, AppendImportCommands} <= providers
+
+
 async def test_a_second_start_shows_the_last_diff_without_replaying_the_log(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
