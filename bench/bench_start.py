@@ -111,7 +111,7 @@ def run_benchmark(work: Path, chapters: int, runs: int, cold: bool, out: object 
         states.append(("cold bytecode (the studio's modules compiled at each start)",
                        dict(base, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(copy)), copy))
     for label, env, cwd in states:
-        start_once(root, env, last_title, cwd)  # one start first: the caches (status, outline) filled
+        start_once(root, env, last_title, cwd)  # one start first: the user caches (word counts, scores, the replayed state) filled
         done = [r for r in (start_once(root, env, last_title, cwd) for _ in range(runs)) if r is not None]
         if not done:
             say(f"  {label}: never painted")

@@ -1,7 +1,7 @@
 """The project's file watcher as an invisible widget: it watches and posts, nothing else.
 
-After the screen's first refresh (so that importing `watchfiles` is not on the way to the first paint) it runs
-`studio.watch.watch_project` in a plain asyncio task on the app's loop (a watcher never completes, and
+After the screen's first paint (so that importing `watchfiles` is not on the way to it: two refreshes, see
+`_after_refresh`) it runs `studio.watch.watch_project` in a plain asyncio task on the app's loop (a watcher never completes, and
 `app.workers.wait_for_complete()` must still return; stopped on unmount) and posts each debounced batch as
 `studio.tui.messages.ProjectChanged`, or `WatchFailed` once when the watcher itself fails (traceback to the
 studio log). It never touches a screen: what a change means is `studio.tui.watch_flow`'s business.
@@ -44,7 +44,13 @@ class FileWatcher(Widget):
 
     def on_mount(self) -> None:
         if self.enabled:
-            self.call_after_refresh(self._start)
+            self.call_after_refresh(self._after_refresh)
+
+    def _after_refresh(self) -> None:
+        # The first "after refresh" comes before the studio's first paint (the app's start-up runs the screen's
+        # callbacks before it paints): wait one refresh more, so that importing and starting the watcher
+        # (`watchfiles`, anyio: about 40 ms of CPU) comes after the first paint.
+        self.call_after_refresh(self._start)
 
     def _start(self) -> None:
         if self._watch_task is None and not self._stop.is_set():

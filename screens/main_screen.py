@@ -21,7 +21,7 @@ import os
 from collections.abc import Coroutine
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -50,7 +50,6 @@ from pipeline.events import (
 from screens.decision_dialog import DecisionDialog, ask
 from screens.export_dialog import ExportDialog, result_message
 from screens.file_watcher import FileWatcher
-from screens.findings_screen import FindingsScreen
 from screens.help_screen import HelpScreen
 from screens.import_progress import ExtractionScreen
 from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
@@ -59,12 +58,10 @@ from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, Text
 from screens.rebuild_queue import RebuildQueue
 from screens.search_screen import SearchScreen
 from screens.volume_end import volume_end_question
-from studio.checks.findings_list import text_location
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
 from studio.models.author_note import load_author_note, save_author_note
-from studio.models.findings import Finding
 from studio.models.quick_start import QuickStartRequest
 from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
@@ -110,6 +107,9 @@ from widgets.pane import Pane, pane_of
 from widgets.scores_view import ScoresView
 from widgets.state_diff_view import StateDiffView
 from widgets.studio_header import HeaderInfo, StudioHeader
+
+if TYPE_CHECKING:
+    from studio.models.findings import Finding
 
 T = TypeVar("T")
 
@@ -745,6 +745,9 @@ class MainScreen(Screen[None]):
 
     def action_findings(self) -> None:
         """The checks' findings; picking one shows its chapter with the cursor on it (issue 8)."""
+        # imported here, not at the studio's start: the checks it runs load before its first use, not the first paint
+        from screens.findings_screen import FindingsScreen
+        from studio.checks.findings_list import text_location
 
         def answered(finding: Finding | None) -> None:
             if finding is None or finding.chapter is None:

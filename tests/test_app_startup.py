@@ -324,15 +324,20 @@ async def test_a_refused_run_says_why_not_a_class_name(sample: Path) -> None:
     assert not (sample / "chapters" / "chapter-003.md").exists()
 
 
-# The pipeline modules importing the studio may load: the run's data types (questions, events, the staged
-# chapter a discard backs up, the refine edits a review applies, the undo), the provider protocol and prices.
-# The agents, the context builders, the orchestrator, the extraction and the review load when they run.
+# The pipeline modules importing the studio may load: the run's data types (questions, events), the provider
+# protocol and prices, the estimate. The agents (their protocol too), the staging, commit, undo and refine edits,
+# the context builders, the orchestrator, the extraction and the review load when they run.
 STARTUP_PIPELINE_MODULES = frozenset({
-    "pipeline", "pipeline.agents", "pipeline.agents.protocol", "pipeline.brief", "pipeline.commit",
-    "pipeline.decisions", "pipeline.estimate", "pipeline.events", "pipeline.prompts_registry", "pipeline.providers",
-    "pipeline.providers.base", "pipeline.providers.cost", "pipeline.providers.presets", "pipeline.providers.retry",
-    "pipeline.refine_edits", "pipeline.staging", "pipeline.undo",
+    "pipeline", "pipeline.brief", "pipeline.decisions", "pipeline.estimate", "pipeline.events",
+    "pipeline.prompts_registry", "pipeline.providers", "pipeline.providers.base", "pipeline.providers.cost",
+    "pipeline.providers.presets", "pipeline.providers.retry",
 })
+
+# Other modules the first paint does not need (issue 12 "fast start"): the blacklist matcher (refine edits), the
+# checks' findings and punctuation fixes, Markdown (the volume review), the file watcher's library.
+NOT_AT_START = ("studio.checks.matcher", "studio.checks.findings_list", "studio.checks.punctuation_fix",
+                "markdown_it", "textual.widgets._markdown", "watchfiles", "screens.blacklist_proposals",
+                "screens.import_source")
 
 
 def test_importing_the_studio_loads_no_agents_nor_orchestrator() -> None:
@@ -342,11 +347,120 @@ def test_importing_the_studio_loads_no_agents_nor_orchestrator() -> None:
     code = (
         "import json, sys\n"
         "from studio.tui.app import NovelStudioApp\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'pipeline')))\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert sorted(m for m in loaded if m.startswith("pipeline.agents.") and m != "pipeline.agents.protocol") == []
-    assert sorted(loaded - STARTUP_PIPELINE_MODULES) == []
+    assert sorted(m for m in loaded if m.startswith("pipeline.agents")) == []
+    assert sorted(m for m in loaded if m.split(".")[0] == "pipeline" and m not in STARTUP_PIPELINE_MODULES) == []
+    assert sorted(m for m in NOT_AT_START if m in loaded) == []
+
+
+def test_the_palette_still_offers_the_providers_it_imports_lazily() -> None:
+    from screens.blacklist_proposals import BlacklistCommands
+    from screens.import_source import AppendImportCommands
+
+    providers = {c if isinstance(c, type) else c() for c in NovelStudioApp.COMMANDS}
+    assert {BlacklistCommands, AppendImportCommands} <= providers
+
+
+async def test_a_second_start_shows_the_last_diff_without_replaying_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (issue 12 "fast start"): every start replayed the whole changelog before the first paint to
+    show the last chapter's state diff (~110 ms of CPU on 500 chapters). The replayed state is kept in the user's
+    cache between starts (`studio.views.replay_cache`), so the next start replays nothing from the log's start,
+    and its first screen shows the same diff."""
+    from studio.views import replay_cache, state_diff
+    from tests.test_synth import load_synth
+    from widgets.state_diff_view import render_state_diff
+
+    root = tmp_path / "novel"
+    load_synth().generate_project(root, 12, chars_per_chapter=300, seed=2)
+    replays: list[int | None] = []
+    original = state_diff.replay
+
+    def counting(entries: Any, upto_version: int | None = None, **kwargs: Any) -> Any:
+        replays.append(upto_version)
+        return original(entries, upto_version, **kwargs)
+
+    monkeypatch.setattr(state_diff, "replay", counting)
+    shown: list[object] = []
+    for _ in range(2):
+        state_diff._state_memo.clear()  # each start is a new process: nothing memoised in this one
+        state_diff._changelog_memo.clear()
+        replay_cache.forget()
+        app = make_app(root)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            screen = main_screen(app)
+            assert screen.selected == 12
+            shown.append(screen.diff_view._diff)
+            assert "第12章" in render_state_diff(screen.diff_view._diff, "zh").plain
+    assert shown[0] is not None and shown[0] == shown[1]
+    assert len(replays) == 1, replays  # the first start only
+
+
+def test_the_studio_starts_without_garbage_collections(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12 "fast start": automatic collections cost about 0.2 s of CPU of the start (imports and the first
+    screen make long-lived objects, little garbage). `launch_studio` starts the App with them off; a real terminal
+    switches them on after the first paint (`settle_heap`), a headless App when it ends."""
+    import gc
+
+    from studio.cli.main import launch_studio
+
+    seen: list[bool] = []
+    original_run = NovelStudioApp.run
+
+    def run_headless(self: NovelStudioApp, **kwargs: Any) -> Any:
+        return original_run(self, headless=True, size=(80, 24))
+
+    def ready(self: NovelStudioApp) -> None:
+        seen.append(gc.isenabled())
+        self.exit()
+
+    monkeypatch.setattr(NovelStudioApp, "on_ready", ready, raising=False)
+    monkeypatch.setattr(NovelStudioApp, "run", run_headless)
+    assert gc.isenabled()
+    assert launch_studio(sample, lang="zh", offline=True) == 0
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+def test_settle_heap_switches_collections_back_on() -> None:
+    import gc
+
+    from studio.tui.heap import collections_paused, settle_heap
+
+    try:
+        with collections_paused():
+            assert not gc.isenabled()
+            settle_heap()  # after the first paint
+            assert gc.isenabled()
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
+
+@pytest.mark.serial  # a child that does not quit is killed in `close`
+@pytest.mark.xdist_group("serial")
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_the_file_watcher_starts_after_the_first_paint(sample: Path, tmp_path: Path) -> None:
+    """Issue 12 "fast start": the watcher (importing `watchfiles` and anyio, then its first scan) started in
+    the screen's first after-refresh callback, which a real terminal's start-up runs before the first paint (a
+    headless App does not: hence a real pty, tests/startup_order_child.py)."""
+    from tests.pty_term import PtyTerm
+    from tests.serve_client import serve_env
+
+    out = tmp_path / "order.txt"
+    env = dict(serve_env(tmp_path, 0.0), PYTHONPATH=str(ROOT))
+    term = PtyTerm.spawn([sys.executable, str(ROOT / "tests" / "startup_order_child.py"), str(out), str(sample)],
+                         size=(160, 48), env=env)
+    try:
+        assert term.wait_until(out.is_file, timeout=120), term.text()
+    finally:
+        term.close()
+    assert out.read_text(encoding="utf-8") == "started after the first paint"

@@ -177,10 +177,13 @@ def open_studio(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
 def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = False) -> int:
     """Run the studio app until it quits (imports Textual only here, so the other commands stay light).
     `welcome`: no project at `root` yet; the app first offers to create one or open the sample."""
-    from studio.tui.app import NovelStudioApp
+    from studio.tui.heap import collections_paused
 
-    app = NovelStudioApp(root, lang=lang, offline=offline, welcome=welcome)
-    app.run()
+    with collections_paused():  # no garbage collections before the first paint: studio.tui.heap
+        from studio.tui.app import NovelStudioApp
+
+        app = NovelStudioApp(root, lang=lang, offline=offline, welcome=welcome)
+        app.run()
     # The app has quit; the interpreter now waits for worker threads (a commit finishing). A late SIGINT (a
     # second Ctrl+C, `serve` ending a closed tab's session) would raise KeyboardInterrupt inside threading's
     # shutdown and print a traceback: nothing is left to stop politely, so it is ignored (SIGTERM still ends us).

@@ -41,8 +41,6 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
-from screens.blacklist_proposals import BlacklistCommands
-from screens.import_source import AppendImportCommands
 from screens.main_screen import MainScreen
 from screens.welcome_screen import NewNovel, WelcomeScreen
 from studio.errors import FormatError, StudioError
@@ -197,12 +195,26 @@ _ACTIONS: dict[str, str] = {
 }
 
 
+def _blacklist_commands() -> type[Provider]:
+    from screens.blacklist_proposals import BlacklistCommands
+
+    return BlacklistCommands
+
+
+def _append_import_commands() -> type[Provider]:
+    from screens.import_source import AppendImportCommands
+
+    return AppendImportCommands
+
+
 class NovelStudioApp(App[None]):
     """The studio on one project."""
 
     CSS_PATH = "app.tcss"
     TITLE = "novel-studio"
-    COMMANDS = App.COMMANDS | {StudioCommands, BlacklistCommands, AppendImportCommands}
+    # Providers of other screens are named by callables that import them when the palette first opens (Textual's
+    # `ProviderSource`): importing them at start (the blacklist models, the import flow) delayed the first paint.
+    COMMANDS = App.COMMANDS | {StudioCommands, _blacklist_commands, _append_import_commands}
     # q and ctrl+q are the main screen's (it asks first while a stage runs)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app_quit"),
@@ -392,6 +404,8 @@ class NovelStudioApp(App[None]):
         self._install_signal_handlers()
         if self.welcome and not looks_like_project(self.project_root):
             self.push_screen(WelcomeScreen(self.project_root, self.lang), self._welcomed)
+            if not self.is_headless:
+                self.call_after_refresh(settle_heap)  # collections back on once painted (studio.tui.heap)
             return
         self.open_main()
 

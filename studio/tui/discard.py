@@ -15,7 +15,6 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from pipeline.staging import ChapterStaging
 from screens.prompt_dialogs import ConfirmDialog
 from studio.fileio import atomic_write_bytes
 from studio.i18n import Catalog, Lang, tr
@@ -52,6 +51,9 @@ def confirm_discard_dialog(n: int, lang: Lang) -> ConfirmDialog:
 
 def staged_files(paths: ProjectPaths, n: int) -> list[Path]:
     """Every file the discard of chapter `n` would remove."""
+    # imported here, not at the studio's start: the staging module loads the agents' types
+    from pipeline.staging import ChapterStaging
+
     staging = ChapterStaging(paths, n)
     files = [*staging.own_files(), staging.partial]
     storyline = staging.summary_storyline()

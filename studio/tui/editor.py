@@ -24,7 +24,6 @@ from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
-from pipeline.staging import ChapterStaging
 from studio.i18n import Catalog, Lang, tr
 from studio.paths import ProjectPaths
 from studio.tui.host import StudioHost
@@ -90,6 +89,9 @@ def chapter_file(paths: ProjectPaths, n: int) -> Path | None:
     """The file `e` opens for chapter `n`: the committed text, or the staged text of the in-flight chapter."""
     if paths.chapter(n).is_file():
         return paths.chapter(n)
+    # imported here, not at the studio's start: the staging module loads the agents' types
+    from pipeline.staging import ChapterStaging
+
     staged = ChapterStaging(paths, n).current
     return staged if staged.is_file() else None
 

@@ -21,9 +21,12 @@ import difflib
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pipeline.refine_edits import DropReason, EditDecision, apply_decisions
+if TYPE_CHECKING:
+    # imported where a review uses them: the refine edits bring the blacklist matcher and its models, which the
+    # studio's start (the dialogs import `fold_offsets` from here) does not need before its first paint
+    from pipeline.refine_edits import DropReason, EditDecision
 
 __all__ = [
     "CONTEXT_CHARS",
@@ -348,6 +351,8 @@ class ReviewState:
 
     def result_text(self, draft: str) -> str:
         """``draft`` (the pre-refine text) with the accepted edits applied."""
+        from pipeline.refine_edits import apply_decisions
+
         return apply_decisions(draft, self._decisions, self.accepted_indices())
 
     def record(self) -> list[dict[str, object]]:
@@ -378,6 +383,8 @@ class ReviewState:
 
 
 def _decision_of(hunk: Hunk) -> EditDecision:
+    from pipeline.refine_edits import EditDecision
+
     return EditDecision(
         index=hunk.index,
         original=hunk.original,

@@ -32,14 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pipeline.commit import archive_dir
-from pipeline.refine_edits import EditDecision
-from pipeline.staging import ChapterStaging
-from pipeline.undo import UndoError, undo_last_chapter, undo_target
 from screens.prompt_dialogs import ConfirmDialog
-from screens.refine_review import RefineReviewScreen
 from studio.errors import LockHeldError, StudioError
 from studio.fileio import atomic_write_json, atomic_write_text, read_json, read_text
 from studio.i18n import Catalog, Lang, tr
@@ -48,6 +43,12 @@ from studio.lock import ProjectLock
 from studio.paths import ProjectPaths
 from studio.tui.host import StudioHost
 from studio.tui.hunks import ReviewOutcome
+
+if TYPE_CHECKING:
+    from pipeline.refine_edits import EditDecision
+
+# The pipeline's staging, commit, refine and undo modules (and the review screen) are imported where a review or
+# an undo runs: the main screen imports this module, and they are not needed before the studio's first paint.
 
 MESSAGES: Catalog = {
     "nothing_to_review": ("第{n}章没有可审阅的润色修改", "Chapter {n} has no refine edits to review"),
@@ -99,6 +100,8 @@ class RefineRecord:
 
     @property
     def decisions(self) -> list[EditDecision]:
+        from pipeline.refine_edits import EditDecision
+
         raw = self.data.get("decisions")
         if not isinstance(raw, list):
             result = self.data.get("result")
@@ -134,6 +137,9 @@ def find_refine_record(paths: ProjectPaths, n: int) -> RefineRecord | None:
     """Chapter `n`'s refine record: archived for a committed chapter, staged for the in-flight one; None when
     there is none (the sample's chapters, a chapter whose refine did not run yet). A broken record raises
     StudioError (FormatError)."""
+    from pipeline.commit import archive_dir
+    from pipeline.staging import ChapterStaging
+
     if paths.chapter(n).is_file():
         for path in _candidates(archive_dir(paths, n), n):
             if path.is_file():
@@ -211,6 +217,8 @@ def start_review(host: StudioHost) -> None:
 
 async def review_record(host: StudioHost, record: RefineRecord) -> ReviewOutcome | None:
     """Open the review screen on `record` and apply what the author decided."""
+    from screens.refine_review import RefineReviewScreen
+
     lang = host.lang
     n = record.chapter
     try:
@@ -256,6 +264,8 @@ def _lock_text(exc: LockHeldError, lang: Lang) -> str:
 
 def start_undo(host: StudioHost) -> None:
     """`u`: take back the last committed chapter after a confirmation naming it."""
+    from pipeline.undo import UndoError, undo_target
+
     if host.running:
         host.notify(tr(MESSAGES, "busy", host.lang), severity="warning")
         return
@@ -278,6 +288,8 @@ async def undo_flow(host: StudioHost, n: int) -> Path | None:
 
 def do_undo(host: StudioHost) -> Path | None:
     """Run the undo holding the project lock; refresh the panes. Returns the backup folder."""
+    from pipeline.undo import undo_last_chapter
+
     lang = host.lang
     if host.running:
         host.notify(tr(MESSAGES, "busy", lang), severity="warning")

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from screens.prompt_dialogs import ConfirmDialog
-from screens.review_screen import VolumeReviewScreen
 from studio.errors import LockHeldError, StudioError
 from studio.i18n import Catalog, tr
 from studio.lock import ProjectLock
@@ -88,6 +87,8 @@ async def volume_review_flow(host: StudioHost, volume: int, on_plan: Callable[[i
     host.reload()
     if outcome.written:
         host.notify(tr(MESSAGES, "saved", lang, volume=outcome.volume))
+    from screens.review_screen import VolumeReviewScreen  # Markdown: loaded at a volume's end, not at start
+
     screen = VolumeReviewScreen(outcome.markdown, lang, volume=outcome.volume, next_volume=outcome.next_volume)
     if await host.show_modal(screen) == "plan" and outcome.next_volume is not None:
         on_plan(outcome.next_volume)

@@ -30,7 +30,8 @@ from studio.models.patch import StateOp, StatePatch
 from studio.models.state import CurrentState
 from studio.op_reasons import reason_text
 from studio.project import Project
-from studio.state_engine import apply_patch, is_review_cleanup, load_changelog, replay, replay_from
+from studio.state_engine import apply_patch, is_review_cleanup, parse_changelog, replay, replay_from
+from studio.views import replay_cache
 
 ENTITY_KINDS: tuple[str, ...] = ("characters", "items", "locations", "factions", "world_state")
 
@@ -366,36 +367,50 @@ def build_state_diff(
 
 # ---------------------------------------------------------------------------------------------- from a project
 
-_changelog_memo: dict[Path, tuple[int, int, list[ChangelogEntry]]] = {}
+_changelog_memo: dict[Path, tuple[int, int, bytes, list[ChangelogEntry]]] = {}
 _state_memo: dict[tuple[Path, int, int, int], CurrentState] = {}
 _memo_lock = threading.Lock()
 _STATE_MEMO_MAX = 64
 
 
-def _changelog(path: Path) -> tuple[tuple[int, int], list[ChangelogEntry]]:
+@dataclass(frozen=True)
+class _Log:
+    """The changelog as read: its (size, mtime_ns), bytes and entries."""
+
+    path: Path
+    stamp: tuple[int, int]
+    raw: bytes
+    entries: list[ChangelogEntry]
+
+
+def _changelog(path: Path) -> _Log:
     """The parsed changelog, memoised while its (size, mtime) is unchanged."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return (0, 0), []
+        return _Log(path, (0, 0), b"", [])
     stamp = (st.st_size, st.st_mtime_ns)
     with _memo_lock:
         hit = _changelog_memo.get(path)
     if hit is not None and (hit[0], hit[1]) == stamp:
-        return stamp, hit[2]
-    entries = load_changelog(path)
+        return _Log(path, stamp, hit[2], hit[3])
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return _Log(path, (0, 0), b"", [])
+    entries, _ = parse_changelog(raw, path)
     with _memo_lock:
-        _changelog_memo[path] = (stamp[0], stamp[1], entries)
-    return stamp, entries
+        _changelog_memo[path] = (stamp[0], stamp[1], raw, entries)
+    return _Log(path, stamp, raw, entries)
 
 
-def _state_at(path: Path, stamp: tuple[int, int], entries: Sequence[ChangelogEntry], version: int) -> CurrentState:
-    key = (path, stamp[0], stamp[1], version)
+def _state_at(root: Path, log: _Log, version: int) -> CurrentState:
+    key = (log.path, log.stamp[0], log.stamp[1], version)
     with _memo_lock:
         hit = _state_memo.get(key)
     if hit is not None:
         return hit
-    state = _replay_near(path, stamp, entries, version)
+    state = _replay_near(root, log, version)
     with _memo_lock:
         if len(_state_memo) >= _STATE_MEMO_MAX:
             _state_memo.pop(next(iter(_state_memo)))
@@ -403,26 +418,36 @@ def _state_at(path: Path, stamp: tuple[int, int], entries: Sequence[ChangelogEnt
     return state
 
 
-def _replay_near(path: Path, stamp: tuple[int, int], entries: Sequence[ChangelogEntry], version: int) -> CurrentState:
-    """The state at `version`, replayed from the nearest memoised earlier version of the same changelog
-    (moving chapter by chapter replays one entry, not the whole log: on 500 chapters that was most of a chapter
-    selection's time); from the start when there is none, or when the log holds another tool's lines or an
-    `init` after its first line."""
-    nearest: tuple[int, CurrentState] | None = None
+def _replay_near(root: Path, log: _Log, version: int) -> CurrentState:
+    """The state at `version`, replayed from the nearest earlier version known of the same changelog: one
+    memoised in this process (moving chapter by chapter replays one entry, not the whole log: on 500 chapters
+    that was most of a chapter selection's time) or the one kept between starts (`replay_cache`: the first
+    screen replays only what was appended since); from the start when there is none, or when the log holds
+    another tool's lines or an `init` after its first line. A state newer than the one kept is kept for the next
+    start.
+    """
+    entries, source = log.entries, str(log.path)
     plain = all(e.kind != "foreign" for e in entries) and all(e.kind != "init" for e in entries[1:])
     if not plain:  # another tool's lines or a re-based log: replay as the log says, from the start
-        return replay(entries, upto_version=version, source=str(path))
+        return replay(entries, upto_version=version, source=source)
+    nearest: tuple[int, CurrentState] | None = None
     with _memo_lock:
         for (memo_path, size, mtime, memo_version), state in _state_memo.items():
-            if (memo_path, size, mtime) == (path, *stamp) and memo_version <= version:
+            if (memo_path, size, mtime) == (log.path, *log.stamp) and memo_version <= version:
                 if nearest is None or memo_version > nearest[0]:
                     nearest = (memo_version, state)
+    kept = replay_cache.kept_state(root, log.raw)
+    if kept is not None and kept.state_version <= version and (nearest is None or kept.state_version > nearest[0]):
+        nearest = (kept.state_version, kept)
     if nearest is not None:
         base_version, base = nearest
         if base_version == version:
             return base
-        return replay_from(base, entries, upto_version=version, source=str(path))
-    return replay(entries, upto_version=version, source=str(path))
+        state = replay_from(base, entries, upto_version=version, source=source)
+    else:
+        state = replay(entries, upto_version=version, source=source)
+    replay_cache.keep_state(root, log.raw, entries, state)  # a no-op unless newer than the state kept
+    return state
 
 
 def _extra_names(project: Project) -> dict[str, str]:
@@ -438,12 +463,12 @@ def state_diff_for_chapter(project: Project, n: int) -> StateDiff | None:
     before it, or (not merged yet) its staged delta against the current state. None: no patch for `n`.
 
     Raises FormatError (or StateVersionMismatch) when the changelog cannot be read or replayed; the caller
-    shows the problem. Parsed changelogs and replayed states are memoised by the changelog's (size, mtime).
+    shows the problem. Parsed changelogs and replayed states are memoised by the changelog's (size, mtime), and
+    the newest replayed state is kept between starts (`studio.views.replay_cache`).
     """
-    path = project.paths.changelog
-    stamp, entries = _changelog(path)
+    log = _changelog(project.paths.changelog)
     entry = next(
-        (e for e in reversed(entries)
+        (e for e in reversed(log.entries)
          if e.chapter == n and e.kind not in ("init", "foreign", "tool") and not is_review_cleanup(e)),  # n's ops
         None,
     )
@@ -453,7 +478,7 @@ def state_diff_for_chapter(project: Project, n: int) -> StateDiff | None:
         if entry.snapshot is not None:
             before = CurrentState.model_validate(entry.snapshot)
         else:
-            before = _state_at(path, stamp, entries, entry.base_state_version)
+            before = _state_at(project.root, log, entry.base_state_version)
         return build_state_diff(
             before,
             entry.ops,
