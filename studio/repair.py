@@ -14,6 +14,11 @@ items in order. Safe fixes, each one exact or loss-free:
   snapshot, else a commit's `logs/chapter-NNN/state-before.json`; from empty only when the log starts at
   version 0). Never from empty over a state the log does not describe;
 - `inflight_reset`: a checkpoint naming an inflight chapter that is not the next one, with no staged work;
+- `inflight_set_aside`: the same with staged work of that chapter (`staging/**/chapter-NNN*`, the storyline
+  memory its staged summary names): the files are moved into the backup folder (under the same relative
+  paths, copied before they are removed: restoring is copying them back), the author's pauses for that
+  chapter go with the old checkpoint in the backup, then the inflight chapter is cleared. The cold start's
+  `inflight_absurd` sends the author here whether or not work is staged;
 - `checkpoint_behind`: the changelog has the state changes of chapters after the checkpoint's last one and
   those chapters are all in `chapters/` (none after them): the checkpoint catches up with the disk (the cold
   start's `log_ahead` sends the author here). Without the chapter files it is `log_ahead_no_chapters` (cannot):
@@ -31,17 +36,20 @@ Everything else the cold-start check refuses is reported as `cannot` with its wa
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from studio import own_writes
 from studio.coldstart import Finding, check_cold_start, refusals
 from studio.coldstart import _ranges as chapter_ranges  # the cold start's own wording of chapter lists
 from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
-from studio.ids import chapter_id
+from studio.ids import chapter_id, is_slug
 from studio.models.base import FileModel
 from studio.models.changelog import ChangelogEntry, OpWarning
 from studio.models.checkpoint import Checkpoint, PipelineStage, save_checkpoint
@@ -52,6 +60,8 @@ from studio.stale_ops import StaleOps, entry_line, first_stale_ops, op_text, pla
 from studio.state_engine import parse_changelog, replay, replay_from
 
 Kind = Literal["fix", "cannot"]
+
+_CHAPTER_IN_NAME = re.compile(r"chapter-(\d{3,})(?!\d)")
 
 MESSAGES: Catalog = {
     "temp_files": ("删除 {count} 个中断写入留下的临时文件", "remove {count} temp file(s) left by interrupted writes"),
@@ -78,6 +88,12 @@ MESSAGES: Catalog = {
     "inflight_reset": (
         "检查点中进行中的第 {inflight} 章不是下一章且没有暂存内容：清除它",
         "the checkpoint's inflight chapter {inflight} is not the next one and has nothing staged: clear it",
+    ),
+    "inflight_set_aside": (
+        "检查点中进行中的第 {inflight} 章不是下一章（下一章是第 {next} 章）：把它的 {count} 个暂存文件移到备份文件夹"
+        "（需要时可按原路径复制回来），再清除它",
+        "the checkpoint's inflight chapter {inflight} is not the next one (chapter {next} is): move its {count} "
+        "staged file(s) into the backup folder (copy them back to the same paths to restore them), then clear it",
     ),
     "changelog_unusable": (
         "state/changelog.jsonl 无法自动修复：{detail}",
@@ -170,6 +186,7 @@ class RepairPlan:
     state: CurrentState | None = None  # the state to write, when it changes
     checkpoint: Checkpoint | None = None
     temp_files: list[Path] = field(default_factory=list)
+    set_aside: list[Path] = field(default_factory=list)  # staged files moved into the backup
 
     @property
     def fixes(self) -> list[RepairItem]:
@@ -371,6 +388,26 @@ def _plan_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
             )
 
 
+def _plan_inflight(paths: ProjectPaths, plan: RepairPlan, cp: Checkpoint) -> None:
+    """The cold start's `inflight_absurd`: clear the inflight chapter; its staged work, if any, is set aside
+    into the backup first (see the module rules), never deleted."""
+    n = cp.inflight_chapter
+    assert n is not None  # the cold start's rule found one
+    fixed_cp = cp.model_copy(deep=True)
+    fixed_cp.inflight_chapter = None
+    fixed_cp.pipeline_stage = PipelineStage.COMMITTED if cp.last_completed_chapter else None
+    fixed_cp.revision_count = 0
+    fixed_cp.revision_kind = None
+    fixed_cp.pending_actions = [a for a in cp.pending_actions if a.chapter != n]
+    plan.checkpoint = fixed_cp
+    plan.set_aside = staged_work(paths, n)
+    if plan.set_aside:
+        plan.items.append(_item("fix", "inflight_set_aside", inflight=n, next=cp.next_chapter,
+                                count=len(plan.set_aside)))
+    else:
+        plan.items.append(_item("fix", "inflight_reset", inflight=n))
+
+
 def _plan_checkpoint_behind(
     paths: ProjectPaths, plan: RepairPlan, cp: Checkpoint, entries: list[ChangelogEntry]
 ) -> None:
@@ -402,9 +439,28 @@ def _has_text(path: Path) -> bool:
     return path.is_file() and path.stat().st_size > 0
 
 
-def _has_staging(paths: ProjectPaths, n: int) -> bool:
-    cid = chapter_id(n)
-    return paths.staging.is_dir() and any(cid in p.name for p in paths.staging.rglob("*") if p.is_file())
+def staged_work(paths: ProjectPaths, n: int) -> list[Path]:
+    """Chapter `n`'s staged files: every file under `staging/` named for it (`chapter-NNN.md`, `-summary.json`,
+    `commit-chapter-NNN.json`...), and the storyline memory its staged summary or delta names."""
+    if not paths.staging.is_dir():
+        return []
+    found = [p for p in paths.staging.rglob("*") if p.is_file() and _chapter_in(p.name) == n]
+    for record in (paths.staging / "summaries" / f"{chapter_id(n)}-summary.json", paths.staged_delta(n)):
+        if not record.is_file():
+            continue
+        try:
+            storyline = json.loads(record.read_bytes()).get("storyline_id")
+        except (ValueError, AttributeError):  # not JSON, or not an object: no memory named
+            continue
+        if isinstance(storyline, str) and is_slug(storyline) and paths.staged_memory(storyline).is_file():
+            found.append(paths.staged_memory(storyline))
+        break
+    return sorted(set(found))
+
+
+def _chapter_in(name: str) -> int | None:
+    match = _CHAPTER_IN_NAME.search(name)
+    return int(match.group(1)) if match else None
 
 
 def plan_repair(paths: ProjectPaths) -> RepairPlan:
@@ -450,15 +506,8 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
         cp = Checkpoint.load_or_default(paths.checkpoint)
     except FormatError:
         cp = None
-    if cp is not None and cp.inflight_chapter is not None and cp.inflight_chapter != cp.next_chapter:
-        if not _has_staging(paths, cp.inflight_chapter) and not cp.pending_actions:
-            fixed_cp = cp.model_copy(deep=True)
-            fixed_cp.inflight_chapter = None
-            fixed_cp.pipeline_stage = PipelineStage.COMMITTED if cp.last_completed_chapter else None
-            fixed_cp.revision_count = 0
-            fixed_cp.revision_kind = None
-            plan.checkpoint = fixed_cp
-            plan.items.append(_item("fix", "inflight_reset", inflight=cp.inflight_chapter))
+    if cp is not None and "inflight_absurd" in {f.key for f in refusals(check_cold_start(paths, cp))}:
+        _plan_inflight(paths, plan, cp)
 
     _plan_journals(paths, plan)
     if cp is not None and entries:
@@ -499,8 +548,11 @@ def apply_repair(paths: ProjectPaths, plan: RepairPlan, *, now: datetime | None 
     record the state is checked against). Returns the backup folder (None when nothing changed)."""
     if not plan.fixes:
         return None
-    changed = [paths.changelog, paths.current_state, paths.checkpoint]
+    changed = [paths.changelog, paths.current_state, paths.checkpoint, *plan.set_aside]
     backup = _backup(paths, changed, now)
+    for path in plan.set_aside:  # copied into the backup above; removed only now
+        own_writes.record_deleted(path)
+        path.unlink(missing_ok=True)  # an emptied staging folder is pruned by the next run's cleanup
     if plan.temp_files:
         sweep_temp_files(paths.root)
     if plan.changelog is not None:
