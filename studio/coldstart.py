@@ -165,6 +165,12 @@ MESSAGES: Catalog = {
         "运行 novel-studio start 从这一步接着做（已完成的步骤不会重做）",
         "run novel-studio start to go on from that step (finished steps are not redone)",
     ),
+    "way_out_start_restart": (
+        "运行 novel-studio start --restart 重新开始快速起步：这个文件和快速起步已写的文件先备份到 "
+        ".novel-studio/quick-start-backup/，纲领和设置保留",
+        "run novel-studio start --restart to begin the quick start again: this file and what the quick start "
+        "wrote are first backed up in .novel-studio/quick-start-backup/; the brief and settings stay",
+    ),
     "import_unfinished": (
         "一次导入（{name}）在写入第 {first}-{last} 章时被中断",
         "an import ({name}) was interrupted while writing chapters {first}-{last}",
@@ -432,7 +438,7 @@ def rule_quick_start(ctx: ColdStart) -> Iterable[Finding]:
     try:
         progress = load_progress(ctx.paths)
     except FormatError as exc:
-        yield finding("quick_start_unreadable", "refuse", "way_out_start", detail=_first(exc))
+        yield finding("quick_start_unreadable", "refuse", "way_out_start_restart", detail=_first(exc))
         return
     if progress is None:
         return
