@@ -52,6 +52,7 @@ Severity = Literal["refuse", "repairable", "note"]
 
 _CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
 _JOURNAL_NAME = re.compile(r"^commit-(chapter-\d{3,})\.json$")
+_CHAPTER_DIR = re.compile(r"^(chapter-\d{3,})$")
 
 MESSAGES: Catalog = {
     "checkpoint_unreadable": (
@@ -78,8 +79,21 @@ MESSAGES: Catalog = {
         "the last state merge was interrupted (the changelog is one version ahead); the next run finishes it",
     ),
     "state_out_of_step": (
-        "状态文件为版本 {state}，变更日志却到版本 {log}",
-        "current-state.json is at version {state} but the changelog ends at version {log}",
+        "状态文件 state/current-state.json 为版本 {state}，变更日志 state/changelog.jsonl 却到版本 {log}",
+        "state/current-state.json is at version {state} but state/changelog.jsonl ends at version {log}",
+    ),
+    "foreshadowing_invalid": (
+        "伏笔总账无法使用：{detail}",
+        "the foreshadowing ledger cannot be used: {detail}",
+    ),
+    "way_out_foreshadowing": (
+        "用文本编辑器修正它，或用 {archive}（第 {chapter} 章提交前的副本，之后各章的伏笔变化要手动补上）替换它",
+        "fix it in a text editor, or replace it with {archive} (the copy from before chapter {chapter}'s commit; "
+        "the later chapters' foreshadowing changes must then be added by hand)",
+    ),
+    "way_out_foreshadowing_fix": (
+        "用文本编辑器修正它，或从备份恢复",
+        "fix it in a text editor, or restore it from a backup",
     ),
     "chapters_missing": (
         "检查点记录已完成 {done} 章，但 chapters/ 中缺少第 {missing} 章",
@@ -349,6 +363,29 @@ def rule_state(ctx: ColdStart) -> Iterable[Finding]:
     yield finding("state_out_of_step", "refuse", "way_out_repair", state=state.state_version, log=last)
 
 
+def rule_foreshadowing(ctx: ColdStart) -> Iterable[Finding]:
+    """The foreshadowing ledger must be readable: every chapter's context reads it and its commit merges
+    into it; a broken one found there stops a chapter already under way (or, in the commit, one already
+    moved). The way out names the newest copy a commit archived (`logs/chapter-NNN/foreshadowing-before.json`)."""
+    path = ctx.paths.global_foreshadowing
+    if not path.is_file():
+        return
+    from studio.models.foreshadowing import ForeshadowingLedger
+
+    try:
+        ForeshadowingLedger.load(path)
+    except FormatError as exc:
+        archives = numbered_files(ctx.paths.root / "logs", _CHAPTER_DIR, strict=False)
+        copies = [(n, d / "foreshadowing-before.json") for n, d in sorted(archives.items())
+                  if (d / "foreshadowing-before.json").is_file()]
+        if copies:
+            n, copy = copies[-1]
+            yield finding("foreshadowing_invalid", "refuse", "way_out_foreshadowing", detail=_first(exc),
+                          archive=copy.relative_to(ctx.paths.root).as_posix(), chapter=n)
+        else:
+            yield finding("foreshadowing_invalid", "refuse", "way_out_foreshadowing_fix", detail=_first(exc))
+
+
 def rule_chapters(ctx: ColdStart) -> Iterable[Finding]:
     """Chapters 1..last_completed are there and not empty; the next one is not there already."""
     cp = ctx.checkpoint
@@ -510,7 +547,8 @@ def rule_extraction(ctx: ColdStart) -> Iterable[Finding]:
 
 
 COMMON: tuple[Rule, ...] = (
-    rule_state, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import, rule_extraction
+    rule_state, rule_foreshadowing, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import,
+    rule_extraction,
 )
 WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
 
@@ -547,7 +585,7 @@ def load_checkpoint_checked(paths: ProjectPaths) -> tuple[Checkpoint, list[Findi
     try:
         return Checkpoint.load_or_default(paths.checkpoint), []
     except FormatError as exc:
-        return Checkpoint(), [finding("checkpoint_unreadable", "refuse", None, detail=_first(exc))]
+        return Checkpoint(), [finding("checkpoint_unreadable", "refuse", "way_out_checkpoint", detail=_first(exc))]
 
 
 def check_cold_start(paths: ProjectPaths, checkpoint: Checkpoint | None = None) -> list[Finding]:

@@ -14,6 +14,10 @@ What it does, by the project's state:
 - a volume finished, or planning due: says to review / plan;
 - committed chapters and `--restart`: the quick start again, only after an explicit confirmation (typed `yes`
   on a terminal, or `--yes`); the old files are backed up under `.novel-studio/quick-start-backup/`.
+- a progress file that cannot be read: which steps are done is unknown. The problem is named, with the way
+  out `start --restart`, which (after the same confirmation) backs the file up with everything the quick start
+  wrote and begins again; on a terminal it is offered at once. A request file (the stored choices) that cannot
+  be read is copied into that backup folder and replaced by this run's options, said aloud.
 Never redoes a quick start on a project with committed chapters otherwise.
 
 The brief: `--brief-field key=value` (keys of `studio.author_brief.BRIEF_FIELDS`) fills `brief.md`, keeping
