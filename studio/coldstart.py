@@ -24,10 +24,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Literal
 
 from studio.errors import FormatError, Problem, StudioError
+from studio.fileio import read_json
 from studio.i18n import Catalog, Lang, tr
+from studio.ids import chapter_id
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.state import CurrentState
@@ -94,6 +97,21 @@ MESSAGES: Catalog = {
     "way_out_foreshadowing_fix": (
         "用文本编辑器修正它，或从备份恢复",
         "fix it in a text editor, or restore it from a backup",
+    ),
+    "commit_journal_unreadable": (
+        "第 {chapter} 章的提交被中断，完成它所需的记录无法读取：{detail}",
+        "the commit of chapter {chapter} was interrupted, and a record it needs to finish cannot be read: {detail}",
+    ),
+    "way_out_commit_journal": (
+        "不知道提交做到了哪一步，不会猜测。手动处理：用文本编辑器修正这个文件；或按 logs/{cid}/ 中提交前的副本"
+        "（state-before.json、foreshadowing-before.json、memory-before.md）恢复 state/current-state.json、"
+        "foreshadowing/global.json 与故事线记忆，删去 state/changelog.jsonl 中第 {chapter} 章的行和 chapters/{cid}.md，"
+        "再把 staging/ 中第 {chapter} 章的文件移出项目；然后运行 novel-studio repair 检查",
+        "which steps the commit did is unknown, and nothing is guessed. By hand: fix this file in a text editor; or "
+        "restore state/current-state.json, foreshadowing/global.json and the storyline memory from the copies made "
+        "before the commit in logs/{cid}/ (state-before.json, foreshadowing-before.json, memory-before.md), remove "
+        "chapter {chapter}'s lines from state/changelog.jsonl and chapters/{cid}.md, and move chapter {chapter}'s "
+        "files out of staging/; then run novel-studio repair to check",
     ),
     "chapters_missing": (
         "检查点记录已完成 {done} 章，但 chapters/ 中缺少第 {missing} 章",
@@ -386,6 +404,50 @@ def rule_foreshadowing(ctx: ColdStart) -> Iterable[Finding]:
             yield finding("foreshadowing_invalid", "refuse", "way_out_foreshadowing_fix", detail=_first(exc))
 
 
+def rule_commit_journals(ctx: ColdStart) -> Iterable[Finding]:
+    """An interrupted commit (its journal exists) is finished by the next run from its journal and the staged
+    delta; either one unreadable (not UTF-8, not a JSON object) stops that run half way, so it is refused here,
+    said with what to do by hand (which steps were done is unknown: nothing is guessed)."""
+    for n in sorted(ctx.pending_journals):
+        cid = chapter_id(n)
+        for path in (ctx.paths.staging / f"commit-{cid}.json", ctx.paths.staged_delta(n)):
+            if not path.is_file():
+                continue
+            detail: Problem | FormatError | None
+            try:
+                detail = _commit_record_problem(path, read_json(path), is_journal=path.name.startswith("commit-"))
+            except FormatError as exc:
+                detail = _first(exc)
+            if detail is None:
+                continue
+            yield finding("commit_journal_unreadable", "refuse", "way_out_commit_journal", detail=detail,
+                          chapter=n, cid=cid)
+            break
+
+
+def _commit_record_problem(path: Path, data: object, *, is_journal: bool) -> Problem | None:
+    """What makes a commit journal or a staged delta unusable: not an object; a journal whose `steps_done`
+    is not a list of step names (read otherwise, the commit would start over); a delta (unless its ops were
+    skipped) that is no `StatePatch`."""
+    if not isinstance(data, dict):
+        return Problem(path, "not a JSON object", zh="不是 JSON 对象")
+    if is_journal:
+        steps = data.get("steps_done", [])
+        if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
+            return Problem(path, "steps_done must be a list of step names", json_path="$.steps_done",
+                           zh="steps_done 应为步骤名的列表")
+        return None
+    if data.get("skipped"):
+        return None
+    from studio.models.patch import StatePatch
+
+    try:
+        StatePatch.parse_data(data, path)
+    except FormatError as exc:
+        return exc.problems[0] if exc.problems else Problem(path, str(exc))
+    return None
+
+
 def rule_chapters(ctx: ColdStart) -> Iterable[Finding]:
     """Chapters 1..last_completed are there and not empty; the next one is not there already."""
     cp = ctx.checkpoint
@@ -547,7 +609,7 @@ def rule_extraction(ctx: ColdStart) -> Iterable[Finding]:
 
 
 COMMON: tuple[Rule, ...] = (
-    rule_state, rule_foreshadowing, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import,
+    rule_state, rule_foreshadowing, rule_commit_journals, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import,
     rule_extraction,
 )
 WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
