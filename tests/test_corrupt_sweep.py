@@ -218,21 +218,13 @@ def _english_lines(text: str, rel: str) -> list[str]:
 
 
 @pytest.mark.parametrize("how", sorted(CORRUPTIONS))
-@pytest.mark.parametrize("rel", FILES)
+@pytest.mark.parametrize(("project", "rel"), [("base", rel) for rel in FILES] + [("killed", rel) for rel in PENDING_FILES])
 def test_a_corrupt_file_is_said_plainly_by_every_command(
-    base: Path, tmp_path: Path, rel: str, how: str, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest, tmp_path: Path, project: str, rel: str, how: str,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _sweep(base, tmp_path, rel, how, monkeypatch, capsys)
-
-
-@pytest.mark.parametrize("how", sorted(CORRUPTIONS))
-@pytest.mark.parametrize("rel", PENDING_FILES)
-def test_a_corrupt_record_of_an_interrupted_commit_is_said_plainly(
-    killed: Path, tmp_path: Path, rel: str, how: str, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    _sweep(killed, tmp_path, rel, how, monkeypatch, capsys)
+    """`project`: the 3-chapter project, or the one with chapter 4's commit killed half way."""
+    _sweep(request.getfixturevalue(project), tmp_path, rel, how, monkeypatch, capsys)
 
 
 def _sweep(
