@@ -24,10 +24,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Literal
 
 from studio.errors import FormatError, Problem, StudioError
+from studio.fileio import read_json
 from studio.i18n import Catalog, Lang, tr
+from studio.ids import chapter_id
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.state import CurrentState
@@ -52,6 +55,7 @@ Severity = Literal["refuse", "repairable", "note"]
 
 _CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
 _JOURNAL_NAME = re.compile(r"^commit-(chapter-\d{3,})\.json$")
+_CHAPTER_DIR = re.compile(r"^(chapter-\d{3,})$")
 
 MESSAGES: Catalog = {
     "checkpoint_unreadable": (
@@ -78,8 +82,36 @@ MESSAGES: Catalog = {
         "the last state merge was interrupted (the changelog is one version ahead); the next run finishes it",
     ),
     "state_out_of_step": (
-        "状态文件为版本 {state}，变更日志却到版本 {log}",
-        "current-state.json is at version {state} but the changelog ends at version {log}",
+        "状态文件 state/current-state.json 为版本 {state}，变更日志 state/changelog.jsonl 却到版本 {log}",
+        "state/current-state.json is at version {state} but state/changelog.jsonl ends at version {log}",
+    ),
+    "foreshadowing_invalid": (
+        "伏笔总账无法使用：{detail}",
+        "the foreshadowing ledger cannot be used: {detail}",
+    ),
+    "way_out_foreshadowing": (
+        "用文本编辑器修正它，或用 {archive}（第 {chapter} 章提交前的副本，之后各章的伏笔变化要手动补上）替换它",
+        "fix it in a text editor, or replace it with {archive} (the copy from before chapter {chapter}'s commit; "
+        "the later chapters' foreshadowing changes must then be added by hand)",
+    ),
+    "way_out_foreshadowing_fix": (
+        "用文本编辑器修正它，或从备份恢复",
+        "fix it in a text editor, or restore it from a backup",
+    ),
+    "commit_journal_unreadable": (
+        "第 {chapter} 章的提交被中断，完成它所需的记录无法读取：{detail}",
+        "the commit of chapter {chapter} was interrupted, and a record it needs to finish cannot be read: {detail}",
+    ),
+    "way_out_commit_journal": (
+        "不知道提交做到了哪一步，不会猜测。手动处理：用文本编辑器修正这个文件；或按 logs/{cid}/ 中提交前的副本"
+        "（state-before.json、foreshadowing-before.json、memory-before.md）恢复 state/current-state.json、"
+        "foreshadowing/global.json 与故事线记忆，删去 state/changelog.jsonl 中第 {chapter} 章的行和 chapters/{cid}.md，"
+        "再把 staging/ 中第 {chapter} 章的文件移出项目；然后运行 novel-studio repair 检查",
+        "which steps the commit did is unknown, and nothing is guessed. By hand: fix this file in a text editor; or "
+        "restore state/current-state.json, foreshadowing/global.json and the storyline memory from the copies made "
+        "before the commit in logs/{cid}/ (state-before.json, foreshadowing-before.json, memory-before.md), remove "
+        "chapter {chapter}'s lines from state/changelog.jsonl and chapters/{cid}.md, and move chapter {chapter}'s "
+        "files out of staging/; then run novel-studio repair to check",
     ),
     "chapters_missing": (
         "检查点记录已完成 {done} 章，但 chapters/ 中缺少第 {missing} 章",
@@ -164,6 +196,12 @@ MESSAGES: Catalog = {
     "way_out_start": (
         "运行 novel-studio start 从这一步接着做（已完成的步骤不会重做）",
         "run novel-studio start to go on from that step (finished steps are not redone)",
+    ),
+    "way_out_start_restart": (
+        "运行 novel-studio start --restart 重新开始快速起步：这个文件和快速起步已写的文件先备份到 "
+        ".novel-studio/quick-start-backup/，纲领和设置保留",
+        "run novel-studio start --restart to begin the quick start again: this file and what the quick start "
+        "wrote are first backed up in .novel-studio/quick-start-backup/; the brief and settings stay",
     ),
     "import_unfinished": (
         "一次导入（{name}）在写入第 {first}-{last} 章时被中断",
@@ -343,6 +381,73 @@ def rule_state(ctx: ColdStart) -> Iterable[Finding]:
     yield finding("state_out_of_step", "refuse", "way_out_repair", state=state.state_version, log=last)
 
 
+def rule_foreshadowing(ctx: ColdStart) -> Iterable[Finding]:
+    """The foreshadowing ledger must be readable: every chapter's context reads it and its commit merges
+    into it; a broken one found there stops a chapter already under way (or, in the commit, one already
+    moved). The way out names the newest copy a commit archived (`logs/chapter-NNN/foreshadowing-before.json`)."""
+    path = ctx.paths.global_foreshadowing
+    if not path.is_file():
+        return
+    from studio.models.foreshadowing import ForeshadowingLedger
+
+    try:
+        ForeshadowingLedger.load(path)
+    except FormatError as exc:
+        archives = numbered_files(ctx.paths.root / "logs", _CHAPTER_DIR, strict=False)
+        copies = [(n, d / "foreshadowing-before.json") for n, d in sorted(archives.items())
+                  if (d / "foreshadowing-before.json").is_file()]
+        if copies:
+            n, copy = copies[-1]
+            yield finding("foreshadowing_invalid", "refuse", "way_out_foreshadowing", detail=_first(exc),
+                          archive=copy.relative_to(ctx.paths.root).as_posix(), chapter=n)
+        else:
+            yield finding("foreshadowing_invalid", "refuse", "way_out_foreshadowing_fix", detail=_first(exc))
+
+
+def rule_commit_journals(ctx: ColdStart) -> Iterable[Finding]:
+    """An interrupted commit (its journal exists) is finished by the next run from its journal and the staged
+    delta; either one unreadable (not UTF-8, not a JSON object) stops that run half way, so it is refused here,
+    said with what to do by hand (which steps were done is unknown: nothing is guessed)."""
+    for n in sorted(ctx.pending_journals):
+        cid = chapter_id(n)
+        for path in (ctx.paths.staging / f"commit-{cid}.json", ctx.paths.staged_delta(n)):
+            if not path.is_file():
+                continue
+            detail: Problem | FormatError | None
+            try:
+                detail = _commit_record_problem(path, read_json(path), is_journal=path.name.startswith("commit-"))
+            except FormatError as exc:
+                detail = _first(exc)
+            if detail is None:
+                continue
+            yield finding("commit_journal_unreadable", "refuse", "way_out_commit_journal", detail=detail,
+                          chapter=n, cid=cid)
+            break
+
+
+def _commit_record_problem(path: Path, data: object, *, is_journal: bool) -> Problem | None:
+    """What makes a commit journal or a staged delta unusable: not an object; a journal whose `steps_done`
+    is not a list of step names (read otherwise, the commit would start over); a delta (unless its ops were
+    skipped) that is no `StatePatch`."""
+    if not isinstance(data, dict):
+        return Problem(path, "not a JSON object", zh="不是 JSON 对象")
+    if is_journal:
+        steps = data.get("steps_done", [])
+        if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
+            return Problem(path, "steps_done must be a list of step names", json_path="$.steps_done",
+                           zh="steps_done 应为步骤名的列表")
+        return None
+    if data.get("skipped"):
+        return None
+    from studio.models.patch import StatePatch
+
+    try:
+        StatePatch.parse_data(data, path)
+    except FormatError as exc:
+        return exc.problems[0] if exc.problems else Problem(path, str(exc))
+    return None
+
+
 def rule_chapters(ctx: ColdStart) -> Iterable[Finding]:
     """Chapters 1..last_completed are there and not empty; the next one is not there already."""
     cp = ctx.checkpoint
@@ -432,7 +537,7 @@ def rule_quick_start(ctx: ColdStart) -> Iterable[Finding]:
     try:
         progress = load_progress(ctx.paths)
     except FormatError as exc:
-        yield finding("quick_start_unreadable", "refuse", "way_out_start", detail=_first(exc))
+        yield finding("quick_start_unreadable", "refuse", "way_out_start_restart", detail=_first(exc))
         return
     if progress is None:
         return
@@ -504,7 +609,8 @@ def rule_extraction(ctx: ColdStart) -> Iterable[Finding]:
 
 
 COMMON: tuple[Rule, ...] = (
-    rule_state, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import, rule_extraction
+    rule_state, rule_foreshadowing, rule_commit_journals, rule_plan_apply, rule_tool_change, rule_quick_start, rule_import,
+    rule_extraction,
 )
 WRITING_RULES: tuple[Rule, ...] = (rule_chapters, rule_inflight, rule_log_behind_checkpoint)
 
@@ -541,7 +647,7 @@ def load_checkpoint_checked(paths: ProjectPaths) -> tuple[Checkpoint, list[Findi
     try:
         return Checkpoint.load_or_default(paths.checkpoint), []
     except FormatError as exc:
-        return Checkpoint(), [finding("checkpoint_unreadable", "refuse", None, detail=_first(exc))]
+        return Checkpoint(), [finding("checkpoint_unreadable", "refuse", "way_out_checkpoint", detail=_first(exc))]
 
 
 def check_cold_start(paths: ProjectPaths, checkpoint: Checkpoint | None = None) -> list[Finding]:

@@ -110,7 +110,8 @@ def parse_toml(text: str, path: Path) -> dict[str, Any]:
         if m:
             line, col = int(m.group(1)), int(m.group(2))
             message = message[: m.start()]
-        raise FormatError([Problem(path, f"invalid TOML: {message}", line=line, column=col)]) from None
+        raise FormatError([Problem(path, f"invalid TOML: {message}", line=line, column=col,
+                                   zh=f"不是有效的 TOML（tomllib：{message.strip()}）")]) from None
 
 
 def _forbidden(data: Mapping[str, Any], prefix: str = "") -> list[str]:

@@ -13,7 +13,15 @@ items in order. Safe fixes, each one exact or loss-free:
   changelog after it (the current state when readable and older than the log's end, else the log's init
   snapshot, else a commit's `logs/chapter-NNN/state-before.json`; from empty only when the log starts at
   version 0). Never from empty over a state the log does not describe;
+- `checkpoint_rebuilt`: a checkpoint that cannot be read, rebuilt from the chapters, the changelog and the
+  outlines when they say it plainly (`_plan_checkpoint_rebuilt`); otherwise `checkpoint_unclear` (cannot)
+  names the chapters that make it unclear;
 - `inflight_reset`: a checkpoint naming an inflight chapter that is not the next one, with no staged work;
+- `inflight_set_aside`: the same with staged work of that chapter (`staging/**/chapter-NNN*`, the storyline
+  memory its staged summary names): the files are moved into the backup folder (under the same relative
+  paths, copied before they are removed: restoring is copying them back), the author's pauses for that
+  chapter go with the old checkpoint in the backup, then the inflight chapter is cleared. The cold start's
+  `inflight_absurd` sends the author here whether or not work is staged;
 - `checkpoint_behind`: the changelog has the state changes of chapters after the checkpoint's last one and
   those chapters are all in `chapters/` (none after them): the checkpoint catches up with the disk (the cold
   start's `log_ahead` sends the author here). Without the chapter files it is `log_ahead_no_chapters` (cannot):
@@ -26,32 +34,45 @@ A commit-point journal that cannot be read (a tool change's, a plan apply's): `c
 over it, and what it records may be half applied, so `journal_unreadable` (cannot) names it, the backup to
 compare with and what to do by hand; the journal is left where it is.
 
+Settings that cannot be read (`settings_invalid`, cannot): every command stops on them, so `repair` names
+each problem with its file and line; it never rewrites a settings file.
+
 Everything else the cold-start check refuses is reported as `cannot` with its way out.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from studio import own_writes
 from studio.coldstart import Finding, check_cold_start, refusals
 from studio.coldstart import _ranges as chapter_ranges  # the cold start's own wording of chapter lists
 from studio.errors import FormatError, Problem, StateVersionMismatch
-from studio.fileio import atomic_write_bytes, find_temp_files, sweep_temp_files
+from studio.fileio import atomic_write_bytes, find_temp_files, read_text, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
-from studio.ids import chapter_id
+from studio.i18n_names import state_name
+from studio.ids import chapter_id, is_slug
 from studio.models.base import FileModel
 from studio.models.changelog import ChangelogEntry, OpWarning
-from studio.models.checkpoint import Checkpoint, PipelineStage, save_checkpoint
+from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
 from studio.models.state import CurrentState
 from studio.op_reasons import reason_text
-from studio.paths import ProjectPaths
+from studio.outline import parse_outline
+from studio.paths import ProjectPaths, numbered_files
+from studio.pending import quick_start_progress_path, review_path
 from studio.stale_ops import StaleOps, entry_line, first_stale_ops, op_text, plan_stale_ops
 from studio.state_engine import parse_changelog, replay, replay_from
 
 Kind = Literal["fix", "cannot"]
+
+_CHAPTER_IN_NAME = re.compile(r"chapter-(\d{3,})(?!\d)")
+_CHAPTER_FILE = re.compile(r"^(chapter-\d{3,})\.md$")
+_VOLUME_NAME = re.compile(r"^vol-(\d{2,})$")
 
 MESSAGES: Catalog = {
     "temp_files": ("删除 {count} 个中断写入留下的临时文件", "remove {count} temp file(s) left by interrupted writes"),
@@ -78,6 +99,12 @@ MESSAGES: Catalog = {
     "inflight_reset": (
         "检查点中进行中的第 {inflight} 章不是下一章且没有暂存内容：清除它",
         "the checkpoint's inflight chapter {inflight} is not the next one and has nothing staged: clear it",
+    ),
+    "inflight_set_aside": (
+        "检查点中进行中的第 {inflight} 章不是下一章（下一章是第 {next} 章）：把它的 {count} 个暂存文件移到备份文件夹"
+        "（需要时可按原路径复制回来），再清除它",
+        "the checkpoint's inflight chapter {inflight} is not the next one (chapter {next} is): move its {count} "
+        "staged file(s) into the backup folder (copy them back to the same paths to restore them), then clear it",
     ),
     "changelog_unusable": (
         "state/changelog.jsonl 无法自动修复：{detail}",
@@ -144,6 +171,25 @@ MESSAGES: Catalog = {
         "state changes should not stay, restore state/ from a backup in .novel-studio/repair/ or .novel-studio/undo/ "
         "and run novel-studio repair again",
     ),
+    "checkpoint_rebuilt": (
+        "{problem}。按磁盘重建检查点：已完成第 {done} 章（chapters/ 与变更日志一致），第 {volume} 卷，状态 {state}，"
+        "进行中的章：{inflight}。原文件留在备份里（其中的待回答问题和修改次数不会带过来）",
+        "{problem}. Rebuild the checkpoint from the disk: {done} chapter(s) done (chapters/ and the changelog "
+        "agree), volume {volume}, state {state}, inflight chapter: {inflight}. The old file stays in the backup "
+        "(its waiting questions and revision counts are not carried over)",
+    ),
+    "checkpoint_unclear": (
+        "{problem}。无法按磁盘重建检查点：第 {chapters} 章缺失、为空，或只有变更日志里的状态变更而没有正文。"
+        "手动处理：修正 .checkpoint.json（或从备份恢复），再运行 novel-studio repair 检查",
+        "{problem}. The checkpoint cannot be rebuilt from the disk: chapter(s) {chapters} are missing, empty, or "
+        "have state changes in the changelog but no text. By hand: fix .checkpoint.json (or restore it from a "
+        "backup), then run novel-studio repair to check",
+    ),
+    "settings_invalid": (
+        "{problem}。repair 不改设置文件：用文本编辑器修正这一处（或从备份恢复该文件），再运行 novel-studio repair 检查",
+        "{problem}. repair does not change settings files: fix this in a text editor (or restore the file from a "
+        "backup), then run novel-studio repair to check",
+    ),
     "no_base": (
         "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
         "cannot rebuild the state: the log does not start at version 0 and no snapshot (version {first} or "
@@ -170,6 +216,7 @@ class RepairPlan:
     state: CurrentState | None = None  # the state to write, when it changes
     checkpoint: Checkpoint | None = None
     temp_files: list[Path] = field(default_factory=list)
+    set_aside: list[Path] = field(default_factory=list)  # staged files moved into the backup
 
     @property
     def fixes(self) -> list[RepairItem]:
@@ -379,6 +426,99 @@ def _plan_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
             )
 
 
+def _plan_inflight(paths: ProjectPaths, plan: RepairPlan, cp: Checkpoint) -> None:
+    """The cold start's `inflight_absurd`: clear the inflight chapter; its staged work, if any, is set aside
+    into the backup first (see the module rules), never deleted."""
+    n = cp.inflight_chapter
+    assert n is not None  # the cold start's rule found one
+    fixed_cp = cp.model_copy(deep=True)
+    fixed_cp.inflight_chapter = None
+    fixed_cp.pipeline_stage = PipelineStage.COMMITTED if cp.last_completed_chapter else None
+    fixed_cp.revision_count = 0
+    fixed_cp.revision_kind = None
+    fixed_cp.pending_actions = [a for a in cp.pending_actions if a.chapter != n]
+    plan.checkpoint = fixed_cp
+    plan.set_aside = staged_work(paths, n)
+    if plan.set_aside:
+        plan.items.append(_item("fix", "inflight_set_aside", inflight=n, next=cp.next_chapter,
+                                count=len(plan.set_aside)))
+    else:
+        plan.items.append(_item("fix", "inflight_reset", inflight=n))
+
+
+def _plan_checkpoint_rebuilt(
+    paths: ProjectPaths, plan: RepairPlan, entries: list[ChangelogEntry], exc: FormatError
+) -> Checkpoint | None:
+    """A checkpoint that cannot be read, rebuilt from the disk when the disk says it plainly: chapters 1..N
+    all there and not empty, none of the changelog's chapters after N. The volume is the one whose outline
+    holds chapter N+1 (else N); the state: QUICK_START while a quick start's progress file exists, WRITING
+    when an outline holds N+1, else the volume's review or planning; staged work of N+1 makes it the inflight
+    chapter (stage `drafting`, a lower bound: the run's recovery reads what the staging files hold). The
+    author's pauses and revision counts are lost with the file: the backup keeps it as it was."""
+    problem = exc.problems[0] if exc.problems else Problem(paths.checkpoint, str(exc))
+    sizes = {n: p.stat().st_size for n, p in numbered_files(paths.root / "chapters", _CHAPTER_FILE).items()}
+    done = max(sizes, default=0)
+    holes = [n for n in range(1, done + 1) if not sizes.get(n)]
+    logged = max((e.chapter for e in entries if e.kind not in ("init", "foreign", "tool")), default=0)
+    if holes or logged > done:
+        plan.items.append(_item("cannot", "checkpoint_unclear", problem=problem,
+                                chapters=chapter_ranges(holes or list(range(done + 1, logged + 1)))))
+        return None
+    outlines = {n: _outline_range(paths, n) for n in numbered_volumes(paths)}
+    volume = next((v for v, r in sorted(outlines.items()) if r and r[0] <= done + 1 <= r[1]), None)
+    state = OrchestratorState.WRITING
+    if volume is None:
+        volume = next((v for v, r in sorted(outlines.items()) if r and r[0] <= done <= r[1]), max(outlines, default=1))
+        state = OrchestratorState.VOL_PLANNING if review_path(paths, volume).is_file() else OrchestratorState.VOL_REVIEW
+        if not done and not outlines:
+            state = OrchestratorState.INIT
+    if quick_start_progress_path(paths).is_file():
+        state = OrchestratorState.QUICK_START
+    inflight = done + 1 if staged_work(paths, done + 1) else None
+    rebuilt = Checkpoint(
+        last_completed_chapter=done, current_volume=volume, orchestrator_state=state,
+        pipeline_stage=PipelineStage.DRAFTING if inflight else (PipelineStage.COMMITTED if done else None),
+        inflight_chapter=inflight,
+    )
+    plan.checkpoint = rebuilt
+    texts = [
+        tr(MESSAGES, "checkpoint_rebuilt", lang, problem=problem.describe(lang), done=done, volume=volume,
+           state=state_name(state.value, lang), inflight=inflight or "-")
+        for lang in ("zh", "en")
+    ]
+    plan.items.append(RepairItem("fix", "checkpoint_rebuilt", *texts))
+    return rebuilt
+
+
+def _outline_range(paths: ProjectPaths, volume: int) -> tuple[int, int] | None:
+    try:
+        return parse_outline(read_text(paths.outline(volume)), paths.outline(volume)).chapter_range
+    except (FormatError, OSError):
+        return None
+
+
+def numbered_volumes(paths: ProjectPaths) -> list[int]:
+    """Volumes with an outline file (`volumes/vol-NN/outline.md`)."""
+    found = []
+    for folder in (paths.root / "volumes").glob("vol-*"):
+        match = _VOLUME_NAME.match(folder.name)
+        if match and (folder / "outline.md").is_file():
+            found.append(int(match.group(1)))
+    return sorted(found)
+
+
+def _plan_settings(paths: ProjectPaths, plan: RepairPlan) -> None:
+    """Settings every command reads (novel-studio.toml, the user's file) that cannot be used: each problem
+    said, with its file and line; never rewritten here."""
+    from studio.config import load_settings
+
+    try:
+        load_settings(paths.root)
+    except FormatError as exc:
+        for problem in exc.problems or [Problem(paths.root / "novel-studio.toml", str(exc))]:
+            plan.items.append(_item("cannot", "settings_invalid", problem=problem))
+
+
 def _plan_checkpoint_behind(
     paths: ProjectPaths, plan: RepairPlan, cp: Checkpoint, entries: list[ChangelogEntry]
 ) -> None:
@@ -410,9 +550,28 @@ def _has_text(path: Path) -> bool:
     return path.is_file() and path.stat().st_size > 0
 
 
-def _has_staging(paths: ProjectPaths, n: int) -> bool:
-    cid = chapter_id(n)
-    return paths.staging.is_dir() and any(cid in p.name for p in paths.staging.rglob("*") if p.is_file())
+def staged_work(paths: ProjectPaths, n: int) -> list[Path]:
+    """Chapter `n`'s staged files: every file under `staging/` named for it (`chapter-NNN.md`, `-summary.json`,
+    `commit-chapter-NNN.json`...), and the storyline memory its staged summary or delta names."""
+    if not paths.staging.is_dir():
+        return []
+    found = [p for p in paths.staging.rglob("*") if p.is_file() and _chapter_in(p.name) == n]
+    for record in (paths.staging / "summaries" / f"{chapter_id(n)}-summary.json", paths.staged_delta(n)):
+        if not record.is_file():
+            continue
+        try:
+            storyline = json.loads(record.read_bytes()).get("storyline_id")
+        except (ValueError, AttributeError):  # not JSON, or not an object: no memory named
+            continue
+        if isinstance(storyline, str) and is_slug(storyline) and paths.staged_memory(storyline).is_file():
+            found.append(paths.staged_memory(storyline))
+        break
+    return sorted(set(found))
+
+
+def _chapter_in(name: str) -> int | None:
+    match = _CHAPTER_IN_NAME.search(name)
+    return int(match.group(1)) if match else None
 
 
 def plan_repair(paths: ProjectPaths) -> RepairPlan:
@@ -454,21 +613,16 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
         if entries and plan.state is None:
             _plan_stale_ops(paths, plan, entries, fixed)
 
+    cp: Checkpoint | None
     try:
         cp = Checkpoint.load_or_default(paths.checkpoint)
-    except FormatError:
-        cp = None
-    if cp is not None and cp.inflight_chapter is not None and cp.inflight_chapter != cp.next_chapter:
-        if not _has_staging(paths, cp.inflight_chapter) and not cp.pending_actions:
-            fixed_cp = cp.model_copy(deep=True)
-            fixed_cp.inflight_chapter = None
-            fixed_cp.pipeline_stage = PipelineStage.COMMITTED if cp.last_completed_chapter else None
-            fixed_cp.revision_count = 0
-            fixed_cp.revision_kind = None
-            plan.checkpoint = fixed_cp
-            plan.items.append(_item("fix", "inflight_reset", inflight=cp.inflight_chapter))
+    except FormatError as exc:
+        cp = _plan_checkpoint_rebuilt(paths, plan, entries or [], exc)
+    if cp is not None and "inflight_absurd" in {f.key for f in refusals(check_cold_start(paths, cp))}:
+        _plan_inflight(paths, plan, cp)
 
     _plan_journals(paths, plan)
+    _plan_settings(paths, plan)
     if cp is not None and entries:
         _plan_checkpoint_behind(paths, plan, plan.checkpoint or cp, entries)
 
@@ -478,6 +632,8 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
         handled.add("inflight_absurd")
     if {"checkpoint_behind", "log_ahead_no_chapters"} & {i.key for i in plan.items}:
         handled.add("log_ahead")
+    if "checkpoint_unclear" in {i.key for i in plan.items}:
+        handled.add("checkpoint_unreadable")
     reported = {i.key for i in plan.items}
     for f in refusals(check_cold_start(paths, plan.checkpoint)):
         if f.key in handled or (f.key == "changelog_invalid" and "changelog_unusable" in reported):
@@ -507,8 +663,11 @@ def apply_repair(paths: ProjectPaths, plan: RepairPlan, *, now: datetime | None 
     record the state is checked against). Returns the backup folder (None when nothing changed)."""
     if not plan.fixes:
         return None
-    changed = [paths.changelog, paths.current_state, paths.checkpoint]
+    changed = [paths.changelog, paths.current_state, paths.checkpoint, *plan.set_aside]
     backup = _backup(paths, changed, now)
+    for path in plan.set_aside:  # copied into the backup above; removed only now
+        own_writes.record_deleted(path)
+        path.unlink(missing_ok=True)  # an emptied staging folder is pruned by the next run's cleanup
     if plan.temp_files:
         sweep_temp_files(paths.root)
     if plan.changelog is not None:

@@ -55,3 +55,18 @@ def test_plan_answers_round_trip_and_refuse_garbage() -> None:
     for bad in ("", "x", "k:0", "k:abc", "r:", "y:1"):
         with pytest.raises(ValueError):
             parse_plan_answer(bad)
+
+
+@pytest.mark.parametrize(
+    ("data", "zh", "en"),
+    [
+        ({"style_source": "samples"}, "需要 1-3 个样本文件，现在是 0 个", "needs 1-3 sample_paths"),
+        ({"style_source": "reference", "reference_author": " "}, "需要填写参考作者", "needs reference_author"),
+        ({"style_source": "preset", "preset": "x"}, "基调应为以下之一：轻松幽默、", "needs one of 轻松幽默"),
+    ],
+)
+def test_a_choice_without_its_input_is_said_in_both_languages(data: dict[str, object], zh: str, en: str) -> None:
+    with pytest.raises(FormatError) as caught:
+        QuickStartRequest.parse_data(data, ".novel-studio/quick-start.json")
+    assert zh in caught.value.text("zh") and "style_source" not in caught.value.text("zh")
+    assert en in caught.value.text("en")

@@ -14,6 +14,10 @@ What it does, by the project's state:
 - a volume finished, or planning due: says to review / plan;
 - committed chapters and `--restart`: the quick start again, only after an explicit confirmation (typed `yes`
   on a terminal, or `--yes`); the old files are backed up under `.novel-studio/quick-start-backup/`.
+- a progress file that cannot be read: which steps are done is unknown. The problem is named, with the way
+  out `start --restart`, which (after the same confirmation) backs the file up with everything the quick start
+  wrote and begins again; on a terminal it is offered at once. A request file (the stored choices) that cannot
+  be read is copied into that backup folder and replaced by this run's options, said aloud.
 Never redoes a quick start on a project with committed chapters otherwise.
 
 The brief: `--brief-field key=value` (keys of `studio.author_brief.BRIEF_FIELDS`) fills `brief.md`, keeping
@@ -71,8 +75,8 @@ from studio.cli.common import (
 from studio.cli.continue_cmd import EventPrinter
 from studio.cli.terminal_decider import cli_decider, title_of
 from studio.coldstart import PLANNING_KEYS, QUICK_START_KEYS
-from studio.errors import StudioError
-from studio.fileio import atomic_write_text, read_text, sweep_temp_files
+from studio.errors import FormatError, StudioError
+from studio.fileio import atomic_write_bytes, atomic_write_text, read_text, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
 from studio.init_project import init_project
 from studio.lock import ProjectLock
@@ -85,6 +89,7 @@ from studio.planning.quick_start_progress import (
     QuickStartProgress,
     clear_for_restart,
     load_progress,
+    request_backup_path,
     request_path,
 )
 from studio.project import Project
@@ -164,6 +169,26 @@ MESSAGES: Catalog = {
         "starting over needs a confirmation: run it in a terminal, or add --yes",
     ),
     "restart_cancelled": ("已取消，什么都没改", "cancelled; nothing changed"),
+    "progress_broken": (
+        "快速起步进度文件无法读取，不知道哪些步骤已完成：{problem}\n"
+        "运行 novel-studio start --restart 重新开始快速起步：这个文件和快速起步已写的文件先备份到 "
+        ".novel-studio/quick-start-backup/，纲领和设置保留",
+        "the quick start's progress file cannot be read, so which steps are done is unknown: {problem}\n"
+        "run novel-studio start --restart to begin the quick start again: this file and what the quick start "
+        "wrote are first backed up in .novel-studio/quick-start-backup/; the brief and settings stay",
+    ),
+    "progress_broken_question": (
+        "快速起步进度文件无法读取：{problem}\n重新开始快速起步吗？这个文件和快速起步已写的文件会先备份到 "
+        ".novel-studio/quick-start-backup/（纲领和设置保留）。输入 yes 确认：",
+        "the quick start's progress file cannot be read: {problem}\nBegin the quick start again? This file and "
+        "what the quick start wrote are first backed up in .novel-studio/quick-start-backup/ (the brief and "
+        "settings stay). Type yes to confirm: ",
+    ),
+    "request_broken": (
+        "快速起步开始时保存的选择无法读取：{problem}\n原文件已备份到 {backup}；改用这次的选项（风格来源：{style}）",
+        "the choices saved when the quick start began cannot be read: {problem}\nthe file is backed up in "
+        "{backup}; this run's options are used (style source: {style})",
+    ),
     "restart_backup": ("旧文件已备份到 {backup}", "the old files are backed up in {backup}"),
     "refused": ("项目状态不一致，未开始：\n{findings}", "the project is inconsistent; nothing was started:\n{findings}"),
     "locked_cancelled": ("已取消", "cancelled"),
@@ -298,8 +323,9 @@ def _request(args: argparse.Namespace, lang: Lang) -> QuickStartRequest | str:
     try:
         return QuickStartRequest.model_validate(data)
     except ValidationError as exc:
-        return tr(MESSAGES, "bad_request", lang, message="; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {error_text(e, lang)}" for e in exc.errors()
+        sep = "；" if lang == "zh" else "; "
+        return tr(MESSAGES, "bad_request", lang, message=sep.join(
+            (f"{'.'.join(map(str, e['loc']))}: " if e["loc"] else "") + error_text(e, lang) for e in exc.errors()
         ))
 
 
@@ -428,7 +454,13 @@ def _in_project(args: argparse.Namespace, root: Path, lang: Lang, out: _Out, ans
     try:
         with termination_handlers():
             sweep_temp_files(root)
-            progress = load_progress(paths)
+            try:
+                progress = load_progress(paths)
+            except FormatError as exc:
+                code = _set_aside_broken_progress(args, paths, exc, lang, out)
+                if code is not None:
+                    return code
+                progress = None
             done = Checkpoint.load_or_default(paths.checkpoint).last_completed_chapter
             if progress is None and (done > 0 or Project.open(root).outline is not None):
                 if not args.restart:
@@ -461,8 +493,11 @@ def _in_project(args: argparse.Namespace, root: Path, lang: Lang, out: _Out, ans
             if refused:
                 out.say(tr(MESSAGES, "refused", lang, findings=findings), err=True)
                 return out.finish(int(ExitCode.ERROR), refused=refused)
-            if progress is not None and request_path(paths).is_file():
-                request = QuickStartRequest.load(request_path(paths))
+            stored = _stored_request(args, paths, lang, out) if progress is not None else None
+            if isinstance(stored, int):
+                return stored
+            if progress is not None and stored is not None:
+                request = stored
                 out.say(tr(MESSAGES, "resuming", lang, done="、".join(progress.done) or "-"))
                 if args.style or args.sample or args.reference or args.preset:
                     out.say(tr(MESSAGES, "stored_choices", lang, style=request.style_source))
@@ -486,6 +521,52 @@ def _in_project(args: argparse.Namespace, root: Path, lang: Lang, out: _Out, ans
         return out.finish(int(ExitCode.INTERRUPTED))
     finally:
         lock.release()
+
+
+def _set_aside_broken_progress(
+    args: argparse.Namespace, paths: ProjectPaths, exc: FormatError, lang: Lang, out: _Out
+) -> int | None:
+    """A progress file that cannot be read: which steps are done is unknown, so the quick start begins again,
+    only with `--restart` (or a typed yes on a terminal), after the file and everything the quick start
+    wrote are backed up (`clear_for_restart`). Returns the exit code when it stops here, None to go on."""
+    problem = exc.text(lang)
+    asks = not args.yes and not out.json_mode and is_interactive()
+    if not args.restart and not asks:
+        message = tr(MESSAGES, "progress_broken", lang, problem=problem)
+        out.say(message, err=True)
+        return out.finish(int(ExitCode.ERROR), error="quick_start_progress_unreadable", message=message)
+    question = tr(MESSAGES, "progress_broken_question", lang, problem=problem)
+    if not args.yes and not (asks and input(question).strip().lower() == "yes"):
+        key = "restart_cancelled" if asks else "restart_paused"
+        out.say(tr(MESSAGES, key, lang), err=True)
+        code = ExitCode.OK if asks else ExitCode.PAUSED
+        return out.finish(int(code), event="result" if asks else "question", kind="restart", question=question)
+    backup = clear_for_restart(paths, QuickStartProgress())
+    out.say(tr(MESSAGES, "restart_backup", lang, backup=backup.relative_to(paths.root)))
+    return None
+
+
+def _stored_request(args: argparse.Namespace, paths: ProjectPaths, lang: Lang, out: _Out) -> QuickStartRequest | int | None:
+    """The choices a quick start under way began with; None when there are none. A file that cannot be read
+    is copied into `.novel-studio/quick-start-backup/` and replaced by this run's options, said aloud (an
+    int: the exit code when this run's options are not usable either)."""
+    path = request_path(paths)
+    if not path.is_file():
+        return None
+    try:
+        return QuickStartRequest.load(path)
+    except FormatError as exc:
+        problem = exc.text(lang)
+    built = _request(args, lang)
+    if isinstance(built, str):
+        out.say(built, err=True)
+        return out.finish(int(ExitCode.USAGE), error=built)
+    backup = request_backup_path(paths)
+    atomic_write_bytes(backup, path.read_bytes())
+    built.save(path)
+    out.say(tr(MESSAGES, "request_broken", lang, problem=problem, backup=backup.relative_to(paths.root),
+               style=built.style_source))
+    return built
 
 
 def _hand_over(command: list[str], root: Path, lang: Lang, *, offline: bool) -> int:

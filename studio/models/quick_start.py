@@ -18,13 +18,30 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from studio.i18n import Catalog
 from studio.models.base import FileModel
+from studio.models.validation_text import value_error
 
 StyleSource = Literal["samples", "reference", "preset", "write_then_extract"]
 
 TONE_PRESETS: tuple[str, ...] = ("轻松幽默", "热血少年", "细腻言情", "冷峻悬疑", "古典雅致", "现实质朴")
 DEFAULT_VOLUME_LENGTH = 30
 MAX_STYLE_SAMPLES = 3
+
+MESSAGES: Catalog = {
+    "samples": (
+        "风格来源为 samples（自己的样本章节）时需要 1-{n} 个样本文件，现在是 {given} 个",
+        "style_source 'samples' needs 1-{n} sample_paths, got {given}",
+    ),
+    "reference": (
+        "风格来源为 reference（参考作者）时需要填写参考作者（reference_author）",
+        "style_source 'reference' needs reference_author",
+    ),
+    "preset": (
+        "风格来源为 preset（预置基调）时基调应为以下之一：{presets}（现在是“{given}”）",
+        "style_source 'preset' needs one of {presets} (got {given!r})",
+    ),
+}
 
 
 class QuickStartRequest(FileModel):
@@ -39,9 +56,9 @@ class QuickStartRequest(FileModel):
     @model_validator(mode="after")
     def _source_has_its_input(self) -> QuickStartRequest:
         if self.style_source == "samples" and not 1 <= len(self.sample_paths) <= MAX_STYLE_SAMPLES:
-            raise ValueError(f"style_source 'samples' needs 1-{MAX_STYLE_SAMPLES} sample_paths")
+            raise value_error(MESSAGES, "samples", n=MAX_STYLE_SAMPLES, given=len(self.sample_paths))
         if self.style_source == "reference" and not self.reference_author.strip():
-            raise ValueError("style_source 'reference' needs reference_author")
+            raise value_error(MESSAGES, "reference")
         if self.style_source == "preset" and self.preset not in TONE_PRESETS:
-            raise ValueError(f"style_source 'preset' needs one of {', '.join(TONE_PRESETS)}")
+            raise value_error(MESSAGES, "preset", presets="、".join(TONE_PRESETS), given=self.preset)
         return self

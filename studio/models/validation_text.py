@@ -8,7 +8,8 @@ Two kinds of problem come from the models:
   which is what every English caller has always shown; a type missing from `ZH` (or a template whose fields
   this pydantic's `ctx` lacks) shows the English message in the Chinese UI too. A `value_error` raised by a
   validator shows the raiser's Chinese text when the exception carries one (`StudioError.zh`, e.g. an unsafe
-  id), else its English text behind a Chinese label.
+  id; `value_error(catalog, key)` builds such a `ValueError` from a model's own catalog), else its English text
+  behind a Chinese label.
 - the models' own cross-reference checks (`problems()` of characters, storylines, world rules, schedules):
   `FieldProblem`s built from the model module's own catalog with both languages; `str()` stays
   `"$.path: English reason"` (logs, the pipeline's repair notes to the model).
@@ -105,6 +106,19 @@ def error_text(err: ErrorDetails | Mapping[str, Any], lang: Lang) -> str:
         return template.format(**ctx)
     except (KeyError, IndexError, ValueError):  # a ctx this pydantic does not give: English still reads
         return msg
+
+
+class LocalizedValueError(ValueError):
+    """A validator's `ValueError` that also carries its Chinese text (`zh`, which `error_text` shows)."""
+
+    def __init__(self, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.zh = zh
+
+
+def value_error(catalog: Catalog, key: str, /, **params: object) -> LocalizedValueError:
+    """The error a model validator raises, `catalog[key]` in both languages."""
+    return LocalizedValueError(tr(catalog, key, "en", **params), tr(catalog, key, "zh", **params))
 
 
 def json_path(loc: Sequence[int | str]) -> str:

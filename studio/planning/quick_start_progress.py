@@ -6,6 +6,8 @@ Files:
     staging/quick-start/<step>.json            StagedStep: every file one step writes, whole, before any is written
     .novel-studio/quick-start-backup/<stamp>/  what `restart` set aside (world, characters, storylines, style,
                                                volumes, chapters and everything the chapters made)
+    .novel-studio/quick-start-backup/quick-start-<stamp>.json
+                                               a request file that could not be read, as it was
 
 Rules:
 - A step that writes project files computes all of them first (each the full new content, already valid by
@@ -20,7 +22,9 @@ Rules:
   exists, except during `trial` (the orchestrator writes the trial chapters itself).
 - `restart` copies what it clears into the backup first, records the backup in the progress file (the
   restart's commit point), then clears; a kill during the clearing finishes it on the next start. The brief,
-  the settings, the spend ledger and the quick-start request stay.
+  the settings, the spend ledger and the quick-start request stay. The backup also holds a copy of the
+  progress file and of the request as they were: a progress file that cannot be read is set aside this way
+  (`novel-studio start --restart`), never deleted.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ __all__ = [
     "load_progress",
     "progress_path",
     "remove_progress",
+    "request_backup_path",
     "request_path",
     "save_progress",
     "set_state",
@@ -72,6 +77,11 @@ _KEEP_TEMPLATES = frozenset({"brief.md", "novel-studio.toml"})
 def request_path(paths: ProjectPaths) -> Path:
     """`.novel-studio/quick-start.json` (`studio.models.quick_start.QuickStartRequest`)."""
     return paths.root / ".novel-studio" / "quick-start.json"
+
+
+def request_backup_path(paths: ProjectPaths) -> Path:
+    """Where a request file that cannot be read is copied before this run's options replace it."""
+    return paths.root / ".novel-studio" / "quick-start-backup" / f"quick-start-{_stamp()}.json"
 
 
 def staged_step_path(paths: ProjectPaths, step: str) -> Path:
@@ -195,6 +205,9 @@ def clear_for_restart(paths: ProjectPaths, progress: QuickStartProgress) -> Path
             atomic_write_bytes(backup / rel, src.read_bytes())
     for path in _chapter_logs(paths):  # chapter logs go with their chapters
         atomic_write_bytes(backup / path.relative_to(paths.root), path.read_bytes())
+    for path in (progress_path(paths), request_path(paths)):  # as they were, readable or not
+        if path.is_file():
+            atomic_write_bytes(backup / path.relative_to(paths.root), path.read_bytes())
     progress.restart_backup = backup.relative_to(paths.root).as_posix()
     save_progress(paths, progress)
     finish_restart(paths)
