@@ -33,7 +33,7 @@ from textual.screen import Screen
 from textual.widgets import Label, Static
 from textual.worker import get_current_worker
 
-from screens.prompt_dialogs import NumberDialog
+from screens.prompt_dialogs import FoldedText, NumberDialog
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.importing.preview import preview_lines
@@ -168,7 +168,7 @@ class ImportPreviewScreen(Screen[ImportChoice | None]):
         with PreviewBody(id="preview-scroll"):
             yield Static("", id="preview-body", markup=False)
         yield Static("", id="preview-error", markup=False)
-        yield Static(tr(MESSAGES, "keys", lang), id="preview-keys", markup=False)
+        yield FoldedText(tr(MESSAGES, "keys", lang), keys=True, id="preview-keys")  # a key stays by its label
 
     def on_mount(self) -> None:
         self.query_one(PreviewBody).focus()
