@@ -35,6 +35,7 @@ from textual.widgets.option_list import Option as ListOption
 from textual.worker import NoActiveWorker, get_current_worker
 
 from pipeline.decisions import Question
+from screens.dialog_css import dialog_css
 from screens.prompt_dialogs import FoldedText
 from studio.i18n import Catalog, Lang, tr
 
@@ -89,24 +90,7 @@ def _pop_title_stack(app: App[Any]) -> None:
 class DecisionDialog(ModalScreen[str]):
     """Ask one ``Question``; dismiss with the chosen option's key."""
 
-    DEFAULT_CSS = """
-    DecisionDialog {
-        align: center middle;
-    }
-    DecisionDialog > #decision-box {
-        width: 72;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
-    }
-    DecisionDialog #decision-title {
-        text-style: bold;
-        width: 100%;
-        margin-bottom: 1;
-    }
+    DEFAULT_CSS = dialog_css("DecisionDialog", "#decision-box", 72) + """
     DecisionDialog #decision-facts {
         width: 100%;
         height: auto;
@@ -126,8 +110,6 @@ class DecisionDialog(ModalScreen[str]):
         text-style: bold reverse;
     }
     DecisionDialog #decision-hint {
-        color: $text-muted;
-        width: 100%;
         margin-top: 1;
     }
     """
@@ -175,7 +157,7 @@ class DecisionDialog(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="decision-box"):
-            yield FoldedText(self.title_text, id="decision-title")
+            yield FoldedText(self.title_text, id="decision-title", classes="dialog-title")
             if self.question.facts:
                 with VerticalScroll(id="decision-facts", can_focus=False):
                     yield FoldedText("\n".join(self.question.facts))
@@ -196,7 +178,7 @@ class DecisionDialog(ModalScreen[str]):
                     self.lang,
                     label=opt.label_zh if self.lang == "zh" else opt.label_en,
                 )
-            yield FoldedText(hint, keys=True, id="decision-hint")
+            yield FoldedText(hint, keys=True, id="decision-hint", classes="dialog-hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

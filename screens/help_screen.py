@@ -19,6 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
+from screens.dialog_css import dialog_css
 from studio.i18n import Catalog, Lang, tr
 
 __all__ = ["MESSAGES", "HelpScreen", "display_key", "format_rows"]
@@ -86,25 +87,9 @@ def format_rows(bindings: Sequence[tuple[str, str]], *, gap: int = 2) -> list[st
 class HelpScreen(ModalScreen[None]):
     """List the given bindings; escape / q / ? close."""
 
-    DEFAULT_CSS = """
-    HelpScreen {
-        align: center middle;
-    }
-    HelpScreen > #help-box {
-        width: auto;
-        min-width: 40;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        border: thick $primary;
-        background: $surface;
-        padding: 0 1;
-    }
+    DEFAULT_CSS = dialog_css("HelpScreen", "#help-box", "auto", min_width=40) + """
     HelpScreen #help-title {
         dock: top;
-        text-style: bold;
-        width: 100%;
-        margin-bottom: 1;
     }
     HelpScreen #help-body {
         width: auto;
@@ -116,7 +101,6 @@ class HelpScreen(ModalScreen[None]):
     }
     HelpScreen #help-hint {
         dock: bottom;
-        color: $text-muted;
         margin-top: 1;
     }
     """
@@ -168,10 +152,10 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Label(self.title_text, id="help-title", markup=False)
+            yield Label(self.title_text, id="help-title", classes="dialog-title", markup=False)
             with VerticalScroll(id="help-body"):
                 yield Static("\n".join(self.lines()), id="help-rows", markup=False)
-            yield Label(tr(MESSAGES, "hint", self.lang), id="help-hint", markup=False)
+            yield Label(tr(MESSAGES, "hint", self.lang), id="help-hint", classes="dialog-hint", markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

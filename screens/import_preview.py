@@ -33,9 +33,9 @@ from textual.screen import Screen
 from textual.widgets import Label, Static
 from textual.worker import get_current_worker
 
-from screens.prompt_dialogs import NumberDialog
+from screens.prompt_dialogs import FoldedText, NumberDialog
 from studio.errors import StudioError
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.importing.preview import preview_lines
 from studio.importing.source import SourceText, read_source
 from studio.importing.split import DEFAULT_TARGET_CHARS, MIN_TARGET_CHARS, split_manuscript
@@ -54,7 +54,8 @@ MESSAGES: Catalog = {
     "reading": ("正在读取书稿（识别编码）……", "Reading the manuscript (detecting the encoding)..."),
     "splitting": ("正在分章（{mode}）……", "Splitting into chapters ({mode})..."),
     "ready": ("分章方式：{mode}{size} · 共 {chapters} 章", "Split: {mode}{size} · {chapters} chapters"),
-    "size": ("，每章约 {chars:,} 字", ", about {chars:,} chars a chapter"),
+    "ready_one": ("分章方式：{mode}{size} · 共 {chapters} 章", "Split: {mode}{size} · 1 chapter"),
+    "size": ("，每章约 {chars:,} 字", ", about {chars:,} characters a chapter"),
     "m_headings": ("按章节标题", "by chapter headings"),
     "m_size": ("按字数", "by size"),
     "m_blank": ("按空行", "by blank lines"),
@@ -64,8 +65,9 @@ MESSAGES: Catalog = {
     "not_ready": ("还在分章，请稍候", "Still splitting; please wait"),
     "no_chapters": ("没有找到任何章节：换一种分章方式（s 按字数、b 按空行），或按 Esc 返回",
                     "No chapter found: try another split (s by size, b by blank lines), or Esc to go back"),
-    "size_title": ("每章的目标字数", "Target size of a chapter (chars)"),
+    "size_title": ("每章的目标字数", "Target size of a chapter (characters)"),
     "size_estimate": ("约 {n} 章", "about {n} chapters"),
+    "size_estimate_one": ("约 {n} 章", "about 1 chapter"),
     "keys": (
         "y/Enter 确认导入 · h 按标题分章 · s 按字数分章 · b 按空行分章 · t 目标字数 · j/k ↑↓ PgUp/PgDn 滚动 · Esc 返回",
         "y/Enter import · h split by headings · s by size · b by blank lines · t target size · "
@@ -166,7 +168,7 @@ class ImportPreviewScreen(Screen[ImportChoice | None]):
         with PreviewBody(id="preview-scroll"):
             yield Static("", id="preview-body", markup=False)
         yield Static("", id="preview-error", markup=False)
-        yield Static(tr(MESSAGES, "keys", lang), id="preview-keys", markup=False)
+        yield FoldedText(tr(MESSAGES, "keys", lang), keys=True, id="preview-keys")  # a key stays by its label
 
     def on_mount(self) -> None:
         self.query_one(PreviewBody).focus()
@@ -243,8 +245,8 @@ class ImportPreviewScreen(Screen[ImportChoice | None]):
         self.manuscript = manuscript
         self.mode = manuscript.mode
         size = tr(MESSAGES, "size", self.lang, chars=self.target_chars) if manuscript.mode != "headings" else ""
-        self._status(tr(MESSAGES, "ready", self.lang, mode=self._mode_name(manuscript.mode), size=size,
-                        chapters=len(manuscript.chapters)))
+        self._status(tr_count(MESSAGES, "ready", self.lang, len(manuscript.chapters),
+                              mode=self._mode_name(manuscript.mode), size=size, chapters=len(manuscript.chapters)))
         self.query_one("#preview-body", Static).update("\n".join(message.lines))
         self.query_one(PreviewBody).scroll_home(animate=False)
         if not manuscript.chapters:
@@ -274,7 +276,8 @@ class ImportPreviewScreen(Screen[ImportChoice | None]):
         total = sum(len(f.text) for f in self.source.files) if self.source is not None else 0
 
         def estimate(n: int) -> str:
-            return tr(MESSAGES, "size_estimate", self.lang, n=max(1, round(total / n))) if total else ""
+            chapters = max(1, round(total / n))
+            return tr_count(MESSAGES, "size_estimate", self.lang, chapters, n=chapters) if total else ""
 
         def answered(n: int | None) -> None:
             if n is None:

@@ -11,6 +11,9 @@ static/js/textual.js): text frames are JSON arrays (`["stdin", keys]`, `["resize
 `["focus"]`, `["blur"]`) and the server's binary frames are the terminal output, fed here to a pyte screen.
 A reader thread keeps the screen current; `wait_for(text, timeout)` waits for text on the screen (generous
 timeouts: nothing is timed). Closing the tab (`close()`) closes the websocket as a closing browser tab does.
+
+The serve tests' `serve` fixture (the studio served on conftest's `sample` novel) is defined here once; a test
+module takes it with `serve = serve_client.serve`.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 
 import aiohttp
 import pyte
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 WS_URL = re.compile(r'data-session-websocket-url="([^"]+)"')
@@ -169,6 +173,13 @@ def serving(root: Path, work: Path, *, delay: float = 0.2, logs: str = "serve-lo
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture
+def serve(tmp_path: Path, sample: Path) -> Iterator[ServeProcess]:
+    """`novel-studio serve` on the fresh sample novel (`sample`), listening; ended after the test."""
+    with serving(sample, tmp_path) as server:
+        yield server
 
 
 class PortForward:

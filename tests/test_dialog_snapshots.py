@@ -41,7 +41,7 @@ async def _steady(pilot: Pilot[Any]) -> None:
 
 DIALOGS: dict[str, Callable[[], Screen[Any]]] = {
     "decision_gate": lambda: DecisionDialog(gate_question(), "zh"),
-    "decision_interrupted_en": lambda: DecisionDialog(interrupted_question(), "en"),
+    "decision_interrupted_en": lambda: DecisionDialog(interrupted_question("en"), "en"),
     "confirm_quit": lambda: ConfirmDialog(
         "第 3 章正在生成，现在退出会中断这一章（可恢复）。确定退出吗？", "zh"
     ),

@@ -42,7 +42,7 @@ def test_what_was_found(tmp_path: Path) -> None:
     assert "序章/楔子 1 个，番外 1 个" in shown
     assert "没有发现可疑的切分" in shown
     english = "\n".join(preview_lines(m, "en"))
-    assert "Found 7 chapters" in english and "Encoding: GB18030/GBK" in english and "1 prologues and 1 extras" in english
+    assert "Found 7 chapters" in english and "Encoding: GB18030/GBK" in english and "Prologues: 1, extras: 1" in english
 
 
 def test_many_issues_are_folded_and_every_line_fits(tmp_path: Path) -> None:
@@ -88,3 +88,33 @@ def test_preview_data_is_json_ready_and_complete(tmp_path: Path) -> None:
     assert again["volumes"] == [{"number": 1, "title": "", "heading": "", "first": 1, "last": 11,
                                  "source_number": None}]
     assert again["skipped"] == ["cover.jpg"]
+
+
+def test_english_says_characters_and_uses_the_singular(tmp_path: Path) -> None:
+    """The English preview counts characters in English (it said `12,918 字`) and says `1 thing to check`, not
+    `1 things`; more than one keeps the plural; the Chinese text is unchanged."""
+    text = "作者：某某\n" + "".join(f"第{n}章 标题{n}\n{BODY}" for n in (1, 2, 4))
+    m = manuscript(tmp_path, text)
+    english = preview_lines(m, "en")
+    shown = "\n".join(english)
+    words = sum(c.words for c in m.chapters)
+    assert f"Found 3 chapters, {words:,} characters (split at chapter headings)." in english
+    assert "2 things to check (1 front matter, 1 gap):" in english
+    assert "5 characters before the first chapter (kept)" in shown
+    assert "before chapter 3: source chapter 3 is missing" in shown
+    assert "字" not in shown.replace("作者：某某", "")  # the source's own text aside
+    one = manuscript(tmp_path, f"第1章 开端\n{BODY}第3章 结局\n{BODY}")
+    single = preview_lines(one, "en")
+    assert "1 thing to check (1 gap):" in single, single
+    assert not any("1 things" in line or "1 gaps" in line for line in single), single
+    chinese = "\n".join(preview_lines(m))
+    assert f"共 {words:,} 字" in chinese and "需要留意 2 处（正文前文字 1、缺章 1）：" in chinese
+    assert "正文前有 5 字不属于任何章节" in chinese
+
+
+def test_tr_count_picks_the_english_singular() -> None:
+    from studio.i18n import tr_count
+
+    catalog = {"x": ("{n} 处", "{n} things"), "x_one": ("{n} 处", "1 thing"), "y": ("{n} 个", "{n} items")}
+    assert [tr_count(catalog, "x", "en", n, n=n) for n in (0, 1, 2)] == ["0 things", "1 thing", "2 things"]
+    assert tr_count(catalog, "x", "zh", 1, n=1) == "1 处"

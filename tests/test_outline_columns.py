@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from studio.i18n import Lang
 from studio.init_project import init_project
 from studio.project import Project
 from studio.views.outline_rows import STATUS_MARKS, ChapterRow, ChapterStatus, VolumeRow, build_outline_rows
 from tests.tui_helpers import make_app
-from widgets.outline_tree import TITLE_MIN_CELLS, OutlineTree, chapter_label, columns_for
+from widgets.outline_tree import TITLE_MIN_CELLS, OutlineTree, chapter_label, columns_for, volume_label
 
 PANE_LABEL_CELLS = {(80, 24): 76, (100, 30): 21, (160, 48): 36}
 
@@ -123,3 +124,53 @@ async def test_the_studio_outline_at_each_size(sample: Path, size: tuple[int, in
         line = next(text for text in drawn if "第1章" in text)
         assert "4.15 ✓ 守灯" in line, drawn
         assert cell_len(line.rstrip()) <= tree.size.width
+
+
+def volume(title: str = "第一卷 子时灯", chapters: int = 10, written: int = 2) -> VolumeRow:
+    rows = [
+        ChapterRow(n, f"第{n}章的标题", 2700 if n <= written else None, 4.0 if n <= written else None,
+                   ChapterStatus.COMMITTED if n <= written else ChapterStatus.PLANNED, "m", "守灯人之路", 0)
+        for n in range(1, chapters + 1)
+    ]
+    return VolumeRow(number=1, title=title, chapters=rows)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_volume_line_shortens_its_stats_before_the_name(lang: Lang) -> None:
+    """Narrowing one cell at a time: the line always fits; the word count goes first, then the unit, and the
+    name is cut only once the stats are the bare `2/10`; then the stats go and the name alone is cut."""
+    row = volume()
+    full = volume_label(row, lang).plain
+    assert full == ("第一卷 子时灯  2/10章 · 5,400字" if lang == "zh" else "第一卷 子时灯  2/10 ch · 5,400 chars")
+    seen: list[str] = []
+    for width in range(cell_len(full) + 3, 0, -1):
+        line = volume_label(row, lang, width).plain
+        assert cell_len(line) <= width, (width, line)
+        if line.startswith("第一卷 子时灯  "):
+            assert line.endswith("2/10" if "…" in line else ("字", "chars", "章", "ch", "2/10")), line
+        else:  # the name is cut: the stats are bare or gone
+            assert "…" in line and ("章" not in line and " ch" not in line), line
+        if line not in seen:
+            seen.append(line)
+    unit = "章" if lang == "zh" else " ch"
+    assert seen[:3] == [full, f"第一卷 子时灯  2/10{unit}", "第一卷 子时灯  2/10"], seen
+    assert "第一卷 子…  2/10" in seen and seen[-1] == "…", seen  # cut beside the bare stats, then alone
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+async def test_the_volume_line_fits_the_100x30_pane(sample: Path, lang: Lang) -> None:
+    """The real main screen at 100x30: the volume line shows the whole name and its chapter count, and the
+    outline does not scroll sideways (a cut `2/10 c` and a horizontal scrollbar mark before the fix)."""
+    app = make_app(sample, lang=lang)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        tree = app.screen.query_one(OutlineTree)
+        drawn = [tree.render_line(y).text for y in range(tree.size.height)]
+        head = next(text for text in drawn if "第一卷" in text)
+        assert head.rstrip().endswith("第一卷 子时灯  2/10章" if lang == "zh" else "第一卷 子时灯  2/10"), drawn
+        assert tree.max_scroll_x == 0 and not tree.show_horizontal_scrollbar
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause()
+        drawn = [tree.render_line(y).text for y in range(tree.size.height)]
+        head = next(text for text in drawn if "第一卷" in text)
+        assert "2/10章 · 5,472字" in head if lang == "zh" else "2/10 ch · 5,472 chars" in head, drawn

@@ -24,9 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from studio.init_project import init_project
+from tests import serve_client
 from tests.chromium_cdp import Chromium, chromium_path
-from tests.serve_client import PortForward, ServeProcess, alive, serving, wait_until
+from tests.serve_client import PortForward, ServeProcess, alive, wait_until
+
+serve = serve_client.serve  # the fixture: `novel-studio serve` on conftest's `sample`
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="reads /proc and sends POSIX signals"),
@@ -35,17 +37,6 @@ pytestmark = [
     pytest.mark.serial,  # kills processes, and a browser is heavy: one at a time
     pytest.mark.xdist_group("serial"),
 ]
-
-
-@pytest.fixture
-def novel(tmp_path: Path) -> Path:
-    return init_project(tmp_path / "novel", sample=True)
-
-
-@pytest.fixture
-def serve(tmp_path: Path, novel: Path) -> Iterator[ServeProcess]:
-    with serving(novel, tmp_path) as server:
-        yield server
 
 
 @pytest.fixture
@@ -83,7 +74,7 @@ def test_keys_work_without_a_click_and_chinese_reaches_search(browser: Chromium,
     assert not _page_closed(browser)
 
 
-def test_a_chapter_streams_and_ctrl_c_on_serve_stops_it(browser: Chromium, serve: ServeProcess, novel: Path) -> None:
+def test_a_chapter_streams_and_ctrl_c_on_serve_stops_it(browser: Chromium, serve: ServeProcess, sample: Path) -> None:
     _main_screen(browser, serve)
     sessions = serve.sessions()
     assert sessions and all(alive(pid) for pid in sessions)
@@ -99,10 +90,10 @@ def test_a_chapter_streams_and_ctrl_c_on_serve_stops_it(browser: Chromium, serve
     assert wait_until(lambda: _page_closed(browser))  # the page lost its connection...
     ended = browser.evaluate("document.querySelector('.closed-dialog .message').innerText")
     assert "会话已结束" in str(ended)  # ...and says so in the author's language
-    checkpoint = json.loads((novel / ".checkpoint.json").read_text(encoding="utf-8"))
+    checkpoint = json.loads((sample / ".checkpoint.json").read_text(encoding="utf-8"))
     assert checkpoint.get("last_completed_chapter") == 2 and checkpoint.get("inflight_chapter") == 3, checkpoint
-    assert not (novel / "chapters" / "chapter-003.md").exists()  # nothing committed after Ctrl+C
-    log = (novel / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
+    assert not (sample / "chapters" / "chapter-003.md").exists()  # nothing committed after Ctrl+C
+    log = (sample / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
     assert "interrupted by a signal" in log
     output = serve.stderr() + serve.stdout()
     assert "Traceback" not in output, output

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from studio.init_project import init_project
+from tests import serve_client
 from tests.serve_client import ServeProcess, Tab, alive, serving, wait_until
+
+serve = serve_client.serve  # the fixture: `novel-studio serve` on conftest's `sample`
 
 pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="reads /proc and sends POSIX signals"),
@@ -35,17 +36,6 @@ def _checkpoint(root: Path) -> dict[str, object]:
     return data
 
 
-@pytest.fixture
-def novel(tmp_path: Path) -> Path:
-    return init_project(tmp_path / "novel", sample=True)
-
-
-@pytest.fixture
-def serve(tmp_path: Path, novel: Path) -> Iterator[ServeProcess]:
-    with serving(novel, tmp_path) as server:
-        yield server
-
-
 def _open_and_start_a_chapter(serve: ServeProcess) -> tuple[Tab, list[int]]:
     tab = serve.open_tab(SIZE)
     assert tab.wait_for("大纲"), tab.text()  # the studio's Chinese main screen
@@ -57,7 +47,7 @@ def _open_and_start_a_chapter(serve: ServeProcess) -> tuple[Tab, list[int]]:
     return tab, sessions
 
 
-def test_ctrl_c_on_serve_stops_the_run_and_every_session(serve: ServeProcess, novel: Path) -> None:
+def test_ctrl_c_on_serve_stops_the_run_and_every_session(serve: ServeProcess, sample: Path) -> None:
     tab, sessions = _open_and_start_a_chapter(serve)
     try:
         serve.interrupt()
@@ -66,10 +56,10 @@ def test_ctrl_c_on_serve_stops_the_run_and_every_session(serve: ServeProcess, no
     finally:
         tab.close()
     assert not [pid for pid in sessions if alive(pid)]
-    cp = _checkpoint(novel)
+    cp = _checkpoint(sample)
     assert cp.get("last_completed_chapter") == 2 and cp.get("inflight_chapter") == 3, cp
-    assert not (novel / "chapters" / "chapter-003.md").exists()  # no half-committed chapter
-    log = (novel / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
+    assert not (sample / "chapters" / "chapter-003.md").exists()  # no half-committed chapter
+    log = (sample / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
     assert "interrupted by a signal" in log  # stopped as Ctrl+C stops `continue`
     err = serve.stderr() + serve.stdout()
     assert "Traceback" not in err and "Event loop is closed" not in err, err
@@ -77,14 +67,14 @@ def test_ctrl_c_on_serve_stops_the_run_and_every_session(serve: ServeProcess, no
     assert "GET /ws" not in serve.stdout()  # no English access log line per request
 
 
-def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeProcess, novel: Path) -> None:
+def test_a_closed_tab_ends_its_session_and_the_next_tab_can_resume(serve: ServeProcess, sample: Path) -> None:
     tab, sessions = _open_and_start_a_chapter(serve)
     tab.close()  # the author closes the tab (or navigates away) mid-run
     assert wait_until(lambda: not [pid for pid in sessions if alive(pid)]), sessions
     assert serve.proc.poll() is None  # serve itself keeps serving
-    cp = _checkpoint(novel)
+    cp = _checkpoint(sample)
     assert cp.get("last_completed_chapter") == 2 and cp.get("inflight_chapter") == 3, cp
-    assert not (novel / "chapters" / "chapter-003.md").exists()
+    assert not (sample / "chapters" / "chapter-003.md").exists()
 
     again = serve.open_tab(SIZE)
     try:
@@ -112,10 +102,10 @@ def test_chinese_typed_in_the_page_reaches_the_studio(serve: ServeProcess) -> No
     assert serve.wait_exit() == 0, serve.stderr()
 
 
-def test_a_second_tab_on_the_same_project(tmp_path: Path, novel: Path) -> None:
+def test_a_second_tab_on_the_same_project(tmp_path: Path, sample: Path) -> None:
     """Two tabs, one project: while one writes, the other does not start a second run on it; the chapter the
     first commits shows in the second as committed, not as a hand edit (no ↻ mark)."""
-    with serving(novel, tmp_path, delay=0.05) as server:
+    with serving(sample, tmp_path, delay=0.05) as server:
         first = server.open_tab(SIZE)
         second = server.open_tab(SIZE)
         try:
@@ -124,9 +114,9 @@ def test_a_second_tab_on_the_same_project(tmp_path: Path, novel: Path) -> None:
             assert first.wait_for("写作中"), first.text()
             second.press("c")  # while the first tab's run holds the project (the draft streams for seconds)
             assert first.wait_for("3/10章", timeout=300), first.text()  # chapter 3 committed in the first tab
-            assert (novel / "chapters" / "chapter-003.md").exists()
-            assert _checkpoint(novel).get("inflight_chapter") is None, _checkpoint(novel)
-            assert not (novel / "chapters" / "chapter-004.md").exists()  # the second tab wrote nothing
+            assert (sample / "chapters" / "chapter-003.md").exists()
+            assert _checkpoint(sample).get("inflight_chapter") is None, _checkpoint(sample)
+            assert not (sample / "chapters" / "chapter-004.md").exists()  # the second tab wrote nothing
             assert second.wait_for("3/10章"), second.text()  # the second tab sees it...
             assert second.wait_until(lambda: "第3章" in second.text() and "✓" in second.text().split("第3章")[1][:40])
             assert "↻" not in second.text(), second.text()  # ...as a commit, not as a hand edit

@@ -15,12 +15,14 @@ from textual.widgets import Input
 from pipeline.decisions import QuestionKind
 from screens.decision_dialog import DecisionDialog
 from screens.import_names import ImportNamesScreen
+from screens.import_preview import MESSAGES as PREVIEW_MESSAGES
 from screens.import_preview import ImportPreviewScreen
 from screens.import_progress import ExtractionScreen, ImportWorkScreen
 from screens.import_source import ImportSourceForm
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import NumberDialog
 from screens.welcome_screen import WelcomeScreen
+from studio.i18n import tr
 from studio.models.import_record import ImportRecord
 from studio.models.names import NamesFile
 from studio.paths import ProjectPaths
@@ -185,12 +187,15 @@ async def test_a_refused_write_stays_on_screen_then_back_to_the_form(tmp_path: P
     assert sorted(p.relative_to(target) for p in target.rglob("*")) == before  # nothing written
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
-async def test_preview_shows_its_keys(tmp_path: Path, size: tuple[int, int]) -> None:
+async def test_preview_shows_its_keys(tmp_path: Path, size: tuple[int, int], lang: str) -> None:
+    """Every key on screen, and a key never on another line than its label (English at 80x24 broke
+    `t target` / `size`)."""
     studio = tmp_path / "studio"
     studio.mkdir()
     source = _source(tmp_path, "utf-8")
-    app = make_app(studio, welcome=True)
+    app = make_app(studio, welcome=True, lang=lang)
     async with app.run_test(size=size) as pilot:
         preview = await _to_preview(app, pilot, source)
         assert await wait_for(pilot, lambda: _split_done(preview), limit=1500)
@@ -200,4 +205,7 @@ async def test_preview_shows_its_keys(tmp_path: Path, size: tuple[int, int]) -> 
         shown = str(keys.render())
         for key in ("y/Enter", "s ", "b ", "t ", "Esc"):
             assert key in shown
+        items = set(tr(PREVIEW_MESSAGES, "keys", "en" if lang == "en" else "zh").split(" · "))
+        lines = [keys.render_line(y).text.strip().removesuffix(" ·") for y in range(keys.size.height)]
+        assert all(line and set(line.split(" · ")) <= items for line in lines), lines
         assert preview.query_one("#preview-status").region.y < region.y

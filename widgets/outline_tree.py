@@ -5,6 +5,8 @@ and the storyline's tag. Columns are aligned in terminal cells (`rich.cells.cell
 up. The storyline is shown both as a colour (a stable slot of a 6-colour palette that exists in 16/256-colour
 terminals) and as a short text tag, so the meaning survives NO_COLOR; each status has its own mark character
 (`studio.views.outline_rows.STATUS_MARKS`: "edited, not rebuilt" ↻ and "needs review" ⚑ differ).
+A volume line reads `第一卷 子时灯  2/10章 · 5,472字`. Every line is fitted to the pane's width (`columns_for`,
+`volume_label`), so the tree never scrolls sideways.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ MESSAGES: Catalog = {
     "volume": ("第{n}卷", "Vol {n}"),
     "loose": ("大纲外的章节", "Chapters outside the outlines"),
     "volume_stats": ("{written}/{total}章 · {words}字", "{written}/{total} ch · {words} chars"),
+    "volume_count": ("{written}/{total}章", "{written}/{total} ch"),
     "words": ("{n}字", "{n}c"),
     "chapter": ("第{n}章", "Ch {n}"),
     "legend": (
@@ -154,18 +157,49 @@ def chapter_label(row: ChapterRow, columns: Columns, lang: Lang = "zh") -> Text:
     return text
 
 
-def volume_label(row: VolumeRow, lang: Lang = "zh") -> Text:
+def volume_head(row: VolumeRow, lang: Lang = "zh") -> str:
+    """The volume's name: `第一卷 子时灯` (a title that names its volume itself is shown as it is)."""
     if row.number == 0:
-        head = tr(MESSAGES, "loose", lang)
-    elif row.title.startswith("第") or (lang == "en" and row.title.lower().startswith("vol")):
-        head = row.title
-    else:
-        head = f"{tr(MESSAGES, 'volume', lang, n=row.number)} {row.title}".rstrip()
-    text = Text(head, style="bold", no_wrap=True, end="")
-    stats = tr(
-        MESSAGES, "volume_stats", lang, written=row.written, total=len(row.chapters), words=_thousands(row.word_count)
+        return tr(MESSAGES, "loose", lang)
+    if row.title.startswith("第") or (lang == "en" and row.title.lower().startswith("vol")):
+        return row.title
+    return f"{tr(MESSAGES, 'volume', lang, n=row.number)} {row.title}".rstrip()
+
+
+def volume_stats(row: VolumeRow, lang: Lang = "zh") -> tuple[str, ...]:
+    """The volume's stats, longest first: `2/10章 · 5,472字`, `2/10章`, `2/10`."""
+    written, total = row.written, len(row.chapters)
+    return (
+        tr(MESSAGES, "volume_stats", lang, written=written, total=total, words=_thousands(row.word_count)),
+        tr(MESSAGES, "volume_count", lang, written=written, total=total),
+        f"{written}/{total}",
     )
-    text.append("  " + stats, style="dim")
+
+
+def volume_label(row: VolumeRow, lang: Lang = "zh", width: int | None = None) -> Text:
+    """`第一卷 子时灯  2/10章 · 5,472字` in `width` cells (None: no limit).
+
+    When the line does not fit, the stats give way first: the word count goes, then the 章 unit (`2/10`);
+    then the name is cut with an ellipsis (down to `TITLE_MIN_CELLS`) beside the bare `2/10`; narrower still
+    the stats go and the name alone is cut to the width.
+    """
+    head = volume_head(row, lang)
+    stats_forms = volume_stats(row, lang)
+    stats = stats_forms[0]
+    if width is not None and cell_len(head) + 2 + cell_len(stats) > width:
+        fitting = [s for s in stats_forms if cell_len(head) + 2 + cell_len(s) <= width]
+        bare = stats_forms[-1]
+        if fitting:
+            stats = fitting[0]
+        elif width - 2 - cell_len(bare) >= min(cell_len(head), TITLE_MIN_CELLS):
+            stats = bare
+            head = fit(head, width - 2 - cell_len(bare)).rstrip()
+        else:
+            stats = ""
+            head = fit(head, width).rstrip()
+    text = Text(head, style="bold", no_wrap=True, end="")
+    if stats:
+        text.append("  " + stats, style="dim")
     return text
 
 
@@ -296,6 +330,7 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
         self._chapter_nodes: dict[int, TreeNode[NodeData]] = {}
         self._rows: list[VolumeRow] = []
         self._columns = Columns(number=0, title=0, words=0)
+        self._volume_cells: int | None = None  # the width the volume lines were fitted to
         self._last_highlighted: int | None = None
         self._fill(rows or [], expanded=None)
 
@@ -345,11 +380,14 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
             return
         relabel_all = columns != self._columns
         self._columns = columns
+        cells = self._label_cells()
+        relabel_volumes = cells != self._volume_cells
+        self._volume_cells = cells
         for new, old in zip(rows, self._rows, strict=True):
             vnode = self._volume_nodes[new.number]
             vnode.data = new
-            if new != old:
-                vnode.set_label(volume_label(new, self.lang))
+            if relabel_volumes or new != old:
+                vnode.set_label(volume_label(new, self.lang, cells))
             for chapter, previous in zip(new.chapters, old.chapters, strict=True):
                 node = self._chapter_nodes[chapter.number]
                 node.data = chapter
@@ -375,11 +413,13 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
 
     def _fill(self, rows: list[VolumeRow], *, expanded: set[int] | None) -> None:
         self._rows = list(rows)
-        self._columns = columns_for(rows, self.lang, self._label_cells())
+        cells = self._label_cells()
+        self._columns = columns_for(rows, self.lang, cells)
+        self._volume_cells = cells
         if expanded is None:
             expanded = default_expanded(rows)
         for volume in rows:
-            vnode = self.root.add(volume_label(volume, self.lang), data=volume, expand=volume.number in expanded)
+            vnode = self.root.add(volume_label(volume, self.lang, cells), data=volume, expand=volume.number in expanded)
             self._volume_nodes[volume.number] = vnode
             for chapter in volume.chapters:
                 self._chapter_nodes[chapter.number] = vnode.add_leaf(
@@ -393,8 +433,16 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
         return width - self.guide_depth if width > 0 else None
 
     def on_resize(self) -> None:
-        """The columns give way in the pane's width (`columns_for`): relabel when they change with it."""
-        columns = columns_for(self._rows, self.lang, self._label_cells())
+        """The volume lines and the chapter columns give way in the pane's width (`volume_label`,
+        `columns_for`): relabel when the width (volumes) or the columns (chapters) change with it."""
+        cells = self._label_cells()
+        if cells != self._volume_cells:
+            self._volume_cells = cells
+            for volume in self._rows:
+                vnode = self._volume_nodes.get(volume.number)
+                if vnode is not None:
+                    vnode.set_label(volume_label(volume, self.lang, cells))
+        columns = columns_for(self._rows, self.lang, cells)
         if columns == self._columns:
             return
         self._columns = columns

@@ -20,7 +20,9 @@ MESSAGES: Catalog = {
     "empty": ("本章没有状态变更", "No state changes in this chapter"),
     "error": ("无法读取状态变更：{error}", "Cannot read the state changes: {error}"),
     "select": ("（未选择章节）", "(no chapter selected)"),
-    "header": ("第{n}章 · 状态版本 {base} -> {version}", "Ch {n} · state version {base} -> {version}"),
+    "header": ("第{n}章", "Ch {n}"),
+    # its own line: in a narrow pane a one-line header broke inside `1 -> 2`
+    "version": ("状态版本 {base} -> {version}", "version {base} -> {version}"),
     "staged": ("（暂存，尚未提交）", " (staged, not committed yet)"),
     "new": ("新", "new"),
     "foreshadowing": ("伏笔", "Foreshadowing"),
@@ -45,12 +47,11 @@ def render_state_diff(diff: StateDiff | None, lang: Lang = "zh") -> Text:
         out.append(tr(MESSAGES, "none", lang), style="dim")
         return out
     if diff.chapter is not None and diff.base_state_version is not None:
-        out.append(
-            tr(MESSAGES, "header", lang, n=diff.chapter, base=diff.base_state_version, version=diff.state_version),
-            style="bold",
-        )
+        out.append(tr(MESSAGES, "header", lang, n=diff.chapter), style="bold")
         if diff.staged:
             out.append(tr(MESSAGES, "staged", lang), style="yellow")
+        out.append("\n")
+        out.append(tr(MESSAGES, "version", lang, base=diff.base_state_version, version=diff.state_version))
         out.append("\n")
     if diff.is_empty:
         out.append(tr(MESSAGES, "empty", lang), style="dim")

@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.models.manuscript import Manuscript, ManuscriptChapter, SplitIssue
 
 FOLD = 5
@@ -22,7 +22,10 @@ TITLE_WIDTH = 24
 WIDTH = 80  # terminal cells: no line of the preview is wider
 
 MESSAGES: Catalog = {
-    "found": ("找到 {chapters} 章，共 {words} 字（{mode}）。", "Found {chapters} chapters, {words} 字 ({mode})."),
+    "found": ("找到 {chapters} 章，共 {words} 字（{mode}）。", "Found {chapters} chapters, {words} ({mode})."),
+    "found_one": ("找到 {chapters} 章，共 {words} 字（{mode}）。", "Found 1 chapter, {words} ({mode})."),
+    "chars": ("{n}", "{n} characters"),  # English only: the Chinese texts say 字 themselves
+    "chars_one": ("{n}", "1 character"),
     "mode_headings": ("按章节标题切分", "split at chapter headings"),
     "mode_size": ("按字数切分，约每 {target} 字一章", "split by size"),
     "mode_blank": ("按空行切分", "split at blank lines"),
@@ -31,26 +34,33 @@ MESSAGES: Catalog = {
     "first": ("首章：{title}", "First: {title}"),
     "last": ("末章：{title}", "Last: {title}"),
     "volumes": ("分卷 {count} 个：", "{count} volumes:"),
+    "volumes_one": ("分卷 {count} 个：", "1 volume:"),
     "volume": ("  {name}：第 {first}-{last} 章（{count} 章）", "  {name}: chapters {first}-{last} ({count})"),
     "no_volumes": ("没有分卷标题：全部 {count} 章作为第 1 卷。", "No volume headings: all {count} chapters are volume 1."),
+    "no_volumes_one": ("没有分卷标题：全部 {count} 章作为第 1 卷。", "No volume headings: the chapter is volume 1."),
     "kinds": ("序章/楔子 {prologues} 个，番外 {extras} 个（单独成章并标注）。",
-              "{prologues} prologues and {extras} extras (kept as labelled chapters)."),
+              "Prologues: {prologues}, extras: {extras} (kept as labelled chapters)."),
     "issues": ("需要留意 {count} 处（{kinds}）：", "{count} things to check ({kinds}):"),
+    "issues_one": ("需要留意 {count} 处（{kinds}）：", "1 thing to check ({kinds}):"),
     "kind_short": ("过短 {n}", "{n} very short"),
     "kind_long": ("过长 {n}", "{n} very long"),
     "kind_gap": ("缺章 {n}", "{n} gaps"),
+    "kind_gap_one": ("缺章 {n}", "1 gap"),
     "kind_repeat": ("重复 {n}", "{n} repeats"),
+    "kind_repeat_one": ("重复 {n}", "1 repeat"),
     "kind_out_of_order": ("顺序颠倒 {n}", "{n} out of order"),
-    "kind_no_headings": ("无标题 {n}", "{n} no headings"),
+    "kind_no_headings": ("无标题 {n}", "no headings"),
     "kind_encoding": ("编码混杂 {n}", "{n} mixed encodings"),
+    "kind_encoding_one": ("编码混杂 {n}", "1 mixed encoding"),
     "kind_front_matter": ("正文前文字 {n}", "{n} front matter"),
     "no_issues": ("没有发现可疑的切分。", "Nothing suspicious in the split."),
     "more": ("  … 另有 {count} 处", "  … {count} more"),
     "at": ("第 {position} 章", "chapter {position}"),
     "source_no": ("（原文第 {number} 章）", " (source no. {number})"),
-    "short": ("{at}{src}很短：{words} 字", "{at}{src} is very short: {words} 字"),
-    "long": ("{at}{src}很长：{words} 字（可能漏了标题）", "{at}{src} is very long: {words} 字 (a missed heading?)"),
+    "short": ("{at}{src}很短：{words} 字", "{at}{src} is very short: {words}"),
+    "long": ("{at}{src}很长：{words} 字（可能漏了标题）", "{at}{src} is very long: {words} (a missed heading?)"),
     "gap": ("{at}之前缺少原文第 {numbers} 章", "before {at}: source chapters {numbers} are missing"),
+    "gap_one": ("{at}之前缺少原文第 {numbers} 章", "before {at}: source chapter {numbers} is missing"),
     "repeat": ("{at}{src}与前面的章号重复", "{at}{src} repeats an earlier number"),
     "out_of_order": ("{at}{src}章号顺序颠倒", "{at}{src} is out of order"),
     "no_headings": ("没有找到章节标题，已{mode}；也可以选择按{other}切分。",
@@ -59,7 +69,9 @@ MESSAGES: Catalog = {
     "other_blank": ("空行", "blank lines"),
     "encoding_mixed": ("{file} 有 {count} 行是 {encoding} 编码（第 {lines} 行），已逐行转换，请核对。",
                        "{file}: {count} lines are in {encoding} (lines {lines}), converted line by line; check them."),
-    "front_matter": ("正文前有 {words} 字不属于任何章节（已保留）", "{words} 字 before the first chapter (kept)"),
+    "encoding_mixed_one": ("{file} 有 {count} 行是 {encoding} 编码（第 {lines} 行），已逐行转换，请核对。",
+                           "{file}: 1 line is in {encoding} (line {lines}), converted; check it."),
+    "front_matter": ("正文前有 {words} 字不属于任何章节（已保留）", "{words} before the first chapter (kept)"),
     "skipped": ("跳过的文件：{names}", "Skipped files: {names}"),
     "more_names": (" 等 {count} 个", " and {count} more"),
     "untitled": ("（无标题）", "(untitled)"),
@@ -89,19 +101,20 @@ def preview_lines(manuscript: Manuscript, lang: Lang = "zh", *, skipped: list[st
     m = manuscript
     chapters = m.chapters
     words = sum(c.words for c in chapters)
-    out = [tr(MESSAGES, "found", lang, chapters=len(chapters), words=f"{words:,}", mode=_mode(m, lang))]
+    out = [tr_count(MESSAGES, "found", lang, len(chapters), chapters=len(chapters), words=_chars(words, lang),
+                    mode=_mode(m, lang))]
     out.append(tr(MESSAGES, "encoding_utf8", lang) if m.encoding == "utf-8"
                else tr(MESSAGES, "encoding", lang, name=encoding_name(m.encoding)))
     if chapters:
         out.append(tr(MESSAGES, "first", lang, title=chapter_title(chapters[0], lang)))
         out.append(tr(MESSAGES, "last", lang, title=chapter_title(chapters[-1], lang)))
     if len(m.volumes) > 1 or (m.volumes and m.volumes[0].heading):
-        out.append(tr(MESSAGES, "volumes", lang, count=len(m.volumes)))
+        out.append(tr_count(MESSAGES, "volumes", lang, len(m.volumes), count=len(m.volumes)))
         rows = [tr(MESSAGES, "volume", lang, name=_volume_name(v.heading or v.title, v.number, lang), first=v.first,
                    last=v.last, count=v.last - v.first + 1) for v in m.volumes]
         out.extend(_fold(rows, lang))
     elif chapters:
-        out.append(tr(MESSAGES, "no_volumes", lang, count=len(chapters)))
+        out.append(tr_count(MESSAGES, "no_volumes", lang, len(chapters), count=len(chapters)))
     prologues = sum(1 for c in chapters if c.kind == "prologue")
     extras = sum(1 for c in chapters if c.kind == "extra")
     if prologues or extras:
@@ -112,9 +125,9 @@ def preview_lines(manuscript: Manuscript, lang: Lang = "zh", *, skipped: list[st
         counts: dict[str, int] = {}
         for issue in m.issues:
             counts[issue.kind] = counts.get(issue.kind, 0) + 1
-        kinds = ("、" if lang == "zh" else ", ").join(tr(MESSAGES, f"kind_{kind}", lang, n=n)
+        kinds = ("、" if lang == "zh" else ", ").join(tr_count(MESSAGES, f"kind_{kind}", lang, n, n=n)
                                                       for kind, n in counts.items())
-        out.append(tr(MESSAGES, "issues", lang, count=len(m.issues), kinds=kinds))
+        out.append(tr_count(MESSAGES, "issues", lang, len(m.issues), count=len(m.issues), kinds=kinds))
         out.extend(_fold(["  " + issue_text(i, lang, m) for i in m.issues], lang))
     else:
         out.append(tr(MESSAGES, "no_issues", lang))
@@ -131,6 +144,11 @@ def clip(line: str, width: int = WIDTH) -> str:
             break
         out += ch
     return out + "…"
+
+
+def _chars(n: int, lang: Lang) -> str:
+    """`12,918`: the Chinese texts put 字 after it themselves; English says `12,918 characters`."""
+    return tr_count(MESSAGES, "chars", lang, n, n=f"{n:,}")
 
 
 def _mode(m: Manuscript, lang: Lang) -> str:
@@ -180,9 +198,9 @@ def issue_text(issue: SplitIssue, lang: Lang = "zh", manuscript: Manuscript | No
     src = tr(MESSAGES, "source_no", lang, number=issue.source_number) if issue.source_number is not None else ""
     kind = issue.kind
     if kind in ("short", "long", "repeat", "out_of_order"):
-        return tr(MESSAGES, kind, lang, at=at, src=src, words=f"{issue.words:,}")
+        return tr(MESSAGES, kind, lang, at=at, src=src, words=_chars(issue.words, lang))
     if kind == "gap":
-        return tr(MESSAGES, "gap", lang, at=at, numbers=_numbers(issue.numbers))
+        return tr_count(MESSAGES, "gap", lang, len(issue.numbers), at=at, numbers=_numbers(issue.numbers))
     if kind == "no_headings":
         used = issue.detail if issue.detail in ("size", "blank") else "size"
         other = "blank" if used == "size" else "size"
@@ -190,13 +208,14 @@ def issue_text(issue: SplitIssue, lang: Lang = "zh", manuscript: Manuscript | No
             _mode(manuscript, lang) if manuscript is not None else tr(MESSAGES, f"mode_{used}", lang))
         return tr(MESSAGES, "no_headings", lang, mode=mode, other=tr(MESSAGES, f"other_{other}", lang))
     if kind == "encoding":
-        return tr(MESSAGES, "encoding_mixed", lang, file=_short(issue.file, 16), count=len(issue.numbers),
+        return tr_count(MESSAGES, "encoding_mixed", lang, len(issue.numbers), file=_short(issue.file, 16),
+                        count=len(issue.numbers),
                   encoding=encoding_name(issue.detail), lines=_numbers(issue.numbers, limit=4))
     if kind == "front_matter":
         start = _short(issue.detail, 12)
         if not start:
-            return tr(MESSAGES, "front_matter", lang, words=f"{issue.words:,}")
-        return tr(MESSAGES, "front_matter", lang, words=f"{issue.words:,}") + (
+            return tr(MESSAGES, "front_matter", lang, words=_chars(issue.words, lang))
+        return tr(MESSAGES, "front_matter", lang, words=_chars(issue.words, lang)) + (
             f"：“{start}”" if lang == "zh" else f": \"{start}\"")
     return f"{at} {issue.detail}".strip()
 

@@ -212,7 +212,12 @@ def format_value(value: Any, lang: Lang = "zh") -> str:
 
 
 def field_label(path: str, lang: Lang = "zh", display_names: dict[str, str] | None = None) -> str:
-    """A readable name for a field path: `location` -> 位置, `relationships.chen-lao` -> 关系·陈老."""
+    """A readable name for a field path: `location` -> 位置, `relationships.chen-lao` -> 关系·陈老.
+
+    English joins with spaces (`relationship with 陈老`, `status · health`): a pane wraps English at spaces
+    only, and `relationship·陈老:` would be one word, cut mid-name when it is wider than the line. Chinese
+    keeps `关系·陈老` (it has no spaces to wrap at either way).
+    """
     if not path:
         return "*"
     head, _, rest = path.partition(".")
@@ -221,7 +226,9 @@ def field_label(path: str, lang: Lang = "zh", display_names: dict[str, str] | No
         return label
     if head == "relationships" and display_names and rest in display_names:
         rest = display_names[rest]
-    return f"{label}·{rest}"
+    if lang == "zh":
+        return f"{label}·{rest}"
+    return f"{label} with {rest}" if head == "relationships" else f"{label} · {rest}"
 
 
 # ---------------------------------------------------------------------------------------------- building

@@ -14,6 +14,7 @@ from textual.widgets import Static
 from pipeline.decisions import Option, Question, QuestionKind
 from pipeline.refine_edits import EditDecision, RefineEdit, apply_edits
 from studio.i18n import Lang, tr
+from studio.recovery import RecoveryAction, RecoveryKind
 from studio.tui.app import MESSAGES as STUDIO_MESSAGES
 from widgets import compat
 
@@ -58,13 +59,15 @@ def gate_question() -> Question:
     )
 
 
-def interrupted_question() -> Question:
+def interrupted_question(lang: Lang = "zh") -> Question:
+    """The question as the orchestrator asks it: its fact is the recovery's own text in the author's language."""
+    described = RecoveryAction(RecoveryKind.RESUME_SUMMARIZER, 7, missing=("summary",)).describe(lang)
     return Question(
         kind=QuestionKind.INTERRUPTED,
         chapter=7,
         title_zh="第 7 章上次写到一半被中断",
         title_en="Chapter 7 was interrupted",
-        facts=["已暂存：草稿 3120 字，评分未完成"],
+        facts=[described],
         options=[
             Option("resume", "继续写完", "Resume"),
             Option("discard", "丢弃暂存内容", "Discard the staged work"),
