@@ -2,7 +2,12 @@
 
 Parallel runs (`pytest -n 2 --dist loadgroup`, as `make test` does): tests that kill processes or race for the
 project lock (every test in SERIAL_FILES, and any test marked `serial`) go to one xdist group, so they run one
-after another on one worker and stay deterministic on a loaded machine.
+after another on one worker and stay deterministic on a loaded machine. A fault-injection sweep whose forked
+children kill themselves at a write point (`NOVEL_STUDIO_FAULT_WRITE`), each in its own folder, neither races nor
+times anything: it is not `serial`, and a long one is split into shards that spread over the workers.
+
+`no_offline_delay`: the offline provider streams without its 10 ms pause per 20 characters, for tests whose
+subject is not the streaming pace (`pytestmark = pytest.mark.usefixtures("no_offline_delay")`).
 """
 
 from __future__ import annotations
@@ -70,6 +75,15 @@ def _sigint_restored() -> Iterator[None]:
     saved = signal.getsignal(signal.SIGINT)
     yield
     signal.signal(signal.SIGINT, saved)
+
+
+@pytest.fixture
+def no_offline_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The offline provider built by `build_provider` (every CLI command, and any subprocess that inherits the
+    environment) streams with no pause between its deltas."""
+    from pipeline.providers.factory import OFFLINE_DELAY_ENV
+
+    monkeypatch.setenv(OFFLINE_DELAY_ENV, "0")
 
 
 @pytest.fixture

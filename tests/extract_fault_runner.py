@@ -1,6 +1,7 @@
 """Kill an offline extraction of an imported book at every write point and resume it (tests/test_import_extract_kill.py).
 
-Usage: python tests/extract_fault_runner.py PRISTINE WORKDIR [FIRST_WRITE [LAST_WRITE]]
+Usage: python tests/extract_fault_runner.py PRISTINE WORKDIR [FIRST_WRITE [LAST_WRITE]] [--shard=K/N]
+(`--shard`: only the write points equal to K modulo N, as in tests/fault_runner.py's `selected`)
 
 Imports once, then forks a child per run (`tests.fault_runner.forked`): a warm-up run fills the caches outside
 the project; a reference run extracts PRISTINE's copy whole and records its write points (the kept replies and
@@ -35,7 +36,7 @@ from studio.config import load_settings  # noqa: E402
 from studio.models.import_record import ImportRecord  # noqa: E402
 from studio.paths import ProjectPaths  # noqa: E402
 from studio.spend_ledger import read_spend  # noqa: E402
-from tests.fault_runner import FROZEN, forked, leftovers, tree_bytes  # noqa: E402
+from tests.fault_runner import FROZEN, forked, leftovers, selected, tree_bytes  # noqa: E402
 
 COMPARED = ("chapters", "summaries", "storylines", "foreshadowing", "state", "characters", "world",
             "style-profile.json", "volumes", "import")
@@ -121,12 +122,10 @@ def main() -> int:
     if sorted(set(paid(reference).values())) != [1]:
         print(json.dumps({"writes": writes, "checked": [], "failures": ["the reference run paid twice"]}))
         return 1
-    first = int(sys.argv[3]) if len(sys.argv) > 3 else 1
-    final = int(sys.argv[4]) if len(sys.argv) > 4 else writes
     expected = tree_bytes(reference, COMPARED)
     checked: list[int] = []
     failures: list[str] = []
-    for n in range(first, min(final, writes) + 1):
+    for n in selected(writes, sys.argv[3:]):
         problem = check_one(pristine, work, n, expected, keeps)
         checked.append(n)
         if problem:

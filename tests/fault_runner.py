@@ -1,7 +1,9 @@
 """Kill a run at every write point and resume it, for the fault-injection test (see test_fault_injection).
 
-Usage: python tests/fault_runner.py PRISTINE WORKDIR LAST_CHAPTER [FIRST_WRITE [LAST_WRITE]]
+Usage: python tests/fault_runner.py PRISTINE WORKDIR LAST_CHAPTER [FIRST_WRITE [LAST_WRITE]] [--shard=K/N]
 Environment: NOVEL_STUDIO_TEST_SCORES  "4:3.7" judge scores per chapter (as in crash_runner.py)
+`--shard=K/N` checks only the write points equal to K modulo N (see `selected`), so a sweep splits into cases
+that pytest-xdist spreads over its workers; the N shards together check every point.
 
 Imports once, then forks a child per run so each run is a fresh process state without paying for the
 imports again: a reference run of PRISTINE's copy writes chapters until LAST_CHAPTER is committed; then for
@@ -109,6 +111,21 @@ def leftovers(root: Path) -> list[str]:
     return [str(p.relative_to(root)) for p in [*staged, *temps, *lock]]
 
 
+def selected(writes: int, args: Sequence[str]) -> list[int]:
+    """The write points a sweep checks: FIRST..LAST of the positional `args` (default: 1..writes), and with
+    `--shard=K/N` among them only those equal to K modulo N (every N-th point, so each shard crosses every
+    stage of the run and the shards cost about the same)."""
+    shard = [a for a in args if a.startswith("--shard=")]
+    bounds = [int(a) for a in args if not a.startswith("--shard=")]
+    first = bounds[0] if bounds else 1
+    final = min(bounds[1], writes) if len(bounds) > 1 else writes
+    points = list(range(first, final + 1))
+    if shard:
+        k, n = (int(x) for x in shard[-1].removeprefix("--shard=").split("/"))
+        points = [p for p in points if p % n == k]
+    return points
+
+
 def check_one(pristine: Path, work: Path, last: int, n: int, expected: dict[str, bytes]) -> str | None:
     root = work / f"kill-{n}"
     shutil.copytree(pristine, root)
@@ -147,12 +164,10 @@ def main() -> int:
         print(json.dumps({"writes": 0, "checked": [], "failures": ["the uninterrupted run failed"]}))
         return 1
     writes = int(count_file.read_text())
-    first = int(sys.argv[4]) if len(sys.argv) > 4 else 1
-    final = int(sys.argv[5]) if len(sys.argv) > 5 else writes
     expected = snapshot(reference)
     checked: list[int] = []
     failures: list[str] = []
-    for n in range(first, min(final, writes) + 1):
+    for n in selected(writes, sys.argv[4:]):
         problem = check_one(pristine, work, last, n, expected)
         checked.append(n)
         if problem:

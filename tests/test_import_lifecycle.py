@@ -29,6 +29,8 @@ from studio.spend_ledger import read_spend
 from studio.state_engine import load_changelog
 from tests.import_extract_helpers import book_text
 
+pytestmark = pytest.mark.usefixtures("no_offline_delay")  # the streaming pace is not tested here
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -82,8 +84,6 @@ def test_an_offline_full_import_then_plan_and_continue(tmp_path: Path, monkeypat
     _chapters_as_imported(root)
 
 
-@pytest.mark.serial
-@pytest.mark.xdist_group("serial")
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_an_extract_process_killed_half_way_is_finished_by_a_rerun(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,6 +16,8 @@ from studio.paths import ProjectPaths
 from studio.project import Project
 from tests.quick_start_helpers import BRIEF_ARGS, assert_quick_start_done
 
+pytestmark = pytest.mark.usefixtures("no_offline_delay")  # the streaming pace is not tested here
+
 
 def _state(paths: ProjectPaths) -> tuple[int, int, OrchestratorState]:
     cp = Checkpoint.load(paths.checkpoint)

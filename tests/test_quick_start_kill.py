@@ -1,6 +1,10 @@
 """A quick start killed by SIGKILL at write points spread over the whole flow (world, cast, main-arc, style,
 the opening plan's staging and apply, the trial chapters' commits, the confirmation) resumes cleanly: the next
-start finishes it, every file valid by its model and the same as an uninterrupted run's, nothing left behind."""
+start finishes it, every file valid by its model and the same as an uninterrupted run's, nothing left behind.
+
+The points are split into SHARDS cases (every SHARDS-th point each) that together check all POINTS. Not
+`serial`: each forked child kills itself at its own write point in its own folder, nothing races and nothing is
+timed, so the cases spread over the xdist workers."""
 
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ from tests.quick_start_helpers import assert_quick_start_done, briefed_project, 
 
 COMPARED = ("world", "characters", "storylines", "volumes", "chapters", "summaries", "style-profile.json")
 POINTS = 12  # write points checked, spread evenly over the run
+SHARDS = 2
+pytestmark = pytest.mark.usefixtures("no_offline_delay")  # the kills are at write points, not in time
 
 
 def _start(root: Path) -> int:
@@ -29,9 +35,9 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return tree_bytes(root, COMPARED)
 
 
-@pytest.mark.serial
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
-def test_a_killed_quick_start_resumes_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_a_killed_quick_start_resumes_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shard: int) -> None:
     monkeypatch.setenv(fileio.NO_FSYNC_ENV, "1")
     pristine = briefed_project(tmp_path, "pristine")
     warmup = tmp_path / "warmup"  # fills the caches outside the project, so every run writes the same
@@ -45,8 +51,9 @@ def test_a_killed_quick_start_resumes_cleanly(tmp_path: Path, monkeypatch: pytes
     assert writes > 50
     expected = _snapshot(reference)
     points = sorted({1 + (writes - 1) * i // (POINTS - 1) for i in range(POINTS)})
+    assert len(points) == POINTS
     failures = []
-    for n in points:
+    for n in points[shard::SHARDS]:
         root = tmp_path / f"kill-{n}"
         shutil.copytree(pristine, root)
         def body(root: Path = root) -> int:

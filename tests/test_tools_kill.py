@@ -1,6 +1,7 @@
 """A tool change killed at any write point (SIGKILL, `NOVEL_STUDIO_FAULT_WRITE`) leaves the project either
 as before or, once resumed, exactly as after the uninterrupted change: a rename with a new slug (files
-moved, state, relationships, storylines, outline, contracts) and a retire."""
+moved, state, relationships, storylines, outline, contracts) and a retire. Not `serial`: each forked child
+kills itself at its own write point in its own folder (see tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -77,7 +78,6 @@ def _kill_everywhere(start: Path, tmp_path: Path, change: Callable[[ProjectPaths
     assert not failures, "\n".join(failures)
 
 
-@pytest.mark.serial
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
 def test_kill_mid_rename_resumes_or_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(fileio.NO_FSYNC_ENV, "1")
@@ -85,7 +85,6 @@ def test_kill_mid_rename_resumes_or_rolls_back(tmp_path: Path, monkeypatch: pyte
     _kill_everywhere(start, tmp_path, lambda paths: rename_character(paths, "shen-zhao", "沈昭", new_slug="shen-zhao-2"))
 
 
-@pytest.mark.serial
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
 def test_kill_mid_retire_resumes_or_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(fileio.NO_FSYNC_ENV, "1")

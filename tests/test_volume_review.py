@@ -29,6 +29,8 @@ from studio.project import Project
 from studio.state_engine import load_changelog, load_state, merge_patch, replay
 from tests.fakeapi import FakeMessagesAPI, Reply
 
+pytestmark = pytest.mark.usefixtures("no_offline_delay")  # the streaming pace is not tested here
+
 
 def short_volume(tmp_path: Path) -> Path:
     """The sample with volume 1 cut to chapters 1-3 (chapters 1-2 committed)."""
