@@ -92,15 +92,18 @@ def installed_versions(folder: Path | Traversable | None = None) -> dict[str, li
 
 def _check_pins(data: object, path: Path) -> dict[str, int]:
     if not isinstance(data, Mapping):
-        raise FormatError([Problem(path, "[prompts] must be a table of prompt id = version", json_path=TABLE)])
+        raise FormatError([Problem(path, "[prompts] must be a table of prompt id = version", json_path=TABLE,
+                                    zh="[prompts] 应是“提示词编号 = 版本号”的表")])
     pins: dict[str, int] = {}
     problems: list[Problem] = []
     for key, value in data.items():
         if not PROMPT_FILE_NAME.match(f"{key}.v1.md"):
-            problems.append(Problem(path, f"'{key}' is not a prompt id", json_path=f"{TABLE}.{key}"))
+            problems.append(Problem(path, f"'{key}' is not a prompt id", json_path=f"{TABLE}.{key}",
+                                    zh=f"“{key}”不是提示词编号"))
         elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
             problems.append(
-                Problem(path, f"the version must be a whole number >= 1 (got {value!r})", json_path=f"{TABLE}.{key}")
+                Problem(path, f"the version must be a whole number >= 1 (got {value!r})", json_path=f"{TABLE}.{key}",
+                        zh=f"版本号应是不小于 1 的整数（现为 {value!r}）")
             )
         else:
             pins[str(key)] = value

@@ -292,7 +292,6 @@ def _sweep(
                 problems.append(f"repair said all is well but continue still stops: {repaired} / {said_again}")
         elif not _names(repaired, rel) and rel not in repaired:
             problems.append(f"repair exit {code} without naming {rel}: {repaired}")
-    # `status`'s list of unreadable files is English on this branch (`str(p)` in studio/status.py; status14 fixes it)
-    for text in (said, repaired):
+    for text in (status, said, repaired):
         problems += [f"English only: {line}" for line in _english_lines(text, rel)]
     assert not problems, "\n".join(problems)
