@@ -181,7 +181,10 @@ class DecisionDialog(ModalScreen[str]):
             yield FoldedText(hint, keys=True, id="decision-hint", classes="dialog-hint")
 
     def on_mount(self) -> None:
-        options = self.query_one(OptionList)
+        found = self.query(OptionList)
+        if not found:  # mounted while the app tears down (a quit as the dialog opens): its children are gone
+            return
+        options = found.first()
         options.highlighted = self.recommended_position
         options.focus()
         self.call_after_refresh(self._fit_facts)

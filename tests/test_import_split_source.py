@@ -90,7 +90,7 @@ def test_mixed_encodings_are_decoded_line_by_line_and_reported(tmp_path: Path) -
     assert issue.numbers == [3] and issue.position == 1 and issue.file == "book.txt"
     shown = "\n".join(preview_lines(m))
     assert "第 3 行" in shown and "GB18030" in shown
-    assert "lines 3" in "\n".join(preview_lines(m, "en"))
+    assert "(line 3)" in "\n".join(preview_lines(m, "en"))  # one line: the singular
 
 
 def test_mostly_gbk_with_utf8_lines_reports_the_utf8_lines(tmp_path: Path) -> None:

@@ -170,7 +170,7 @@ async def test_the_command_palette_offers_the_extraction(tmp_path: Path) -> None
         commands = dict(StudioCommands(app.screen)._commands())
         assert commands.get("全量提取导入的书稿") == "extract"
         await main_screen(app).run_action("extract")  # what the palette entry runs
-        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog))
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DecisionDialog) and app.screen.is_mounted)
 
 
 async def test_x_on_a_project_that_was_not_imported(sample: Path) -> None:
