@@ -21,7 +21,6 @@ import pytest
 from rich.text import Text
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
-from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
@@ -29,7 +28,7 @@ from textual.widget import Widget
 from textual.worker import WorkerCancelled
 
 from tests.bench_loader import load_bench
-from tests.tui_helpers import RecordingStudio, main_screen, wait_for
+from tests.tui_helpers import RecordingStudio, WidgetApp, main_screen, wait_for
 from widgets.chapter_view import ChapterView
 from widgets.scores_view import ScoresView
 from widgets.text_pane import TextPane
@@ -141,15 +140,6 @@ async def test_a_selection_while_a_draft_streams_lays_out_nothing(
                 await app.workers.wait_for_complete()
 
 
-class ViewApp(App[None]):
-    def __init__(self) -> None:
-        super().__init__()
-        self.view = ChapterView(id="chapter")
-
-    def compose(self) -> ComposeResult:
-        yield self.view
-
-
 def _rows_of(region: Region, area: Widget) -> range:
     top = region.y - area.region.y
     return range(top, top + region.height)
@@ -159,9 +149,9 @@ async def test_a_draft_flush_repaints_only_the_changed_lines(monkeypatch: pytest
     """A flush lays nothing out; while the draft fits on the screen it repaints the rows from the paragraph
     being written on (not every visible line); scrolled up away from the end, it repaints none of the text
     (only the scrollbar's thumb moves)."""
-    app = ViewApp()
+    app = WidgetApp(ChapterView(id="chapter"))
     async with app.run_test(size=(60, 30)) as pilot:
-        view = app.view
+        view = app.widget
         area = view.text_area
         view.begin_stream("第3章 雾", "第一段。\n\n第二段，沈照推开灯铺的门。\n")
         await pilot.pause(0.2)
@@ -194,15 +184,6 @@ async def test_a_draft_flush_repaints_only_the_changed_lines(monkeypatch: pytest
         assert view.text.endswith(FLUSH_DELTA + "\n")
 
 
-class PaneApp(App[None]):
-    def __init__(self) -> None:
-        super().__init__()
-        self.pane = ScoresView(id="scores")
-
-    def compose(self) -> ComposeResult:
-        yield self.pane
-
-
 def _drawn_text(pane: TextPane) -> list[str]:
     width, height = pane.size
     return ["".join(segment.text for segment in strip).strip() for strip in pane.render_lines(
@@ -213,9 +194,9 @@ async def test_the_diff_and_scores_bodies_change_without_a_layout(monkeypatch: p
     """A new body repaints the pane and lays nothing out while its scrollbar stays as it was; the same body
     again repaints nothing; a body that needs a scrollbar lays the screen out for the scrollbar's column only,
     and is wrapped at the same width as without it."""
-    app = PaneApp()
+    app = WidgetApp(ScoresView(id="scores"))
     async with app.run_test(size=(40, 12)) as pilot:
-        pane = app.pane
+        pane = app.widget
         await pilot.pause()
         spy = Spy(monkeypatch)
         short = Text("综合 3.92/5\n情节逻辑 ×0.18 ████░ 4")

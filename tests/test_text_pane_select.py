@@ -13,33 +13,24 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from rich.text import Text
-from textual.app import App, ComposeResult
 from textual.geometry import Offset
 from textual.pilot import Pilot
 from textual.selection import Selection
 from textual.strip import Strip
 
+from tests.tui_helpers import WidgetApp
 from widgets.state_diff_view import StateDiffView
 from widgets.text_pane import TextPane
 
 BODY = "第3章 状态变化\n[人物] 沈照\n  位置：码头 -> 雾港旧仓\n" + "雾" * 30  # the last line wraps at 30 cells
 
 
-class DiffApp(App[None]):
-    def __init__(self) -> None:
-        super().__init__()
-        self.pane = StateDiffView(id="diff")
-
-    def compose(self) -> ComposeResult:
-        yield self.pane
-
-
 @contextlib.asynccontextmanager
-async def diff_pane() -> AsyncIterator[tuple[DiffApp, Pilot[None]]]:
+async def diff_pane() -> AsyncIterator[tuple[WidgetApp[StateDiffView], Pilot[None]]]:
     """A diff pane 34 cells wide showing `BODY`."""
-    app = DiffApp()
+    app = WidgetApp(StateDiffView(id="diff"))
     async with app.run_test(size=(34, 12)) as pilot:
-        app.pane.show_body(Text(BODY))
+        app.widget.show_body(Text(BODY))
         await pilot.pause()
         yield app, pilot
 
@@ -52,7 +43,7 @@ def _selected_cells(pane: TextPane, selection_bgcolor: object, y: int) -> str:
 
 async def test_a_selection_returns_the_bodys_chinese_text_and_is_painted() -> None:
     async with diff_pane() as (app, pilot):
-        pane = app.pane
+        pane = app.widget
         screen = app.screen
         assert pane.allow_select
         # line 2, from "码头" to the end of "雾港旧仓"
@@ -77,7 +68,7 @@ async def test_a_selection_returns_the_bodys_chinese_text_and_is_painted() -> No
 
 async def test_dragging_the_mouse_over_a_diff_line_selects_its_text() -> None:
     async with diff_pane() as (app, pilot):
-        pane = app.pane
+        pane = app.widget
         # row 1 is "[人物] 沈照": the pane's left padding is one cell, "[人物] " takes 7 cells, 沈 and 照 two each
         await pilot.mouse_down(pane, offset=(8, 1))
         await pilot.hover(pane, offset=(10, 1))
@@ -89,7 +80,7 @@ async def test_dragging_the_mouse_over_a_diff_line_selects_its_text() -> None:
 async def test_a_new_body_drops_the_panes_selection() -> None:
     """The selection's offsets point into the text it was made on: a new body (another chapter) drops it."""
     async with diff_pane() as (app, pilot):
-        pane = app.pane
+        pane = app.widget
         app.screen.selections = {pane: Selection(Offset(0, 0), Offset(3, 0))}
         await pilot.pause()
         pane.show_body(Text(BODY))  # the same text: the selection stays

@@ -7,16 +7,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.notifications import Notification, Notify
+from textual.widget import Widget
 
 from pipeline.providers.offline import OfflineProvider
 from screens.decision_dialog import DecisionDialog
 from screens.main_screen import MainScreen
 from studio.tui import app as studio_app_module
 from studio.tui.app import NovelStudioApp
+
+W = TypeVar("W", bound=Widget)
+
+
+class WidgetApp(App[None], Generic[W]):
+    """An app holding one widget alone: for tests of a pane outside the main screen."""
+
+    def __init__(self, widget: W) -> None:
+        super().__init__()
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        yield self.widget
 
 
 class RecordingStudio(NovelStudioApp):
