@@ -3,7 +3,7 @@
 The studio opens on the last chapter, whose 状态变更 pane needs the state *before* that chapter: a replay of
 `state/changelog.jsonl` from its start (on 500 chapters about 110 ms of CPU before the first paint). This
 module keeps the latest state replayed for a project in the user's cache folder
-(`studio.status.cache_folder(root) / REPLAY_CACHE`, format `studio.models.replay_cache.ReplayedState`), never
+(`studio.status_memo.cache_folder(root) / REPLAY_CACHE`, format `studio.models.replay_cache.ReplayedState`), never
 in the author's folder.
 
 Rules:
@@ -33,7 +33,7 @@ from studio.fileio import atomic_write_text, dumps_json
 from studio.models.changelog import ChangelogEntry
 from studio.models.replay_cache import REPLAY_CACHE_FORMAT, ReplayedState
 from studio.models.state import CurrentState
-from studio.status import cache_file
+from studio.status_memo import cache_file
 
 REPLAY_CACHE = "replayed-state.json"
 

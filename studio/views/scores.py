@@ -3,7 +3,7 @@ the force-passed mark, contract violations with confidence, risk flags, required
 of overall scores across chapters.
 
 `chapter_scores(project)` reads every evaluation's (overall, recommendation, force_passed) through the same
-stat-keyed cache as `novel-studio status` (in the user cache folder, `studio.status.cache_file`), so a refresh on 500
+stat-keyed cache as `novel-studio status` (in the user cache folder, `studio.status_memo.cache_file`), so a refresh on 500
 chapters parses no evaluation file that did not change.
 """
 
