@@ -131,7 +131,7 @@ MESSAGES: Catalog = {
     "max_cost_partial": (
         "花费账本中本次运行写入的 {n} 行读不出（logs/spend.jsonl 第 {lines} 行）：--max-cost 只按读得出的行计算"
         "已用花费（${spent:.2f}），实际花费可能更多",
-        "{n} spend ledger line(s) written during this run cannot be read (logs/spend.jsonl line {lines}): "
+        "spend ledger lines written during this run cannot be read ({n}: logs/spend.jsonl line {lines}): "
         "--max-cost counts only the readable lines as spent (${spent:.2f}); the real spend may be higher",
     ),
     "brief_stop": ("按作者选择在质量简报处停止", "stopped at the quality brief, as the author chose"),

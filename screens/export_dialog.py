@@ -24,7 +24,7 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 from screens.dialog_css import dialog_css
 from studio.errors import StudioError
 from studio.export import ExportResult, Format, export_chapters
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 
 __all__ = ["MESSAGES", "ExportDialog", "default_export_path", "result_message"]
 
@@ -44,8 +44,12 @@ MESSAGES: Catalog = {
     "no_path": ("请填写导出路径", "Enter a path to export to"),
     "failed": ("导出失败：{error}", "Export failed: {error}"),
     "done": (
-        "已导出 {n} 章，共 {chars} 字 → {path}",
-        "Exported {n} chapter(s), {chars} chars -> {path}",
+        "已导出 {n} 章，共 {chars} → {path}",
+        "Exported {n} chapters, {chars} -> {path}",
+    ),
+    "done_one": (
+        "已导出 {n} 章，共 {chars} → {path}",
+        "Exported {n} chapter, {chars} -> {path}",
     ),
 }
 
@@ -59,7 +63,8 @@ def default_export_path(root: Path, title: str, fmt: Format = "txt") -> Path:
 
 
 def result_message(result: ExportResult, lang: Lang = "zh") -> str:
-    return tr(MESSAGES, "done", lang, n=len(result.chapters), chars=result.total_chars, path=result.out)
+    return tr_count(MESSAGES, "done", lang, len(result.chapters), n=len(result.chapters),
+                    chars=chars_text(result.total_chars, lang), path=result.out)
 
 
 class ExportDialog(ModalScreen[ExportResult | None]):

@@ -30,7 +30,7 @@ from textual.widgets.option_list import Option
 
 from studio.checks.findings_list import finding_label, fresh_findings, saved_findings, sorted_findings
 from studio.checks.punctuation_fix import apply_fix, fix_finding, fixable, plan_fixes
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.models.findings import Finding
 from studio.paths import ProjectPaths
 from studio.project import Project
@@ -51,8 +51,10 @@ MESSAGES: Catalog = {
     "fix_failed": ("修正失败：{error}", "The fix failed: {error}"),
     "loading": ("读取中…", "Loading…"),
     "running": ("正在检查全书…", "Checking the book…"),
-    "count_saved": ("{n} 条（每章提交后的检查结果）", "{n} finding(s) (saved after each commit)"),
-    "count_fresh": ("{n} 条（刚刚检查全书）", "{n} finding(s) (the whole book, just now)"),
+    "count_saved": ("{n} 条（每章提交后的检查结果）", "{n} findings (saved after each commit)"),
+    "count_saved_one": ("{n} 条（每章提交后的检查结果）", "{n} finding (saved after each commit)"),
+    "count_fresh": ("{n} 条（刚刚检查全书）", "{n} findings (the whole book, just now)"),
+    "count_fresh_one": ("{n} 条（刚刚检查全书）", "{n} finding (the whole book, just now)"),
     "none": ("没有问题", "No findings"),
     "failed": ("检查未能运行：{error}", "The checks could not run: {error}"),
 }
@@ -150,7 +152,7 @@ class FindingsScreen(ModalScreen[Finding | None]):
         if found:
             options.highlighted = 0
         key = "none" if not found else "count_fresh" if fresh else "count_saved"
-        self.query_one("#findings-status", Label).update(tr(MESSAGES, key, self.lang, n=len(found)))
+        self.query_one("#findings-status", Label).update(tr_count(MESSAGES, key, self.lang, len(found), n=len(found)))
         self.loads += 1
 
     @on(OptionList.OptionSelected, "#findings-list")

@@ -2,7 +2,8 @@
 segmentation in the author's chapters, which the author confirms into the name registry.
 
 `ImportNamesScreen(rows, lang)` is a `Screen[list[str] | None]`: a selection list of `NameRow`s (the name, its
-kind and how often and where it appears; the rows the import thinks likely are ticked to begin with). Space
+kind and how often and where it appears; the rows the import thinks likely are ticked to begin with), each
+with `[x]` or `[ ]` in front so the choice shows without colour. Space
 toggles the highlighted row, `a` ticks all (again: none), j/k and the arrows move, enter confirms the ticked
 names (the list of their `name`s, maybe empty), escape skips (None: nothing is registered, the names can be
 confirmed later). With no candidates it says so and enter goes on.
@@ -13,11 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widgets import Label, SelectionList, Static
+from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from studio.i18n import Catalog, Lang, tr
@@ -48,9 +52,26 @@ class NameRow:
 
 
 class NameList(SelectionList[str]):
-    """The candidates (enter is the screen's: confirm)."""
+    """The candidates (enter is the screen's: confirm). A ticked row shows `[x]`, an unticked one `[ ]`: Textual
+    draws both as the same `▐X▌` told apart by colour alone, which NO_COLOR (and a monochrome terminal) loses."""
 
     BINDINGS: ClassVar[list[BindingType]] = JK_BINDINGS
+
+    def render_line(self, y: int) -> Strip:
+        line = super().render_line(y)
+        segments = list(line)
+        try:
+            selection = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return line
+        if len(segments) < 3:
+            return line
+        # Textual's button is three one-cell segments (left edge, inner mark, right edge): keep their styles (the
+        # colours, and the meta that makes a click toggle the row), change the glyphs only.
+        left, inner, right = segments[:3]
+        mark = "x" if selection.value in self.selected else " "
+        glyphs = [Segment("[", left.style), Segment(mark, inner.style), Segment("]", right.style)]
+        return Strip([*glyphs, *segments[3:]], line.cell_length)
 
 
 class ImportNamesScreen(Screen[list[str] | None]):

@@ -35,7 +35,7 @@ from textual.worker import get_current_worker
 
 from screens.prompt_dialogs import FoldedText, NumberDialog
 from studio.errors import StudioError
-from studio.i18n import Catalog, Lang, tr, tr_count
+from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.importing.preview import preview_lines
 from studio.importing.source import SourceText, read_source
 from studio.importing.split import DEFAULT_TARGET_CHARS, MIN_TARGET_CHARS, split_manuscript
@@ -55,7 +55,7 @@ MESSAGES: Catalog = {
     "splitting": ("正在分章（{mode}）……", "Splitting into chapters ({mode})..."),
     "ready": ("分章方式：{mode}{size} · 共 {chapters} 章", "Split: {mode}{size} · {chapters} chapters"),
     "ready_one": ("分章方式：{mode}{size} · 共 {chapters} 章", "Split: {mode}{size} · 1 chapter"),
-    "size": ("，每章约 {chars:,} 字", ", about {chars:,} characters a chapter"),
+    "size": ("，每章约 {chars}", ", about {chars} a chapter"),
     "m_headings": ("按章节标题", "by chapter headings"),
     "m_size": ("按字数", "by size"),
     "m_blank": ("按空行", "by blank lines"),
@@ -244,7 +244,7 @@ class ImportPreviewScreen(Screen[ImportChoice | None]):
         manuscript = message.manuscript
         self.manuscript = manuscript
         self.mode = manuscript.mode
-        size = tr(MESSAGES, "size", self.lang, chars=self.target_chars) if manuscript.mode != "headings" else ""
+        size = tr(MESSAGES, "size", self.lang, chars=chars_text(self.target_chars, self.lang)) if manuscript.mode != "headings" else ""
         self._status(tr_count(MESSAGES, "ready", self.lang, len(manuscript.chapters),
                               mode=self._mode_name(manuscript.mode), size=size, chapters=len(manuscript.chapters)))
         self.query_one("#preview-body", Static).update("\n".join(message.lines))

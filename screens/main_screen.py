@@ -59,7 +59,7 @@ from screens.rebuild_queue import RebuildQueue
 from screens.search_screen import SearchScreen
 from screens.volume_end import volume_end_question
 from studio.errors import StudioError
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
 from studio.models.author_note import load_author_note, save_author_note
 from studio.models.quick_start import QuickStartRequest
@@ -140,13 +140,14 @@ MESSAGES: Catalog = {
     "how_many": ("写几章？", "How many chapters?"),
     "estimate": ("预计花费约 ${cost:.2f}", "Estimated cost about ${cost:.2f}"),
     "estimate_offline": ("离线模式：不花钱", "Offline: free"),
-    "copied": ("已复制第{n}章（{chars:,}字）到剪贴板", "Copied chapter {n} ({chars:,} chars) to the clipboard"),
+    "copied": ("已复制第{n}章（{chars}）到剪贴板", "Copied chapter {n} ({chars}) to the clipboard"),
     "nothing_to_copy": ("当前章节没有正文可复制", "The selected chapter has no text to copy"),
     "no_chapter": ("（未选择章节）", "(no chapter selected)"),
     "planned": ("第{n}章还没有写。按 c 写下一章。", "Chapter {n} is not written yet. Press c to write the next chapter."),
-    "committed": ("第{n}章已提交（{words}字，评分 {overall}）", "Chapter {n} committed ({words} chars, score {overall})"),
+    "committed": ("第{n}章已提交（{words}，评分 {overall}）", "Chapter {n} committed ({words}, score {overall})"),
     "stage_retry": ("{stage} 阶段出错，正在第 {attempt} 次重试", "stage {stage} failed; retry {attempt}"),
-    "run_done": ("完成：提交了 {n} 章", "Done: {n} chapter(s) committed"),
+    "run_done": ("完成：提交了 {n} 章", "Done: {n} chapters committed"),
+    "run_done_one": ("完成：提交了 {n} 章", "Done: {n} chapter committed"),
     "run_paused": ("已暂停：{message}", "Paused: {message}"),
     "run_stopped": ("已停止；本章进度已保存，可继续", "Stopped; the chapter's progress is saved and can be resumed"),
     "run_error": ("出错了：{message}（详情见 {log}）", "Something went wrong: {message} (details in {log})"),
@@ -708,7 +709,7 @@ class MainScreen(Screen[None]):
             self.notify(tr(MESSAGES, "nothing_to_copy", self.lang), severity="warning")
             return
         self.app.copy_to_clipboard(text)
-        self.notify(tr(MESSAGES, "copied", self.lang, n=n, chars=word_count(text)))
+        self.notify(tr(MESSAGES, "copied", self.lang, n=n, chars=chars_text(word_count(text), self.lang)))
 
     # ------------------------------------------------------------------ actions: review, undo, edit, search, export
     # (the flows live in studio.tui.review_flow, studio.tui.editor, screens.search_screen, screens.export_dialog)
@@ -883,7 +884,8 @@ class MainScreen(Screen[None]):
             self.show_chapter(event.chapter, select=True)
             overall = "-" if event.overall is None else f"{event.overall:.2f}"
             self.notify(
-                tr(MESSAGES, "committed", self.lang, n=event.chapter, words=event.word_count, overall=overall)
+                tr(MESSAGES, "committed", self.lang, n=event.chapter, words=chars_text(event.word_count, self.lang),
+                   overall=overall)
             )
         elif isinstance(event, StageError):
             log_line(self.project.root, f"stage error: chapter={event.chapter} stage={event.stage} "
@@ -941,7 +943,7 @@ class MainScreen(Screen[None]):
             if result.error is not None:
                 self.notify(result.error, severity="error", timeout=10)
             elif not result.paused:
-                self.notify(tr(MESSAGES, "run_done", self.lang, n=len(result.committed)))
+                self.notify(tr_count(MESSAGES, "run_done", self.lang, len(result.committed), n=len(result.committed)))
             if result.stopped_at_volume_end:
                 self.ask_volume_end(result.volume or self.project.checkpoint.current_volume, result.brief)
 

@@ -43,7 +43,7 @@ from pipeline.decisions import PlanAnswer, Question, QuestionKind
 from screens.prompt_dialogs import ConfirmDialog, FoldedText, NumberDialog, TextDialog
 from studio.errors import StudioError
 from studio.fileio import atomic_write_text, read_text
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.tui.editor import EditorError, launch_editor
 from studio.tui.plan_text import (
     fold_lines,
@@ -65,7 +65,11 @@ MESSAGES: Catalog = {
     "title": ("批准第 {volume} 卷的计划吗？", "Approve the plan of volume {volume}?"),
     "confirm_overwrite": (
         "批准会替换 {n} 个你手动改过的文件（旧文件备份到 .novel-studio/plan-backup/）。确定批准？",
-        "Approving replaces {n} file(s) you edited by hand (backed up to .novel-studio/plan-backup/). Approve?",
+        "Approving replaces {n} files you edited by hand (backed up to .novel-studio/plan-backup/). Approve?",
+    ),
+    "confirm_overwrite_one": (
+        "批准会替换 {n} 个你手动改过的文件（旧文件备份到 .novel-studio/plan-backup/）。确定批准？",
+        "Approving replaces {n} file you edited by hand (backed up to .novel-studio/plan-backup/). Approve?",
     ),
     "approve": ("批准", "Approve"),
     "hint": (
@@ -323,7 +327,7 @@ class PlanApprovalScreen(ModalScreen[str]):
                 self.answer(PlanAnswer("y"))
 
         dialog = ConfirmDialog(
-            tr(MESSAGES, "confirm_overwrite", self.lang, n=len(overwrites)),
+            tr_count(MESSAGES, "confirm_overwrite", self.lang, len(overwrites), n=len(overwrites)),
             self.lang,
             default=False,
             yes_label=tr(MESSAGES, "approve", self.lang),

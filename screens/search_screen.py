@@ -23,7 +23,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.search import SearchHit, search_project
 
 __all__ = ["DEBOUNCE_S", "LIMIT", "MESSAGES", "SearchScreen", "hit_label"]
@@ -38,7 +38,8 @@ MESSAGES: Catalog = {
     "chapter": ("第{n}章", "Ch {n}"),
     "line": ("第{line}行", "line {line}"),
     "summary": ("摘要", "summary"),
-    "count": ("{n} 条结果", "{n} hit(s)"),
+    "count": ("{n} 条结果", "{n} hits"),
+    "count_one": ("{n} 条结果", "{n} hit"),
     "more": ("超过 {n} 条结果，只显示前 {n} 条", "More than {n} hits; showing the first {n}"),
     "none": ("没有找到", "Nothing found"),
     "searching": ("搜索中…", "Searching…"),
@@ -164,7 +165,7 @@ class SearchScreen(ModalScreen[SearchHit | None]):
             if more:
                 status = tr(MESSAGES, "more", self.lang, n=self.limit)
             elif self.hits:
-                status = tr(MESSAGES, "count", self.lang, n=len(self.hits))
+                status = tr_count(MESSAGES, "count", self.lang, len(self.hits), n=len(self.hits))
             else:
                 status = tr(MESSAGES, "none", self.lang)
         self.query_one("#search-status", Label).update(status)

@@ -115,15 +115,15 @@ MESSAGES: Catalog = {
     ),
     "chapters_missing": (
         "检查点记录已完成 {done} 章，但 chapters/ 中缺少第 {missing} 章",
-        "the checkpoint says {done} chapters are done, but chapters/ lacks chapter(s) {missing}",
+        "the checkpoint says {done} chapters are done, but chapters/ lacks these: {missing}",
     ),
     "chapters_empty": (
         "chapters/ 中第 {empty} 章是空文件",
-        "chapter file(s) {empty} in chapters/ are empty",
+        "these chapter files in chapters/ are empty: {empty}",
     ),
     "chapter_ahead": (
         "chapters/ 中已有第 {chapters} 章，但检查点只记录到第 {done} 章；继续写作会覆盖第 {chapter} 章",
-        "chapters/ already holds chapter(s) {chapters} but the checkpoint records only {done} done; "
+        "chapters/ already holds chapters past the checkpoint ({chapters}), which records only {done} done; "
         "continuing would overwrite chapter {chapter}",
     ),
     "inflight_absurd": (

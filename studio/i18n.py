@@ -3,6 +3,13 @@
 Each area keeps its own catalog next to its code: `MESSAGES = {"key": ("中文 {x}", "English {x}")}`,
 and renders with `tr(MESSAGES, "key", lang, x=...)`. One function, no global registry to collide on. A text
 about a number of things has an English singular beside it, `"key_one"`, that `tr_count` picks when the number is 1.
+
+Character counts (字数) follow one rule per language, through `format_count` (the number) or `chars_text` (the
+number with its unit), everywhere a count is shown:
+- Chinese as Chinese web-novel sites show them: no thousands separator below 10,000 (`2747字`, as a chapter's
+  字数), 万 with at most two decimals from 10,000 (`1.29万字`, `12.5万字`, `100万字`, as a book's); the unit
+  follows the number without a space, so `2747字` and `1.29万字` read alike;
+- English with a comma every three digits (`2,747 characters`, `12,918 characters`, `1 character`).
 """
 
 from __future__ import annotations
@@ -46,3 +53,24 @@ def tr_count(catalog: Catalog, key: str, lang: Lang, count: int, /, **kwargs: ob
     if lang == "en" and count == 1 and f"{key}_one" in catalog:
         key = f"{key}_one"
     return tr(catalog, key, lang, **kwargs)
+
+
+def format_count(n: int, lang: Lang, /) -> str:
+    """A character count's number in `lang`: Chinese `2747` / `1.29万` (万 from 10,000, at most two decimals,
+    trailing zeros dropped), English `2,747`."""
+    if lang == "en":
+        return f"{n:,}"
+    if abs(n) < 10_000:
+        return str(n)
+    # Rounded down, never up: 99,999 字 is 9.99万, not 10万, so a count never shows more than was written.
+    hundredths = int(n / 100)
+    whole, frac = divmod(abs(hundredths), 100)
+    sign = "-" if n < 0 else ""
+    return f"{sign}{whole}.{frac:02d}".rstrip("0").rstrip(".") + "万" if frac else f"{sign}{whole}万"
+
+
+def chars_text(n: int, lang: Lang, /) -> str:
+    """A character count with its unit: `2747字`, `1.29万字`; `2,747 characters`, `1 character`."""
+    if lang == "en":
+        return f"{format_count(n, lang)} {'character' if n == 1 else 'characters'}"
+    return f"{format_count(n, lang)}字"

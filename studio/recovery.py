@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import stage_name
 from studio.models.checkpoint import Checkpoint, PipelineStage, RevisionKind
 from studio.paths import ProjectPaths
 
@@ -45,27 +46,27 @@ MESSAGES: Catalog = {
     ),
     RecoveryKind.RESUME_SUMMARIZER: (
         "第 {chapter} 章从摘要恢复（待生成：{missing}）",
-        "chapter {chapter}: resume from the Summarizer (to produce: {missing})",
+        "chapter {chapter}: resume at the summary (still to do: {missing})",
     ),
     RecoveryKind.RESUME_REFINER: (
         "第 {chapter} 章从润色恢复（跳过写作和摘要）",
-        "chapter {chapter}: resume from the StyleRefiner (writer and summary done)",
+        "chapter {chapter}: resume at the polish (draft and summary done)",
     ),
     RecoveryKind.RESUME_JUDGE: (
         "第 {chapter} 章从质量评估恢复",
-        "chapter {chapter}: resume from the QualityJudge",
+        "chapter {chapter}: resume at the judging",
     ),
     RecoveryKind.COMMIT: ("第 {chapter} 章已评估，执行提交", "chapter {chapter} is judged; commit it"),
     RecoveryKind.RESUME_WRITER: (
-        "第 {chapter} 章继续修订（类型 {revision_kind}，已修订 {revision_count} 次）",
-        "chapter {chapter}: repeat the {revision_kind} (done {revision_count} times)",
+        "第 {chapter} 章继续修订（{revision_kind}，已修订 {revision_count} 次）",
+        "chapter {chapter}: go on revising ({revision_kind}, {revision_count} done so far)",
     ),
 }
 
 _ARTIFACT_NAMES: dict[str, tuple[str, str]] = {
     DRAFT: ("初稿", "draft"),
-    SUMMARY: ("摘要与状态增量", "summary and state delta"),
-    REFINE: ("润色", "refine"),
+    SUMMARY: ("摘要与状态变更", "summary and state changes"),
+    REFINE: ("润色", "polish"),
 }
 
 _REFINED_STAGES = (PipelineStage.REFINED, PipelineStage.JUDGED)
@@ -92,7 +93,8 @@ class RecoveryAction:
             lang,
             chapter=self.chapter,
             missing=missing,
-            revision_kind=self.revision_kind or "revision",
+            # the checkpoint says "revision" for the gate's revise loop; the stage names call it "revise"
+            revision_kind=stage_name({"revision": "revise"}.get(self.revision_kind or "revision", self.revision_kind), lang),
             revision_count=self.revision_count,
         )
 

@@ -75,14 +75,14 @@ _CHAPTER_FILE = re.compile(r"^(chapter-\d{3,})\.md$")
 _VOLUME_NAME = re.compile(r"^vol-(\d{2,})$")
 
 MESSAGES: Catalog = {
-    "temp_files": ("删除 {count} 个中断写入留下的临时文件", "remove {count} temp file(s) left by interrupted writes"),
+    "temp_files": ("删除 {count} 个中断写入留下的临时文件", "remove the temp files left by interrupted writes ({count})"),
     "torn_tail": (
         "删除 state/changelog.jsonl 中不完整的最后一行（该次合并从未写入状态）",
         "drop the incomplete last line of state/changelog.jsonl (its merge never reached the state)",
     ),
     "duplicate_lines": (
         "删除 state/changelog.jsonl 中重复的第 {lines} 行",
-        "remove the repeated line(s) {lines} of state/changelog.jsonl",
+        "remove the repeated lines of state/changelog.jsonl (line {lines})",
     ),
     "merge_interrupted": (
         "完成被中断的状态合并（版本 {state} → {log}）",
@@ -103,8 +103,8 @@ MESSAGES: Catalog = {
     "inflight_set_aside": (
         "检查点中进行中的第 {inflight} 章不是下一章（下一章是第 {next} 章）：把它的 {count} 个暂存文件移到备份文件夹"
         "（需要时可按原路径复制回来），再清除它",
-        "the checkpoint's inflight chapter {inflight} is not the next one (chapter {next} is): move its {count} "
-        "staged file(s) into the backup folder (copy them back to the same paths to restore them), then clear it",
+        "the checkpoint's inflight chapter {inflight} is not the next one (chapter {next} is): move its staged "
+        "files ({count}) into the backup folder (copy them back to the same paths to restore them), then clear it",
     ),
     "changelog_unusable": (
         "state/changelog.jsonl 无法自动修复：{detail}",
@@ -157,15 +157,15 @@ MESSAGES: Catalog = {
     ),
     "checkpoint_behind": (
         "检查点只记录到第 {done} 章，但第 {chapters} 章的正文和状态变更都已在磁盘上：把检查点改为已完成第 {last} 章",
-        "the checkpoint records {done} chapter(s) done, but chapter(s) {chapters} are on disk with their state "
-        "changes logged: set the checkpoint to {last} done",
+        "the checkpoint records chapters done up to {done}, but the chapters after them are on disk with their "
+        "state changes logged ({chapters}): set the checkpoint to {last} done",
     ),
     "log_ahead_no_chapters": (
         "变更日志已含第 {chapter} 章的状态变更，但 chapters/ 中没有第 {missing} 章，检查点只记录到第 {done} 章："
         "repair 无法判断哪一边是对的。若这些章节在备份里（.novel-studio/undo/ 或其他备份），放回 chapters/ 后再运行 "
         "novel-studio repair；若这些状态变更不该保留，用 .novel-studio/repair/ 或 .novel-studio/undo/ 里的备份恢复 "
         "state/ 后再运行 novel-studio repair",
-        "the changelog has chapter {chapter}'s state changes, but chapters/ lacks chapter(s) {missing} and the "
+        "the changelog has chapter {chapter}'s state changes, but chapters/ lacks these ({missing}) and the "
         "checkpoint records {done} done: repair cannot tell which side is right. If the chapters are in a backup "
         "(.novel-studio/undo/ or another), put them back in chapters/ and run novel-studio repair again; if those "
         "state changes should not stay, restore state/ from a backup in .novel-studio/repair/ or .novel-studio/undo/ "
@@ -174,15 +174,15 @@ MESSAGES: Catalog = {
     "checkpoint_rebuilt": (
         "{problem}。按磁盘重建检查点：已完成第 {done} 章（chapters/ 与变更日志一致），第 {volume} 卷，状态 {state}，"
         "进行中的章：{inflight}。原文件留在备份里（其中的待回答问题和修改次数不会带过来）",
-        "{problem}. Rebuild the checkpoint from the disk: {done} chapter(s) done (chapters/ and the changelog "
+        "{problem}. Rebuild the checkpoint from the disk: chapters done up to {done} (chapters/ and the changelog "
         "agree), volume {volume}, state {state}, inflight chapter: {inflight}. The old file stays in the backup "
         "(its waiting questions and revision counts are not carried over)",
     ),
     "checkpoint_unclear": (
         "{problem}。无法按磁盘重建检查点：第 {chapters} 章缺失、为空，或只有变更日志里的状态变更而没有正文。"
         "手动处理：修正 .checkpoint.json（或从备份恢复），再运行 novel-studio repair 检查",
-        "{problem}. The checkpoint cannot be rebuilt from the disk: chapter(s) {chapters} are missing, empty, or "
-        "have state changes in the changelog but no text. By hand: fix .checkpoint.json (or restore it from a "
+        "{problem}. The checkpoint cannot be rebuilt from the disk: these chapters are missing, empty, or have "
+        "state changes in the changelog but no text: {chapters}. By hand: fix .checkpoint.json (or restore it from a "
         "backup), then run novel-studio repair to check",
     ),
     "settings_invalid": (

@@ -31,7 +31,7 @@ from studio.config import load_settings
 from studio.errors import FormatError, Problem, StudioError
 from studio.fileio import atomic_write_json, parse_json
 from studio.foreshadow_ledger import overdue_items
-from studio.i18n import Catalog, Lang, env_lang, tr
+from studio.i18n import Catalog, Lang, chars_text, env_lang, format_count, tr
 from studio.i18n_names import stage_name, state_name
 from studio.lock import LockStatus, ProjectLock
 from studio.pending import pending_plan_applies, pending_tool_changes
@@ -83,19 +83,19 @@ MESSAGES: Catalog = {
     "ledger_unreadable": (
         "花费账本 {path} 有 {n} 行读不出（第 {lines} 行）：这些调用的花费没有计入，总花费可能不全。"
         "这些行原样留在文件里；被中断的写入留下的残行可以删掉，其他行请对照后修正",
-        "The spend ledger {path} has {n} unreadable line(s) (line {lines}): their calls are not counted, so the "
+        "The spend ledger {path} has unreadable lines ({n}: line {lines}): their calls are not counted, so the "
         "total may be incomplete. The lines stay in the file as they are: a line torn by an interrupted write can "
         "be deleted; fix any other by hand",
     ),
     "cost_unknown": ("（{n} 次调用的模型没有价格，未计入）", " ({n} calls of models without a price, not counted)"),
     "skipped": ("警告：{n} 章有被跳过的状态操作，建议重建状态", "Warning: {n} chapters had skipped state ops; consider a rebuild"),
-    "pending": ("待作者决定：{n} 项", "Waiting for the author: {n} item(s)"),
+    "pending": ("待作者决定：{n} 项", "Waiting for the author: {n}"),
     "proposals": (
         "黑名单建议待审核：{n} 条（novel-studio blacklist proposals 查看，approve / reject 决定）",
         "Blacklist proposals waiting for review: {n} (novel-studio blacklist proposals lists them; approve / reject)",
     ),
-    "bad_files": ("无法读取的文件 {n} 个：", "{n} unreadable file(s):"),
-    "notices": ("须知 {n} 条（已读取，但请留意）：", "{n} notice(s) (read, but note):"),
+    "bad_files": ("无法读取的文件 {n} 个：", "Unreadable files ({n}):"),
+    "notices": ("须知 {n} 条（已读取，但请留意）：", "Notices ({n}; read, but note):"),
     "blocked": ("无法继续写作（continue 会拒绝）：", "continue would refuse:"),
     "will_repair": ("下次运行会自动修复：", "the next run repairs itself:"),
     "cache_book": ("提示词缓存命中：全书 {share}（{source}，{n} 次报告了缓存的调用）",
@@ -787,9 +787,7 @@ def build_status(
 
 
 def _chars_text(n: int, lang: Lang) -> str:
-    if lang == "zh":
-        return f"{n / 10000:.1f}万字" if n >= 10000 else f"{n}字"
-    return f"{n:,} characters"
+    return chars_text(n, lang)  # the one rule for character counts (studio.i18n)
 
 
 def _tokens_text(n: int, lang: Lang) -> str:
@@ -849,7 +847,7 @@ def render_status(report: StatusReport, lang: Lang = "zh") -> str:
     if report.chapters_committed:
         avg = report.total_chars // report.chapters_committed
         lines.append(tr(MESSAGES, "words", lang, total=_chars_text(report.total_chars, lang),
-                        chapters=report.chapters_committed, avg=avg))
+                        chapters=report.chapters_committed, avg=format_count(avg, lang)))
         lines.extend(f"  {n.text if lang == 'zh' else n.text_en}" for n in report.notes)
     else:
         lines.append(tr(MESSAGES, "words_none", lang))

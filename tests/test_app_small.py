@@ -10,6 +10,7 @@ import pytest
 from screens.help_screen import HelpScreen
 from studio.cli import demo_cmd
 from studio.cli import main as cli_main
+from studio.i18n import chars_text
 from studio.views.outline_rows import find_chapter
 from tests.tui_helpers import main_screen, make_app, notes
 from widgets import compat
@@ -56,7 +57,7 @@ async def test_copy_notice_counts_like_the_outline(sample: Path, monkeypatch: py
         await pilot.pause()
         row = find_chapter(screen.outline.rows, 2)
         assert row is not None and row.word_count
-        assert f"（{row.word_count:,}字）" in notes(app)
+        assert f"（{chars_text(row.word_count, 'zh')}）" in notes(app)
 
 
 def test_demo_says_where_the_novel_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -51,7 +51,8 @@ def test_continue_english_and_note(root: Path, monkeypatch: pytest.MonkeyPatch,
     made = use_fake(monkeypatch)
     assert main(["continue", "--project", str(root), "--yes", "--lang", "en", "--note", "受伤"]) == 0
     out = capsys.readouterr().out
-    assert "Ch 3: " in out and "chars 4.2 ✅" in out and "This run: 1 chapters" in out
+    assert "Ch 3: " in out and "characters 4.2 ✅" in out and "This run: 1 chapter," in out
+    assert "estimated $0.21 for 1 chapter (" in out
     assert "第3章" not in out
     assert made[0].writes[0][1] == "受伤"
 

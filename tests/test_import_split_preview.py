@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.cells import cell_len
 
+from studio.i18n import chars_text
 from studio.importing.preview import preview_data, preview_lines
 from studio.importing.source import read_source
 from studio.importing.split import split_manuscript
@@ -35,7 +36,7 @@ def test_what_was_found(tmp_path: Path) -> None:
     fits(lines)
     shown = "\n".join(lines)
     words = sum(c.words for c in m.chapters)
-    assert f"找到 7 章，共 {words:,} 字" in shown
+    assert f"找到 7 章，共 {chars_text(words, 'zh')}" in shown
     assert "编码：GB18030/GBK，已转换为 UTF-8。" in shown
     assert "首章：楔子" in shown and "末章：番外 旧事" in shown
     assert "第一卷 少年：第 1-4 章（4 章）" in shown and "第二卷 青年：第 5-7 章（3 章）" in shown
@@ -65,7 +66,7 @@ def test_issue_lines_name_positions_and_source_numbers(tmp_path: Path) -> None:
     text = "".join(f"第{n}章 标题\n{BODY}" for n in (1, 2, 2, 3)) + "第4章 短\n短。\n"
     shown = "\n".join(preview_lines(manuscript(tmp_path, text)))
     assert "第 3 章（原文第 2 章）与前面的章号重复" in shown
-    assert "第 5 章（原文第 4 章）很短：2 字" in shown
+    assert "第 5 章（原文第 4 章）很短：2字" in shown
 
 
 def test_no_headings_says_what_was_done_and_what_else_is_possible(tmp_path: Path) -> None:
@@ -108,8 +109,8 @@ def test_english_says_characters_and_uses_the_singular(tmp_path: Path) -> None:
     assert "1 thing to check (1 gap):" in single, single
     assert not any("1 things" in line or "1 gaps" in line for line in single), single
     chinese = "\n".join(preview_lines(m))
-    assert f"共 {words:,} 字" in chinese and "需要留意 2 处（正文前文字 1、缺章 1）：" in chinese
-    assert "正文前有 5 字不属于任何章节" in chinese
+    assert f"共 {chars_text(words, 'zh')}" in chinese and "需要留意 2 处（正文前文字 1、缺章 1）：" in chinese
+    assert "正文前有 5字不属于任何章节" in chinese
 
 
 def test_tr_count_picks_the_english_singular() -> None:

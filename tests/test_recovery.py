@@ -178,10 +178,10 @@ def test_decision_reads_only(paths: ProjectPaths) -> None:
 
 def test_descriptions_in_both_languages(paths: ProjectPaths) -> None:
     act = decide(paths, PipelineStage.DRAFTING, "draft")
-    assert act.describe("zh") == f"第 {N} 章从摘要恢复（待生成：摘要与状态增量、润色）"
+    assert act.describe("zh") == f"第 {N} 章从摘要恢复（待生成：摘要与状态变更、润色）"
     assert (
         act.describe("en")
-        == f"chapter {N}: resume from the Summarizer (to produce: summary and state delta, refine)"
+        == f"chapter {N}: resume at the summary (still to do: summary and state changes, polish)"
     )
     for kind in RecoveryKind:
         text = RecoveryAction(kind, 3, 1, "polish").describe("en")

@@ -107,7 +107,7 @@ def test_status_names_the_unreadable_ledger_lines(sample: Path, capsys: pytest.C
     assert f"花费账本 logs/spend.jsonl 有 3 行读不出（第 {'、'.join(map(str, at))} 行）" in zh
     assert "总花费可能不全" in zh
     en = _status(capsys, sample, "--lang", "en")
-    assert "(may be incomplete, see below)" in en and f"3 unreadable line(s) (line {', '.join(map(str, at))})" in en
+    assert "(may be incomplete, see below)" in en and f"unreadable lines (3: line {', '.join(map(str, at))})" in en
     data = json.loads(_status(capsys, sample, "--json"))
     assert data["ledger_unreadable_lines"] == 3 and data["ledger_unreadable_at"] == list(at)
     report = build_status(Project.open(sample))  # the ledger totals now come from the status cache

@@ -82,7 +82,7 @@ def test_chapter_label_aligns_cjk() -> None:
     # The status marks sit in the same terminal column on every line, whatever the title's script.
     mark_cols = [cell_len(label.split(STATUS_MARKS[c.status])[0]) for label, c in zip(labels, rows[0].chapters, strict=True)]
     assert len(set(mark_cols)) == 1
-    assert labels[0].startswith("第1章  子时送单") and "2,725字" in labels[0] and "4.15 ✓ 守灯" in labels[0]
+    assert labels[0].startswith("第1章  子时送单") and "2725字" in labels[0] and "4.15 ✓ 守灯" in labels[0]
     assert labels[1].endswith("∘ 雾潮")
     assert "…" in labels[2]  # a long title is cut to the column width
     assert storyline_tag(None, "main-arc") == "main"

@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, format_count, tr
 from studio.views.outline_rows import STATUS_MARKS, ChapterRow, ChapterStatus, VolumeRow
 from widgets.instant_keys import JK_BINDINGS, QuietFocus
 
@@ -32,7 +32,7 @@ MESSAGES: Catalog = {
     "loose": ("大纲外的章节", "Chapters outside the outlines"),
     "volume_stats": ("{written}/{total}章 · {words}字", "{written}/{total} ch · {words} chars"),
     "volume_count": ("{written}/{total}章", "{written}/{total} ch"),
-    "words": ("{n}字", "{n}c"),
+    "words": ("{n}字", "{n} chars"),
     "chapter": ("第{n}章", "Ch {n}"),
     "legend": (
         "✓ 已提交  ! 强制通过  ↻ 手改待重建  ⚑ 需复查  ▹ 已暂存  ✎ 写作中  ∘ 计划中",
@@ -88,10 +88,6 @@ def fit(text: str, width: int) -> str:
     return cut + "…" + " " * (width - 1 - cell_len(cut))
 
 
-def _thousands(n: int) -> str:
-    return f"{n:,}"
-
-
 @dataclass(frozen=True)
 class Columns:
     """Column widths (cells) shared by every chapter line of the tree, so they align. A width of 0 leaves the
@@ -106,7 +102,7 @@ class Columns:
 def columns_for(rows: list[VolumeRow], lang: Lang = "zh", width: int | None = None) -> Columns:
     """The columns of `rows`' chapter lines in `width` cells (None: no limit, every column at its natural width).
 
-    `第12章 标题      3,021字 4.15 ✓ 主线`. The number, the score, the status mark and the storyline tag always
+    `第12章 标题      3021字 4.15 ✓ 主线`. The number, the score, the status mark and the storyline tag always
     stay; when the line does not fit, the title gives way first (cut with an ellipsis, down to
     `TITLE_MIN_CELLS`), then the word counts go (the title grows back into their room), then the title
     shrinks further and finally goes too. Narrower than number, score, mark and tag, the tree cuts the line.
@@ -117,7 +113,7 @@ def columns_for(rows: list[VolumeRow], lang: Lang = "zh", width: int | None = No
     number = max(cell_len(tr(MESSAGES, "chapter", lang, n=c.number)) for c in chapters)
     title = max(2, min(TITLE_MAX_CELLS, max(cell_len(c.title) for c in chapters)))
     words = max(
-        (cell_len(tr(MESSAGES, "words", lang, n=_thousands(c.word_count))) for c in chapters if c.word_count is not None),
+        (cell_len(tr(MESSAGES, "words", lang, n=format_count(c.word_count, lang))) for c in chapters if c.word_count is not None),
         default=0,
     )
     score = SCORE_CELLS if any(c.overall is not None for c in chapters) else 0
@@ -136,14 +132,14 @@ def columns_for(rows: list[VolumeRow], lang: Lang = "zh", width: int | None = No
 
 
 def chapter_label(row: ChapterRow, columns: Columns, lang: Lang = "zh") -> Text:
-    """`第12章 标题      3,021字 4.15 ✓ 主线` with cell-aligned columns and styled mark and tag."""
+    """`第12章 标题      3021字 4.15 ✓ 主线` with cell-aligned columns and styled mark and tag."""
     text = Text(no_wrap=True, end="")
     text.append(fit(tr(MESSAGES, "chapter", lang, n=row.number), columns.number))
     if columns.title:
         text.append(" ")
         text.append(fit(row.title, columns.title), style="dim" if row.status == ChapterStatus.PLANNED else "")
     if columns.words:
-        words = tr(MESSAGES, "words", lang, n=_thousands(row.word_count)) if row.word_count is not None else ""
+        words = tr(MESSAGES, "words", lang, n=format_count(row.word_count, lang)) if row.word_count is not None else ""
         text.append(" " + " " * (columns.words - cell_len(words)) + words)
     if columns.score:
         score = f"{row.overall:.2f}" if row.overall is not None else ""
@@ -167,17 +163,17 @@ def volume_head(row: VolumeRow, lang: Lang = "zh") -> str:
 
 
 def volume_stats(row: VolumeRow, lang: Lang = "zh") -> tuple[str, ...]:
-    """The volume's stats, longest first: `2/10章 · 5,472字`, `2/10章`, `2/10`."""
+    """The volume's stats, longest first: `2/10章 · 5472字`, `2/10章`, `2/10`."""
     written, total = row.written, len(row.chapters)
     return (
-        tr(MESSAGES, "volume_stats", lang, written=written, total=total, words=_thousands(row.word_count)),
+        tr(MESSAGES, "volume_stats", lang, written=written, total=total, words=format_count(row.word_count, lang)),
         tr(MESSAGES, "volume_count", lang, written=written, total=total),
         f"{written}/{total}",
     )
 
 
 def volume_label(row: VolumeRow, lang: Lang = "zh", width: int | None = None) -> Text:
-    """`第一卷 子时灯  2/10章 · 5,472字` in `width` cells (None: no limit).
+    """`第一卷 子时灯  2/10章 · 5472字` in `width` cells (None: no limit).
 
     When the line does not fit, the stats give way first: the word count goes, then the 章 unit (`2/10`);
     then the name is cut with an ellipsis (down to `TITLE_MIN_CELLS`) beside the bare `2/10`; narrower still

@@ -44,7 +44,7 @@ MESSAGES: Catalog = {
     "project_partial": ("全书 {tokens} tok ≥${cost:.2f}", "book {tokens} tok ≥${cost:.2f}"),
     "provider": ("模型：{name}", "provider: {name}"),
     "cache": ("缓存 {share}%", "cache {share}%"),
-    "prompt_updates": ("提示词可升级 {n}", "{n} prompt update(s)"),
+    "prompt_updates": ("提示词可升级 {n}", "prompt updates: {n}"),
 }
 
 RUN_STAGES: tuple[str, ...] = ("draft", "summarize", "refine", "judge", "polish", "revise", "rewrite", "commit",

@@ -71,7 +71,7 @@ from pipeline.undo import undo_last_chapter
 from studio.author_brief import load_brief
 from studio.errors import StudioError
 from studio.fileio import dumps_json, read_text
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, chars_text, tr
 from studio.lock import ProjectLock
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.evaluation import Evaluation
@@ -170,7 +170,7 @@ MESSAGES: Catalog = {
     "o_adjust": ("调整（纲领 / 某个角色 / 风格 / 重写试写章节）", "adjust (brief / a character / style / rewrite the trial chapters)"),
     "o_restart": ("重来（备份并清空设定、角色、风格、大纲和章节；纲领保留）", "start over (back up and clear world, "
                   "characters, style, plan and chapters; the brief stays)"),
-    "fact_chapter": ("第{n}章 {words}字 评分 {score}", "chapter {n}: {words} characters, score {score}"),
+    "fact_chapter": ("第{n}章 {words} 评分 {score}", "chapter {n}: {words}, score {score}"),
     "fact_style": ("风格：{summary}", "style: {summary}"),
     "fact_cast": ("角色：{names}", "characters: {names}"),
     "fact_rules": ("世界规则：{n} 条", "world rules: {n}"),
@@ -273,14 +273,14 @@ def trial_question(paths: ProjectPaths) -> Question:
         words = word_count(read_text(paths.chapter(n))) if paths.chapter(n).is_file() else 0
         chapters.append({"chapter": n, "chars": words, "score": score})
         for lang in LANGS:
-            facts[lang].append(tr(MESSAGES, "fact_chapter", lang, n=n, words=words, score=score))
-    names = "、".join(f"{c.display_name}（{slug}）" for slug, c in project.characters.items())
-    summary = profile_summary(project.style_profile)
+            facts[lang].append(tr(MESSAGES, "fact_chapter", lang, n=n, words=chars_text(words, lang), score=score))
     for lang in LANGS:
+        sep, left, right = ("、", "（", "）") if lang == "zh" else (", ", " (", ")")
+        names = sep.join(f"{c.display_name}{left}{slug}{right}" for slug, c in project.characters.items())
         facts[lang] += [
             tr(MESSAGES, "fact_cast", lang, names=names),
             tr(MESSAGES, "fact_rules", lang, n=len(project.world_rules.rules)),
-            tr(MESSAGES, "fact_style", lang, summary=summary),
+            tr(MESSAGES, "fact_style", lang, summary=profile_summary(project.style_profile, lang)),
         ]
     return Question(
         kind=QuestionKind.TRIAL_CONFIRM,

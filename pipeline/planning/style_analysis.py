@@ -35,6 +35,7 @@ from pipeline.providers.base import ModelRequest, Provider
 from pipeline.structured import run_structured
 from studio.errors import StudioError
 from studio.fileio import read_text
+from studio.i18n import Catalog, Lang, tr
 from studio.models.quick_start import StyleSource
 from studio.models.settings import Settings
 from studio.models.style_profile import RhetoricPreference, StyleProfile, WritingDirective
@@ -53,6 +54,15 @@ __all__ = [
     "read_samples",
     "style_request",
 ]
+
+# Where a style profile came from (`StyleProfile.source_type`), as the author reads it.
+SOURCE_NAMES: Catalog = {
+    "original": ("自己的样章", "own sample chapters"),
+    "reference": ("参考作者", "a reference author"),
+    "template": ("预设基调", "a tone preset"),
+    "write_then_extract": ("先写后提炼", "written first, then extracted"),
+    "summary": ("{source}：{directives}", "{source}: {directives}"),
+}
 
 STYLE_AGENT = "style_analyzer"
 STYLE_PROMPT = "style-analyzer"
@@ -287,9 +297,11 @@ async def analyze_style(
     return StyleOutcome(profile, result.calls)
 
 
-def profile_summary(profile: StyleProfile) -> str:
-    """One line for the author: where the profile came from and its first directives."""
+def profile_summary(profile: StyleProfile, lang: Lang = "zh") -> str:
+    """One line for the author: where the profile came from (in `lang`) and its first directives (as the
+    profile words them: the author's own style, so not translated)."""
     directives = "；".join(profile.directive_lines()[:3])
-    return f"{profile.source_type or '-'}：{directives}"
+    source = tr(SOURCE_NAMES, profile.source_type, lang) if profile.source_type in SOURCE_NAMES else "-"
+    return tr(SOURCE_NAMES, "summary", lang, source=source, directives=directives)
 
 

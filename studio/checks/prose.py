@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from studio.checks.matcher import Match
 from studio.checks.metrics import per_1k
 from studio.checks.registry import CheckContext
-from studio.i18n import Catalog, tr
+from studio.i18n import Catalog, chars_text, tr
 from studio.models.findings import Finding, Severity
 
 HUGE_CHARS = 200_000
@@ -38,11 +38,11 @@ SENSITIVE = frozenset({"platform-sensitive", "平台敏感"})
 
 MESSAGES: Catalog = {
     "empty": ("没有正文", "no body text"),
-    "short": ("本章 {chars} 字，少于目标下限 {min} 字", "{chars} characters, under the target minimum {min}"),
-    "long": ("本章 {chars} 字，超过目标上限 {max} 字", "{chars} characters, over the target maximum {max}"),
+    "short": ("本章 {chars}，少于目标下限 {min}", "{chars}, under the target minimum {min}"),
+    "long": ("本章 {chars}，超过目标上限 {max}", "{chars}, over the target maximum {max}"),
     "huge": (
-        "本章 {chars} 字，异常地长，请确认文件是否正确",
-        "{chars} characters: unusually long, check the file",
+        "本章 {chars}，异常地长，请确认文件是否正确",
+        "{chars}: unusually long, check the file",
     ),
     "banned": (
         "「{text}」在 AI 腔黑名单中（{category}，本章 {count} 次）",
@@ -89,13 +89,15 @@ class LengthCheck:
                         None,
                         "",
                         severity="medium",
-                        message=tr(MESSAGES, "huge", ctx.lang, chars=m.chars),
+                        message=tr(MESSAGES, "huge", ctx.lang, chars=chars_text(m.chars, ctx.lang)),
                     )
                 )
             elif m.length in ("short", "long"):
-                message = tr(
-                    MESSAGES, m.length, ctx.lang, chars=m.chars, min=ctx.min_chars, max=ctx.max_chars
-                )
+                lang = ctx.lang
+                # only the bound that was crossed is shown, and a crossed bound is set
+                bound = {k: chars_text(v, lang) for k, v in (("min", ctx.min_chars), ("max", ctx.max_chars))
+                         if v is not None}
+                message = tr(MESSAGES, m.length, lang, chars=chars_text(m.chars, lang), **bound)
                 out.append(ch.finding(self.kind, None, "", message=message))
         return out
 

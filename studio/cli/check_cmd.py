@@ -22,7 +22,7 @@ from studio.cli.common import ExitCode, add_common_arguments, emit, help_lang, r
 from studio.cli.confirmed_change import confirmed, locked, yes_command
 from studio.config import load_settings
 from studio.errors import UsageError
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.models.check_allow import CheckAllowList
 from studio.models.findings import SEVERITIES, ChecksReport, Finding, severity_rank
 from studio.project import Project
@@ -46,8 +46,8 @@ MESSAGES: Catalog = {
     "bad_range": ("--from {first} 大于 --to {last}", "--from {first} is after --to {last}"),
     "bad_chapter": ("章节号必须是正整数：{value}", "a chapter number must be a positive integer: {value}"),
     "header": (
-        "检查了 {chapters} 章（{chars} 字），发现 {n} 处问题",
-        "Checked {chapters} chapters ({chars} characters): {n} findings",
+        "检查了 {chapters} 章（{chars}），发现 {n} 处问题",
+        "Checked {chapters} chapters ({chars}): {n} findings",
     ),
     "waived": ("（另有 {n} 处已被作者忽略）", "({n} more waived by the author)"),
     "nothing": ("没有可检查的章节", "no chapters to check"),
@@ -72,9 +72,11 @@ MESSAGES: Catalog = {
     ),
     "opt_yes": ("不询问，直接修正", "fix without asking"),
     "fix_none": ("没有可自动修正的标点", "no punctuation to fix"),
-    "fix_confirm": ("修正以上 {n} 章的标点？", "Fix the punctuation of the {n} chapter(s) above?"),
+    "fix_confirm": ("修正以上 {n} 章的标点？", "Fix the punctuation of the {n} chapters above?"),
+    "fix_confirm_one": ("修正以上 {n} 章的标点？", "Fix the punctuation of the chapter above?"),
     "fix_cancelled": ("已取消，没有改动", "cancelled: nothing changed"),
-    "fix_done": ("已修正 {n} 章的标点：{chapters}", "fixed the punctuation of {n} chapter(s): {chapters}"),
+    "fix_done": ("已修正 {n} 章的标点：{chapters}", "fixed the punctuation of {n} chapters: {chapters}"),
+    "fix_done_one": ("已修正 {n} 章的标点：{chapters}", "fixed the punctuation of chapter {chapters}"),
     "fix_stale": ("项目锁已过期，接管后修正？", "The project lock is stale: take it over and fix?"),
     "sev_info": ("提示", "info"),
     "sev_low": ("低", "low"),
@@ -155,7 +157,7 @@ def render_report(report: ChecksReport, lang: Lang) -> str:
             "header",
             lang,
             chapters=stats.get("chapters", 0),
-            chars=stats.get("chars", 0),
+            chars=chars_text(int(stats.get("chars", 0)), lang),
             n=len(report.findings),
         )
     ]
@@ -242,12 +244,13 @@ def fix_punctuation_command(
             return int(ExitCode.OK)
         if not getattr(args, "json", False):
             print("\n".join(line for f in fixes for line in diffs[f.chapter]))
-        if not confirmed(args, tr(MESSAGES, "fix_confirm", lang, n=len(fixes)), cancelled):
+        if not confirmed(args, tr_count(MESSAGES, "fix_confirm", lang, len(fixes), n=len(fixes)), cancelled):
             return int(ExitCode.OK)
         for fix in fixes:
             write_fixed(fix, lang)
             recheck_chapter(project, fix.chapter, lang)
     done = [f.chapter for f in fixes]
-    text = tr(MESSAGES, "fix_done", lang, n=len(done), chapters="、".join(str(n) for n in done))
+    text = tr_count(MESSAGES, "fix_done", lang, len(done), n=len(done),
+                    chapters=("、" if lang == "zh" else ", ").join(str(n) for n in done))
     emit(args, {"fixed": done, "diff": diffs}, text)
     return int(ExitCode.OK)

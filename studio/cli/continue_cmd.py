@@ -57,7 +57,7 @@ from studio.cli.common import (
 from studio.cli.terminal_decider import LOW_SCORE_POLICIES, cli_decider, terminal_decider
 from studio.config import load_settings
 from studio.errors import StudioError
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.i18n_names import stage_name
 from studio.models.pipeline_log import PipelineLog
 from studio.models.settings import Settings
@@ -75,6 +75,7 @@ MESSAGES: Catalog = {
     "opt_note": ("本章要求（必须发生的事、基调、篇幅）", "a note for the chapter (what must happen, tone, length)"),
     "opt_cost": ("费用上限（美元），超出前停止", "stop before the run would pass this cost (USD)"),
     "estimate": ("预计 {n} 章约 ${total:.2f}（每章约 ${per:.2f}，{source}）", "estimated ${total:.2f} for {n} chapters (about ${per:.2f} each, {source})"),
+    "estimate_one": ("预计 {n} 章约 ${total:.2f}（每章约 ${per:.2f}，{source}）", "estimated ${total:.2f} for {n} chapter ({source})"),
     "src_logs": ("依据最近 {k} 章的日志", "from the last {k} chapter logs"),
     "src_default": ("依据默认价格估算", "from the default prices"),
     "src_offline": ("离线模式不计费", "offline: no cost"),
@@ -86,7 +87,7 @@ MESSAGES: Catalog = {
     "q_key": ("没有找到 API 密钥（{env}）：改用离线演示吗？", "No API key ({env}): continue offline instead?"),
     "o_offline": ("用离线演示继续", "continue offline"),
     "o_cancel": ("取消", "cancel"),
-    "committed_line": ("第{n}章：{words}字 {path} {mark}", "Ch {n}: {words} chars {path} {mark}"),
+    "committed_line": ("第{n}章：{words} {path} {mark}", "Ch {n}: {words} {path} {mark}"),
     "findings": ("检查 {count} 条", "checks: {count}"),
     "revised": ("修订", "revised"),
     "rewritten": ("重写", "rewritten"),
@@ -95,6 +96,10 @@ MESSAGES: Catalog = {
     "totals": (
         "本次：{chapters} 章，输入 {tin} tokens，输出 {tout} tokens，费用 ${cost:.4f}",
         "This run: {chapters} chapters, {tin} input tokens, {tout} output tokens, ${cost:.4f}",
+    ),
+    "totals_one": (
+        "本次：{chapters} 章，输入 {tin} tokens，输出 {tout} tokens，费用 ${cost:.4f}",
+        "This run: {chapters} chapter, {tin} input tokens, {tout} output tokens, ${cost:.4f}",
     ),
     "paused": ("已暂停（等待作者）：{message}", "Paused for the author: {message}"),
     "error": ("出错：{message}", "Error: {message}"),
@@ -200,7 +205,7 @@ def chapter_line(report: ChapterReport, lang: Lang) -> str:
             parts.append(tr(MESSAGES, "polished", lang))
     path = "→".join(parts) if parts else "-"
     mark = tr(MESSAGES, "forced", lang) if report.force_passed else "✅"
-    line = tr(MESSAGES, "committed_line", lang, n=report.chapter, words=report.word_count, path=path, mark=mark)
+    line = tr(MESSAGES, "committed_line", lang, n=report.chapter, words=chars_text(report.word_count, lang), path=path, mark=mark)
     if report.findings:  # the checks after the commit (logs/chapter-NNN/checks.json); none found: nothing said
         line += "  " + tr(MESSAGES, "findings", lang, count=report.findings)
     return line
@@ -311,10 +316,11 @@ def _print_result(result: RunResult, lang: Lang, printed: set[int] | None = None
         for line in result.brief.lines(lang):
             print(f"  {line}")
     print(
-        tr(
+        tr_count(
             MESSAGES,
             "totals",
             lang,
+            len(result.committed),
             chapters=len(result.committed),
             tin=result.input_tokens + result.cache_read_tokens + result.cache_write_tokens,
             tout=result.output_tokens,
@@ -390,7 +396,7 @@ def run(args: argparse.Namespace) -> int:
     }[estimate.source]
     planned = estimate.chapters_for(chapters)
     total = estimate.for_chapters(chapters)
-    out.say("estimate", tr(MESSAGES, "estimate", lang, n=planned, total=total, per=estimate.per_chapter_usd,
+    out.say("estimate", tr_count(MESSAGES, "estimate", lang, planned, n=planned, total=total, per=estimate.per_chapter_usd,
                            source=source),
             chapters=planned, total_usd=total, per_chapter_usd=estimate.per_chapter_usd, source=estimate.source)
 

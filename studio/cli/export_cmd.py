@@ -7,7 +7,7 @@ from pathlib import Path
 
 from studio.cli.common import ExitCode, add_common_arguments, emit, help_lang, require_project, resolve_lang
 from studio.export import FORMATS, export_chapters
-from studio.i18n import Catalog, tr
+from studio.i18n import Catalog, chars_text, tr
 
 MESSAGES: Catalog = {
     "help": (
@@ -20,8 +20,8 @@ MESSAGES: Catalog = {
     "opt_format": ("格式：txt（默认）或 md", "format: txt (default) or md"),
     "opt_split": ("每章一个文件，OUT 为文件夹", "one file per chapter; OUT is a folder"),
     "done": (
-        "已导出 {count} 章（第{first}–{last}章），共 {chars} 字 → {out}",
-        "Exported {count} chapters ({first}-{last}), {chars} characters -> {out}",
+        "已导出 {count} 章（第{first}–{last}章），共 {chars} → {out}",
+        "Exported {count} chapters ({first}-{last}), {chars} -> {out}",
     ),
 }
 
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         count=len(numbers),
         first=numbers[0],
         last=numbers[-1],
-        chars=result.total_chars,
+        chars=chars_text(result.total_chars, lang),
         out=result.out,
     )
     emit(args, result.to_data(), text)

@@ -50,7 +50,7 @@ from studio.cli.common import (
 from studio.cli.extract_cmd import add_extract_arguments, run_extract
 from studio.config import load_settings
 from studio.errors import ProjectNotFoundError, StudioError, UsageError
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, chars_text, tr
 from studio.importing.build import book_title, check_append, check_target, write_project
 from studio.importing.deterministic import check_book, load_report, overview, report_path
 from studio.importing.names import NameCandidate, preload, register_names
@@ -114,8 +114,8 @@ MESSAGES: Catalog = {
     "lock_question": ("接管这把失效的锁并继续导入？", "Take over this stale lock and go on with the import?"),
     "lock_cancelled": ("未接管锁，什么都没有写入", "The lock was not taken over; nothing was written"),
     "written": (
-        "已写入 {chapters} 章（第 {first}-{last} 章，{chars} 字），原稿原样保存在 {copy}",
-        "Wrote {chapters} chapters ({first}-{last}, {chars} 字); the original is kept unchanged in {copy}",
+        "已写入 {chapters} 章（第 {first}-{last} 章，{chars}），原稿原样保存在 {copy}",
+        "Wrote {chapters} chapters ({first}-{last}, {chars}); the original is kept unchanged in {copy}",
     ),
     "timing": ("读取、切分、写入与人名：{seconds:.1f} 秒", "Reading, splitting, writing and names: {seconds:.1f} s"),
     "names_none": ("没有找到候选人名或地名", "No candidate names found"),
@@ -136,8 +136,8 @@ MESSAGES: Catalog = {
         "No names registered now; run `novel-studio import --names --project {path}` to pick them later",
     ),
     "checks_running": (
-        "正在计算文风指标并检查全书（{chars} 字，不花 token；每百万字几秒，可按 Ctrl-C 跳过，之后运行 novel-studio check）…",
-        "Measuring the prose and checking the book ({chars} 字, no tokens; seconds per million 字; Ctrl-C "
+        "正在计算文风指标并检查全书（{chars}，不花 token；每百万字几秒，可按 Ctrl-C 跳过，之后运行 novel-studio check）…",
+        "Measuring the prose and checking the book ({chars}, no tokens; seconds per million characters; Ctrl-C "
         "skips it, run novel-studio check later)…",
     ),
     "checks_skipped": ("全书检查留待之后：novel-studio check --project {path}",
@@ -315,7 +315,7 @@ def _checks(args: argparse.Namespace, out: JsonOut, root: Path, report: ImportRe
     if args.skip_checks:
         out.say(tr(MESSAGES, "checks_skipped", lang, path=root))
         return report
-    out.say(tr(MESSAGES, "checks_running", lang, chars=report.chars))
+    out.say(tr(MESSAGES, "checks_running", lang, chars=chars_text(report.chars, lang)))
     try:
         report = check_book(root, report, lang=lang)
     except KeyboardInterrupt:
@@ -375,7 +375,7 @@ def run(args: argparse.Namespace) -> int:
         imported = record.sources[-1]
         report, candidates = overview(root, imported.first_chapter, imported.last_chapter, lang=lang)
         out.say(tr(MESSAGES, "written", lang, chapters=report.chapters, first=imported.first_chapter,
-                   last=imported.last_chapter, chars=report.chars, copy=paths.import_dir / imported.stored_as))
+                   last=imported.last_chapter, chars=chars_text(report.chars, lang), copy=paths.import_dir / imported.stored_as))
         out.say(tr(MESSAGES, "timing", lang, seconds=time.perf_counter() - started - waited))
         out.data["import"] = imported.model_dump(mode="json")
         out.data["names"] = [c.as_dict() for c in candidates]

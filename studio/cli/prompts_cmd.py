@@ -44,7 +44,7 @@ from studio.cli.common import (
 )
 from studio.cli.prompt_cmd import ALIASES
 from studio.errors import StudioError, UsageError
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.lock import ProjectLock
 from studio.paths import ProjectPaths
 from studio.prompt_pins import PinRow, pin_rows, read_pins, write_pins
@@ -70,7 +70,9 @@ MESSAGES: Catalog = {
     "mark_missing": ("  ← 固定的版本文件不存在", "  <- pinned file missing"),
     "mark_unpinned": ("  （未固定，首次运行固定为最新）", "  (not pinned: its first run pins the latest)"),
     "summary_newer": ("{n} 个提示词有新版本：novel-studio prompts upgrade 查看改动并升级",
-                      "{n} prompt(s) have a newer version: novel-studio prompts upgrade shows the changes and upgrades"),
+                      "{n} prompts have a newer version: novel-studio prompts upgrade shows the changes and upgrades"),
+    "summary_newer_one": ("{n} 个提示词有新版本：novel-studio prompts upgrade 查看改动并升级",
+                          "{n} prompt has a newer version: novel-studio prompts upgrade shows the changes and upgrades"),
     "summary_current": ("所有提示词都是最新版本", "every prompt is at its latest version"),
     "unknown": ("没有名为 {name} 的提示词。可用：{known}", "No prompt named {name}. Known: {known}"),
     "nothing": ("没有需要升级的提示词：{detail}", "Nothing to upgrade: {detail}"),
@@ -85,7 +87,8 @@ MESSAGES: Catalog = {
     "cache_note": ("升级会改变这些提示词的缓存前缀：下一章的提示词缓存要重新写入一次。",
                    "Upgrading changes these prompts' cached prefix: the next chapter writes the prompt cache once "
                    "more."),
-    "question": ("把以上 {n} 个提示词固定为新版本吗？", "Pin the {n} prompt(s) above to the new version?"),
+    "question": ("把以上 {n} 个提示词固定为新版本吗？", "Pin the {n} prompts above to the new version?"),
+    "question_one": ("把以上 {n} 个提示词固定为新版本吗？", "Pin the prompt above to the new version?"),
     "cancelled": ("已取消，novel-studio.toml 未改动", "Cancelled; novel-studio.toml is unchanged"),
     "lock_question": ("接管项目锁并升级提示词吗？", "take over the project lock and upgrade the prompts?"),
     "done": ("已固定：{names}（写入 {path}）。下一章起使用新版本", "Pinned: {names} (written to {path}). The next chapter uses them"),
@@ -154,7 +157,7 @@ def run_list(args: argparse.Namespace) -> int:
         out.say(tr(MESSAGES, "row", lang, id=row.prompt_id, pinned=_version(row.pinned), latest=_version(row.latest),
                    mark=mark).rstrip())
     newer = [r for r in rows if r.newer or r.missing]
-    out.say(tr(MESSAGES, "summary_newer", lang, n=len(newer)) if newer else tr(MESSAGES, "summary_current", lang))
+    out.say(tr_count(MESSAGES, "summary_newer", lang, len(newer), n=len(newer)) if newer else tr(MESSAGES, "summary_current", lang))
     return out.finish(int(ExitCode.OK), pinned=pinned, prompts=[r.to_data() for r in rows],
                       upgradable=[r.prompt_id for r in newer])
 
@@ -229,7 +232,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
     out.say(tr(MESSAGES, "cache_note", lang))
     out.data["changes"] = planned
     if not getattr(args, "yes", False):
-        answer = ask_or_pause(args, tr(MESSAGES, "question", lang, n=len(targets)), choices=["y", "n"], default="n")
+        answer = ask_or_pause(args, tr_count(MESSAGES, "question", lang, len(targets), n=len(targets)), choices=["y", "n"], default="n")
         if answer != "y":
             out.say(tr(MESSAGES, "cancelled", lang))
             return out.finish(int(ExitCode.OK), upgraded=[])

@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
-from studio.i18n import Catalog, Lang, tr, tr_count
+from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.models.manuscript import Manuscript, ManuscriptChapter, SplitIssue
 
 FOLD = 5
@@ -22,12 +22,10 @@ TITLE_WIDTH = 24
 WIDTH = 80  # terminal cells: no line of the preview is wider
 
 MESSAGES: Catalog = {
-    "found": ("找到 {chapters} 章，共 {words} 字（{mode}）。", "Found {chapters} chapters, {words} ({mode})."),
-    "found_one": ("找到 {chapters} 章，共 {words} 字（{mode}）。", "Found 1 chapter, {words} ({mode})."),
-    "chars": ("{n}", "{n} characters"),  # English only: the Chinese texts say 字 themselves
-    "chars_one": ("{n}", "1 character"),
+    "found": ("找到 {chapters} 章，共 {words}（{mode}）。", "Found {chapters} chapters, {words} ({mode})."),
+    "found_one": ("找到 {chapters} 章，共 {words}（{mode}）。", "Found 1 chapter, {words} ({mode})."),
     "mode_headings": ("按章节标题切分", "split at chapter headings"),
-    "mode_size": ("按字数切分，约每 {target} 字一章", "split by size"),
+    "mode_size": ("按字数切分，约每{target}一章", "split by size"),
     "mode_blank": ("按空行切分", "split at blank lines"),
     "encoding": ("编码：{name}，已转换为 UTF-8。", "Encoding: {name}, converted to UTF-8."),
     "encoding_utf8": ("编码：UTF-8。", "Encoding: UTF-8."),
@@ -57,8 +55,8 @@ MESSAGES: Catalog = {
     "more": ("  … 另有 {count} 处", "  … {count} more"),
     "at": ("第 {position} 章", "chapter {position}"),
     "source_no": ("（原文第 {number} 章）", " (source no. {number})"),
-    "short": ("{at}{src}很短：{words} 字", "{at}{src} is very short: {words}"),
-    "long": ("{at}{src}很长：{words} 字（可能漏了标题）", "{at}{src} is very long: {words} (a missed heading?)"),
+    "short": ("{at}{src}很短：{words}", "{at}{src} is very short: {words}"),
+    "long": ("{at}{src}很长：{words}（可能漏了标题）", "{at}{src} is very long: {words} (a missed heading?)"),
     "gap": ("{at}之前缺少原文第 {numbers} 章", "before {at}: source chapters {numbers} are missing"),
     "gap_one": ("{at}之前缺少原文第 {numbers} 章", "before {at}: source chapter {numbers} is missing"),
     "repeat": ("{at}{src}与前面的章号重复", "{at}{src} repeats an earlier number"),
@@ -71,7 +69,7 @@ MESSAGES: Catalog = {
                        "{file}: {count} lines are in {encoding} (lines {lines}), converted line by line; check them."),
     "encoding_mixed_one": ("{file} 有 {count} 行是 {encoding} 编码（第 {lines} 行），已逐行转换，请核对。",
                            "{file}: 1 line is in {encoding} (line {lines}), converted; check it."),
-    "front_matter": ("正文前有 {words} 字不属于任何章节（已保留）", "{words} before the first chapter (kept)"),
+    "front_matter": ("正文前有 {words}不属于任何章节（已保留）", "{words} before the first chapter (kept)"),
     "skipped": ("跳过的文件：{names}", "Skipped files: {names}"),
     "more_names": (" 等 {count} 个", " and {count} more"),
     "untitled": ("（无标题）", "(untitled)"),
@@ -101,7 +99,7 @@ def preview_lines(manuscript: Manuscript, lang: Lang = "zh", *, skipped: list[st
     m = manuscript
     chapters = m.chapters
     words = sum(c.words for c in chapters)
-    out = [tr_count(MESSAGES, "found", lang, len(chapters), chapters=len(chapters), words=_chars(words, lang),
+    out = [tr_count(MESSAGES, "found", lang, len(chapters), chapters=len(chapters), words=chars_text(words, lang),
                     mode=_mode(m, lang))]
     out.append(tr(MESSAGES, "encoding_utf8", lang) if m.encoding == "utf-8"
                else tr(MESSAGES, "encoding", lang, name=encoding_name(m.encoding)))
@@ -146,15 +144,10 @@ def clip(line: str, width: int = WIDTH) -> str:
     return out + "…"
 
 
-def _chars(n: int, lang: Lang) -> str:
-    """`12,918`: the Chinese texts put 字 after it themselves; English says `12,918 characters`."""
-    return tr_count(MESSAGES, "chars", lang, n, n=f"{n:,}")
-
-
 def _mode(m: Manuscript, lang: Lang) -> str:
     if m.mode == "size":
         avg = sum(c.words for c in m.chapters) // max(1, len(m.chapters))
-        return tr(MESSAGES, "mode_size", lang, target=f"{avg:,}")
+        return tr(MESSAGES, "mode_size", lang, target=chars_text(avg, lang))
     return tr(MESSAGES, f"mode_{m.mode}", lang)
 
 
@@ -198,7 +191,7 @@ def issue_text(issue: SplitIssue, lang: Lang = "zh", manuscript: Manuscript | No
     src = tr(MESSAGES, "source_no", lang, number=issue.source_number) if issue.source_number is not None else ""
     kind = issue.kind
     if kind in ("short", "long", "repeat", "out_of_order"):
-        return tr(MESSAGES, kind, lang, at=at, src=src, words=_chars(issue.words, lang))
+        return tr(MESSAGES, kind, lang, at=at, src=src, words=chars_text(issue.words, lang))
     if kind == "gap":
         return tr_count(MESSAGES, "gap", lang, len(issue.numbers), at=at, numbers=_numbers(issue.numbers))
     if kind == "no_headings":
@@ -214,8 +207,8 @@ def issue_text(issue: SplitIssue, lang: Lang = "zh", manuscript: Manuscript | No
     if kind == "front_matter":
         start = _short(issue.detail, 12)
         if not start:
-            return tr(MESSAGES, "front_matter", lang, words=_chars(issue.words, lang))
-        return tr(MESSAGES, "front_matter", lang, words=_chars(issue.words, lang)) + (
+            return tr(MESSAGES, "front_matter", lang, words=chars_text(issue.words, lang))
+        return tr(MESSAGES, "front_matter", lang, words=chars_text(issue.words, lang)) + (
             f"：“{start}”" if lang == "zh" else f": \"{start}\"")
     return f"{at} {issue.detail}".strip()
 

@@ -107,7 +107,7 @@ def _gap(numbers: Iterable[int], first: int, last: int, what: str) -> list[Findi
     missing = sorted(set(range(first, last + 1)) - set(numbers))
     if not missing:
         return []
-    return [_err("chapter_gap", what, missing[0], missing="、".join(map(str, missing)))]
+    return [_err("chapter_gap", what, missing[0], missing="、".join(map(str, missing)), count=len(missing))]
 
 
 def _schedule_findings(plan: VolumePlan, ctx: PlanContext, storylines: frozenset[str]) -> list[Finding]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr_count
 
 __all__ = ["MESSAGES", "Finding", "PlanReport", "Severity"]
 
@@ -18,7 +18,8 @@ Severity = Literal["error", "warning"]
 
 MESSAGES: Catalog = {
     # chapters
-    "chapter_gap": ("章号不连续：缺少第 {missing} 章", "chapter numbers have a gap: chapter(s) {missing} missing"),
+    "chapter_gap": ("章号不连续：缺少第 {missing} 章", "chapter numbers have a gap: chapters {missing} missing"),
+    "chapter_gap_one": ("章号不连续：缺少第 {missing} 章", "chapter numbers have a gap: chapter {missing} missing"),
     "duplicate_chapter": ("第 {chapter} 章出现了 {count} 次", "chapter {chapter} appears {count} times"),
     "chapter_outside": (
         "第 {chapter} 章不在本卷范围（第 {first}-{last} 章）内",
@@ -106,7 +107,9 @@ class Finding:
     chapter: int | None = None
 
     def message(self, lang: Lang = "zh") -> str:
-        return tr(MESSAGES, self.code, lang, **self.params)
+        # A `count` param picks the English singular (`tr_count`); the text itself never shows it.
+        count = self.params.get("count")
+        return tr_count(MESSAGES, self.code, lang, count if isinstance(count, int) else 0, **self.params)
 
     def line(self, lang: Lang = "zh") -> str:
         return f"[{self.where}] {self.message(lang)}"

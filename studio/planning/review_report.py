@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from studio.errors import StudioError
 from studio.fileio import read_text
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.models.evaluation import Evaluation
 from studio.models.findings import ChecksReport, severity_rank
 from studio.models.foreshadowing import ForeshadowingItem, ForeshadowingLedger
@@ -50,9 +50,10 @@ MESSAGES: Catalog = {
     "title": ("# 第 {volume} 卷回顾（第 {first}-{last} 章）", "# Review of volume {volume} (chapters {first}-{last})"),
     "interim": ("（中期报告：本卷还有章节未写，未保存任何文件）", "(interim report: chapters are left; nothing was saved)"),
     "h_chapters": ("## 章节", "## Chapters"),
-    "chapter_row": ("- 第{n}章 {title}：{words}字，评分 {score}", "- Ch {n} {title}: {words} chars, score {score}"),
+    "chapter_row": ("- 第{n}章 {title}：{words}，评分 {score}", "- Ch {n} {title}: {words}, score {score}"),
     "no_score": ("无", "none"),
-    "written": ("已写 {done}/{total} 章，共 {words} 字", "{done}/{total} chapters written, {words} chars in all"),
+    "written": ("已写 {done}/{total} 章，共 {words}", "{done}/{total} chapters written, {words} in all"),
+    "written_one": ("已写 {done}/{total} 章，共 {words}", "{done}/{total} chapter written, {words} in all"),
     "h_scores": ("## 评分", "## Scores"),
     "average": ("平均分 {avg:.2f}；最低：第 {weakest} 章 {low:.2f}", "average {avg:.2f}; weakest: chapter {weakest} at {low:.2f}"),
     "no_scores": ("没有评分记录", "no scores recorded"),
@@ -63,6 +64,7 @@ MESSAGES: Catalog = {
     "none": ("无", "none"),
     "h_lines": ("## 故事线进度", "## Storylines"),
     "line_row": ("- {name}（{id}，{role}）：本卷 {done} 章{target}{goal}", "- {name} ({id}, {role}): {done} chapters{target}{goal}"),
+    "line_row_one": ("- {name}（{id}，{role}）：本卷 {done} 章{target}{goal}", "- {name} ({id}, {role}): {done} chapter{target}{goal}"),
     "line_target": ("/计划 {n} 章", " of {n} planned"),
     "line_goal": ("；目标：{goal}", "; goal: {goal}"),
     "no_lines": ("本卷没有故事线调度", "no storyline schedule for the volume"),
@@ -84,7 +86,9 @@ MESSAGES: Catalog = {
     "no_suggestions": ("（无模型建议）", "(no suggestions from the model)"),
     "h_cleanup": ("## 状态清理", "## State clean-up"),
     "cleanup_applied": ("已清理 {n} 个临时条目：", "removed {n} temporary entries:"),
+    "cleanup_applied_one": ("已清理 {n} 个临时条目：", "removed {n} temporary entry:"),
     "cleanup_kept": ("建议清理 {n} 个临时条目，作者选择保留：", "{n} temporary entries proposed, the author kept them:"),
+    "cleanup_kept_one": ("建议清理 {n} 个临时条目，作者选择保留：", "{n} temporary entry proposed, the author kept it:"),
     "cleanup_none": ("没有需要清理的临时条目", "no temporary entries to remove"),
     "cleanup_row": ("- {path}{label}：{reason}", "- {path}{label}: {reason}"),
     "final_state": ("卷末状态存档：{path}", "final state archived: {path}"),
@@ -326,8 +330,8 @@ def build_review(project: Project, volume: int, lang: Lang = "zh") -> VolumeRevi
 def _items(threads: list[ForeshadowingItem], lang: Lang) -> str:
     if not threads:
         return tr(MESSAGES, "none", lang)
-    sep = "、" if lang == "zh" else ", "
-    return sep.join(f"{t.id}（{t.description}）" if t.description else t.id for t in threads)
+    sep, left, right = ("、", "（", "）") if lang == "zh" else (", ", " (", ")")
+    return sep.join(f"{t.id}{left}{t.description}{right}" if t.description else t.id for t in threads)
 
 
 def render_review(review: VolumeReview, lang: Lang = "zh", *, final_state: str | None = None,
@@ -338,10 +342,12 @@ def render_review(review: VolumeReview, lang: Lang = "zh", *, final_state: str |
         out += ["", tr(MESSAGES, "interim", lang)]
     total = review.last - review.first + 1
     out += ["", tr(MESSAGES, "h_chapters", lang), "",
-            tr(MESSAGES, "written", lang, done=len(review.chapters), total=total, words=review.words), ""]
+            tr_count(MESSAGES, "written", lang, total, done=len(review.chapters), total=total,
+                     words=chars_text(review.words, lang)), ""]
     for c in review.chapters:
         score = f"{c.score:.2f}" if c.score is not None else tr(MESSAGES, "no_score", lang)
-        out.append(tr(MESSAGES, "chapter_row", lang, n=c.number, title=c.title, words=c.words, score=score))
+        out.append(tr(MESSAGES, "chapter_row", lang, n=c.number, title=c.title, words=chars_text(c.words, lang),
+                      score=score))
     out += ["", tr(MESSAGES, "h_scores", lang), ""]
     weakest = review.weakest
     if review.average is not None and weakest is not None and weakest.score is not None:
@@ -356,7 +362,7 @@ def render_review(review: VolumeReview, lang: Lang = "zh", *, final_state: str |
     for s in review.storylines:
         target = tr(MESSAGES, "line_target", lang, n=s.target) if s.target else ""
         goal = tr(MESSAGES, "line_goal", lang, goal=s.goal) if s.goal else ""
-        out.append(tr(MESSAGES, "line_row", lang, name=s.name, id=s.id, role=s.role or "-", done=s.written,
+        out.append(tr_count(MESSAGES, "line_row", lang, s.written, name=s.name, id=s.id, role=s.role or "-", done=s.written,
                       target=target, goal=goal))
     if not review.storylines:
         out.append(tr(MESSAGES, "no_lines", lang))
@@ -404,7 +410,7 @@ def _cleanup_lines(items: list[CleanupItem], answer: CleanupAnswer | None, lang:
     if not items:
         return [tr(MESSAGES, "cleanup_none", lang)]
     key = "cleanup_applied" if answer == "apply" else "cleanup_kept"
-    out = [tr(MESSAGES, key, lang, n=len(items))]
+    out = [tr_count(MESSAGES, key, lang, len(items), n=len(items))]
     for item in items:
         label = f"（{item.label}）" if item.label and lang == "zh" else (f" ({item.label})" if item.label else "")
         reason = item.reason if lang == "zh" else (item.reason_en or item.reason)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from rich.text import Text
 
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.tui.hunks import fold_offsets
 
 __all__ = [
@@ -50,7 +50,8 @@ MESSAGES: Catalog = {
         "注意：批准会替换这些你手动改过的文件（旧文件会备份）",
         "Careful: approving replaces these files you edited by hand (the old ones are backed up)",
     ),
-    "summary_overwrites": ("会替换 {n} 个手改过的文件", "replaces {n} hand-edited file(s)"),
+    "summary_overwrites": ("会替换 {n} 个手改过的文件", "replaces {n} hand-edited files"),
+    "summary_overwrites_one": ("会替换 {n} 个手改过的文件", "replaces {n} hand-edited file"),
     "warnings": ("提醒（不阻止批准）", "Warnings (approval is still possible)"),
     "no_warnings": ("检查通过，没有提醒", "Checks passed, no warnings"),
     "write_cost": ("写完本卷预计 ${total:.2f}（每章约 ${per:.2f}）", "Writing the volume: about ${total:.2f} (${per:.2f} a chapter)"),
@@ -61,7 +62,8 @@ MESSAGES: Catalog = {
     "summary_cost": ("写完预计 ${total:.2f}", "about ${total:.2f} to write"),
     "summary_free": ("离线不花钱", "offline: free"),
     "summary_no_cost": ("费用未估算", "cost not estimated"),
-    "summary_warnings": ("{n} 条提醒（见文末）", "{n} warning(s) at the end"),
+    "summary_warnings": ("{n} 条提醒（见文末）", "{n} warnings at the end"),
+    "summary_warnings_one": ("{n} 条提醒（见文末）", "{n} warning at the end"),
     "summary_no_warnings": ("没有提醒", "no warnings"),
 }
 
@@ -121,10 +123,10 @@ def plan_summary(plan: Mapping[str, object], lang: Lang = "zh", *, overwrites: i
     else:
         cost = tr(MESSAGES, "summary_cost", lang, total=float(total))
     count = len(_warnings(plan, lang))
-    warnings = tr(MESSAGES, "summary_warnings", lang, n=count) if count else tr(MESSAGES, "summary_no_warnings", lang)
+    warnings = tr_count(MESSAGES, "summary_warnings", lang, count, n=count) if count else tr(MESSAGES, "summary_no_warnings", lang)
     line = tr(MESSAGES, "summary", lang, n=plan_chapter_count(plan), cost=cost, warnings=warnings)
     if overwrites:
-        line += " · " + tr(MESSAGES, "summary_overwrites", lang, n=overwrites)
+        line += " · " + tr_count(MESSAGES, "summary_overwrites", lang, overwrites, n=overwrites)
     return line
 
 

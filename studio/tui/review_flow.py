@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from screens.prompt_dialogs import ConfirmDialog
 from studio.errors import LockHeldError, StudioError
 from studio.fileio import atomic_write_json, atomic_write_text, read_json, read_text
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, tr, tr_count
 from studio.ids import chapter_id
 from studio.lock import ProjectLock
 from studio.paths import ProjectPaths
@@ -61,7 +61,11 @@ MESSAGES: Catalog = {
     ),
     "applied": (
         "第{n}章：已接受 {a} 处、拒绝 {r} 处润色修改",
-        "Chapter {n}: {a} refine edit(s) accepted, {r} rejected",
+        "Chapter {n}: {a} refine edits accepted, {r} rejected",
+    ),
+    "applied_one": (
+        "第{n}章：已接受 {a} 处、拒绝 {r} 处润色修改",
+        "Chapter {n}: {a} refine edit accepted, {r} rejected",
     ),
     "unchanged": ("第{n}章：审阅已记录，正文没有变化", "Chapter {n}: review recorded, the text did not change"),
     "apply_failed": ("无法写入审阅结果：{error}", "Could not write the review: {error}"),
@@ -240,7 +244,7 @@ async def review_record(host: StudioHost, record: RefineRecord) -> ReviewOutcome
         host.notify(tr(MESSAGES, "apply_failed", lang, error=exc), severity="error")
         return None
     accepted, rejected = _counts(outcome)
-    host.notify(tr(MESSAGES, "applied" if changed else "unchanged", lang, n=n, a=accepted, r=rejected))
+    host.notify(tr_count(MESSAGES, "applied" if changed else "unchanged", lang, accepted, n=n, a=accepted, r=rejected))
     host.reload()
     if host.selected == n:
         host.show_chapter(n)

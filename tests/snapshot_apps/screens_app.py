@@ -35,7 +35,7 @@ FINDINGS: dict[int, list[Finding]] = {
         Finding(kind="structural_tic", chapter=2, text="不是……而是……", count=4, severity="medium",
                 paragraph=12, offset=5, message="句式重复：本章 4 次“不是……而是……”"),
         Finding(kind="chapter_length", chapter=2, count=1, severity="info",
-                message="本章 2747 字，低于目标字数 3000 字"),
+                message="本章 2747字，少于目标下限 3000字"),
     ],
 }
 
