@@ -25,6 +25,7 @@ from screens.dialog_css import dialog_css
 from studio.errors import StudioError
 from studio.export import ExportResult, Format, export_chapters
 from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
+from widgets.radio_button import MarkedRadioButton
 
 __all__ = ["MESSAGES", "ExportDialog", "default_export_path", "result_message"]
 
@@ -137,8 +138,8 @@ class ExportDialog(ModalScreen[ExportResult | None]):
                 yield Input(str(self.chapters[-1]) if self.chapters else "", type="integer", id="export-to")
             yield Label(tr(MESSAGES, "format", lang), classes="field-label", markup=False)
             with RadioSet(id="export-format"):
-                yield RadioButton(tr(MESSAGES, "txt", lang), value=True, id="fmt-txt")
-                yield RadioButton(tr(MESSAGES, "md", lang), id="fmt-md")
+                yield MarkedRadioButton(tr(MESSAGES, "txt", lang), value=True, id="fmt-txt")
+                yield MarkedRadioButton(tr(MESSAGES, "md", lang), id="fmt-md")
             yield Label("", id="export-error", markup=False)
             with Horizontal(id="export-buttons"):
                 yield Button(tr(MESSAGES, "export", lang), variant="primary", id="export-ok")

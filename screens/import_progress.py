@@ -37,7 +37,7 @@ from textual.worker import Worker, WorkerState
 from pipeline.decisions import Question
 from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
-from screens.prompt_dialogs import ConfirmDialog
+from screens.prompt_dialogs import ConfirmDialog, FoldedText
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import stage_name
@@ -135,7 +135,7 @@ class ImportWorkScreen(Screen[T | None], Generic[T]):
         with Vertical(id="work-box"):
             yield Label(self.title_text, id="work-title", markup=False)
             yield Static(tr(MESSAGES, "working", self.lang), id="work-status", markup=False)
-            yield Static("", id="work-error", markup=False)
+            yield FoldedText("", id="work-error")
             yield Label("", id="work-keys", markup=False)
 
     def on_mount(self) -> None:
@@ -172,7 +172,7 @@ class ImportWorkScreen(Screen[T | None], Generic[T]):
 
     def show_error(self, text: str) -> None:
         self.error = text
-        self.query_one("#work-error", Static).update(text)
+        self.query_one("#work-error", FoldedText).update(text)
         self.query_one("#work-keys", Label).update(tr(MESSAGES, "back", self.lang))
 
     def action_back(self) -> None:
@@ -212,7 +212,7 @@ class ExtractionScreen(Screen["ExtractionResult | None"]):
             yield ProgressBar(total=max(1, self.total), show_eta=False, id="work-bar")
             yield Static(tr(MESSAGES, "x_starting", lang), id="work-status", markup=False)
             yield Static("", id="work-log", markup=False)
-            yield Static("", id="work-error", markup=False)
+            yield FoldedText("", id="work-error")
             yield Label(tr(MESSAGES, "x_keys_running", lang), id="work-keys", markup=False)
 
     def on_mount(self) -> None:
@@ -318,7 +318,7 @@ class ExtractionScreen(Screen["ExtractionResult | None"]):
             key = "x_stopped" if result.status == "stopped" else "x_failed"
             text = tr(MESSAGES, key, self.lang, n=through, message=result.message or result.status)
             self.error = text
-            self.query_one("#work-error", Static).update(text)
+            self.query_one("#work-error", FoldedText).update(text)
         self.query_one("#work-keys", Label).update(tr(MESSAGES, "x_keys_over", self.lang))
 
     # -- keys ---------------------------------------------------------------------------------------------------

@@ -74,12 +74,12 @@ MESSAGES: Catalog = {
     "approve": ("批准", "Approve"),
     "hint": (
         "y 批准 · k 改章数 · r 提意见重新规划 · e 编辑大纲 · n 取消 · j↑↓ PgDn 滚动",
-        "y approve · k count · r re-plan · e edit outline · n cancel · j↑↓ PgUp PgDn scroll",
+        "y approve · k count · r re-plan · e edit · n cancel · j↑↓ PgDn scroll",
     ),
     "count_title": ("本卷改为几章？（会重新规划）", "How many chapters in the volume? (re-plans)"),
     "count_cost": ("写 {n} 章预计 ${cost:.2f}", "{n} chapters: about ${cost:.2f}"),
     "count_free": ("离线：不花钱", "offline: free"),
-    "note_title": ("修改意见（交给 PlotArchitect 重新规划）", "What to change (PlotArchitect re-plans with it)"),
+    "note_title": ("修改意见（据此重新规划）", "What to change (the plan is made again with it)"),
     "note_placeholder": ("例如：第 5 章之前让女主登场；节奏放慢", "e.g. bring the heroine in before chapter 5; slower pace"),
     "note_hint": (
         "Ctrl+S 保存并重新规划 · Ctrl+O 在 $EDITOR 中写长意见 · Esc 取消",

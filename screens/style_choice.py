@@ -39,6 +39,7 @@ from studio.models.quick_start import (
 )
 from studio.paths import ProjectPaths
 from studio.tui.new_novel import check_sample, quick_start_path, save_quick_start
+from widgets.radio_button import MarkedRadioButton
 
 __all__ = ["MESSAGES", "SOURCES", "StyleChoice"]
 
@@ -175,7 +176,7 @@ class StyleChoice(Screen[QuickStartRequest | None]):
             with VerticalScroll(id="style-body"):
                 with RadioSet(id="style-sources"):
                     for source in SOURCES:
-                        yield RadioButton(
+                        yield MarkedRadioButton(
                             tr(MESSAGES, f"s_{source}", lang), value=source == self.source, id=f"source-{source}"
                         )
                 with Vertical(id="panel-samples", classes="style-panel"):
@@ -195,7 +196,7 @@ class StyleChoice(Screen[QuickStartRequest | None]):
                     yield Label(tr(MESSAGES, "preset_label", lang), classes="field-label", markup=False)
                     with RadioSet(id="style-presets"):
                         for index, preset in enumerate(TONE_PRESETS):
-                            yield RadioButton(preset, value=preset == self.initial.preset, id=f"preset-{index}")
+                            yield MarkedRadioButton(preset, value=preset == self.initial.preset, id=f"preset-{index}")
                 with Vertical(id="panel-write_then_extract", classes="style-panel"):
                     yield FoldedText(tr(MESSAGES, "extract_label", lang), classes="field-label")
             yield FoldedText("", id="style-error")

@@ -7,6 +7,7 @@ newer state never disappears from the screen.
 - `state_name`: orchestrator states (checkpoint `orchestrator_state`) and the studio's own idle/running/paused.
 - `stage_name`: the running stage of an event (`draft`, `summarize` ...) and the checkpoint's `pipeline_stage`
   (`drafted`, `committed` ...).
+- `storyline_role_name`: a storyline's role in a volume (`primary`, `secondary`, `seasoning`).
 - `gate_action_name`: the gate's decision (`pass`, `polish`, `pause_low` ...); `recommendation_name`: the judge's.
 - `question_kind_name`: what a pending decision is about (`gate_low` ...).
 - `error_kind_name` / `error_text`: a failed model call by its stable `kind` (the provider's English detail
@@ -68,6 +69,12 @@ GATE_ACTIONS: Catalog = {
     "pause_low": ("分数偏低，等作者决定", "low score, the author decides"),
     "pause_exhausted": ("修订用完，等作者决定", "revisions used up, the author decides"),
     "pause_hard": ("硬性规则仍被违反，等作者决定", "a hard rule is still broken, the author decides"),
+}
+
+STORYLINE_ROLES: Catalog = {
+    "primary": ("主线", "primary"),
+    "secondary": ("穿插", "secondary"),
+    "seasoning": ("点缀", "seasoning"),
 }
 
 RECOMMENDATIONS: Catalog = {
@@ -170,6 +177,10 @@ def gate_action_name(action: str | None, lang: Lang) -> str:
     return _name(GATE_ACTIONS, action, lang)
 
 
+def storyline_role_name(role: str | None, lang: Lang) -> str:
+    return _name(STORYLINE_ROLES, role, lang)
+
+
 def recommendation_name(recommendation: str | None, lang: Lang) -> str:
     return _name(RECOMMENDATIONS, recommendation, lang)
 
@@ -241,6 +252,7 @@ __all__ = [
     "RECOMMENDATIONS",
     "STAGES",
     "STATES",
+    "STORYLINE_ROLES",
     "describe_error",
     "error_kind_name",
     "error_text",
@@ -250,4 +262,5 @@ __all__ = [
     "recommendation_name",
     "stage_name",
     "state_name",
+    "storyline_role_name",
 ]

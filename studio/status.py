@@ -32,7 +32,7 @@ from studio.errors import FormatError, Problem, StudioError
 from studio.fileio import atomic_write_json, parse_json
 from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Catalog, Lang, chars_text, env_lang, format_count, tr
-from studio.i18n_names import stage_name, state_name
+from studio.i18n_names import STORYLINE_ROLES, stage_name, state_name
 from studio.lock import LockStatus, ProjectLock
 from studio.pending import pending_plan_applies, pending_tool_changes
 from studio.project import MESSAGES as PROJECT_MESSAGES
@@ -961,8 +961,4 @@ def _prompt_lines(report: StatusReport, lang: Lang) -> list[str]:
     return [tr(MESSAGES, "prompts_newer", lang, items=("、" if lang == "zh" else ", ").join(items))]
 
 
-ROLE_NAMES: dict[str, tuple[str, str]] = {
-    "primary": ("主线", "primary"),
-    "secondary": ("穿插", "secondary"),
-    "seasoning": ("点缀", "seasoning"),
-}
+ROLE_NAMES = STORYLINE_ROLES  # their home is studio.i18n_names

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.agents.writer import DraftProblem
 from pipeline.orchestrator import ChapterReport
 from pipeline.planning.quick_start import trial_question
 from screens.export_dialog import result_message
@@ -132,3 +133,12 @@ def test_the_length_check(lang: Lang) -> None:
     for message in messages:
         assert_counts_follow_the_rule(message, lang)
     assert chars_text(12_918, lang) in messages[1]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_invalid_draft(lang: Lang) -> None:
+    for problem in (DraftProblem("too_short", 120, 900), DraftProblem("too_long", 36_500, 12_000)):
+        text = problem.describe(lang, min_chars=3000, max_chars=4000)
+        assert_counts_follow_the_rule(text, lang)
+        assert chars_text(problem.count, lang) in text and chars_text(3000 if problem.kind == "too_short" else 4000,
+                                                                      lang) in text

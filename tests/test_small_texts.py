@@ -14,16 +14,20 @@ import pytest
 from textual.widgets import SelectionList
 
 from pipeline.planning.quick_start import trial_question
+from screens.export_dialog import ExportDialog
 from screens.import_names import ImportNamesScreen, NameRow
 from screens.search_screen import MESSAGES as SEARCH
 from studio.i18n import Catalog, Lang, tr_count
 from studio.paths import ProjectPaths
-from studio.planning.review_report import StorylineRow, VolumeReview, render_review
+from studio.planning.review_report import StorylineRow, VolumeReview, build_review, render_review
+from studio.project import Project
 from studio.recovery import RecoveryAction, RecoveryKind
 from studio.tui.plan_text import MESSAGES as PLAN_TEXT
 from tests.snapshot_apps.dialogs_app import HostApp
 from tests.snapshot_apps.screens_app import snapshot_sample
 from widgets import compat
+from widgets.radio_button import MarkedRadioButton
+from widgets.studio_header import HeaderInfo, render_header
 
 PACKAGES = ("studio", "screens", "widgets", "pipeline")
 AGENTS = re.compile(r"ChapterWriter|Summarizer|StyleRefiner|QualityJudge|\bwriter\b")
@@ -122,3 +126,39 @@ async def test_ticked_and_unticked_names_differ_without_colour() -> None:
         assert not app.screen.query_one(SelectionList).selected
         lines = compat.screen_lines(app.screen)
         assert "[ ] 林枫" in next(line for line in lines if "林枫" in line)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_header_names_the_offline_provider_in_the_ui_language(lang: Lang) -> None:
+    text = render_header(HeaderInfo(title="雾港守灯人", provider="offline", offline=True, prompt_updates=2),
+                         lang, width=160).plain
+    if lang == "zh":
+        assert "模型：离线" in text and "offline" not in text, text
+    else:
+        assert "provider: offline" in text and "prompt updates: 2" in text, text
+
+
+async def test_the_chosen_export_format_shows_without_colour(tmp_path: Path) -> None:
+    root = snapshot_sample(tmp_path / "novel")
+    app = HostApp(lambda: ExportDialog(root, "雾港守灯人", "en", chapters=range(1, 4)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        line = next(line for line in compat.screen_lines(app.screen) if "Markdown" in line)
+        assert "▐●▌ TXT" in line and "▐ ▌ Markdown" in line, line
+        app.screen.query_one("#fmt-md", MarkedRadioButton).value = True
+        await pilot.pause()
+        line = next(line for line in compat.screen_lines(app.screen) if "Markdown" in line)
+        assert "▐ ▌ TXT" in line and "▐●▌ Markdown" in line, line
+
+
+def test_the_review_speaks_the_language_of_its_reader(tmp_path: Path) -> None:
+    """No storyline role or check severity as an identifier in the Chinese review, no Chinese brackets around the
+    English review's threads, and each thread and goal on a line of its own (one line of five threads joined by
+    、 cannot wrap)."""
+    review = build_review(Project.open(snapshot_sample(tmp_path / "novel")), 1)
+    chinese, english = render_review(review, "zh"), render_review(review, "en")
+    assert "（main-arc，主线）" in chinese and "primary" not in chinese
+    assert "第2章 · 高 · 疑似人名写错" in chinese and "name_variant" not in chinese and "/high" not in chinese
+    assert "  - bell-in-fog（雾中的铜铃声" in chinese and "  - 目标：沈照从外行成为第七盏灯的灯主" in chinese
+    assert "  - bell-in-fog (雾中的铜铃声" in english and "- Ch 2 · high · " in english
+    assert "bell-in-fog（" not in english

@@ -97,7 +97,7 @@ async def test_main_screen_renders(sample: Path, terminal: str, size: tuple[int,
 
         # the header: offline marker, book totals and provider, never cut (two lines below 120 columns)
         header = "\n".join(line.text for line in lines[: screen.header.region.height])
-        for needle in ("雾港守灯人", "离线模式", "全书", "模型：offline"):
+        for needle in ("雾港守灯人", "离线模式", "全书", "模型：离线"):
             assert needle in header, header
         assert screen.header.region.height == (2 if width < 120 else 1)
 
@@ -184,7 +184,7 @@ def test_header_layout_by_width() -> None:
     long = HeaderInfo(title="一个非常非常长的书名" * 4, volume=12, chapter=345, offline=True, provider="offline")
     lines = render_header(long, "zh", width=78).plain.split("\n")
     assert lines[0].startswith("《一个") and "…" in lines[0] and cell_len(lines[0]) <= 78
-    assert "全书" in lines[1] and "模型：offline" in lines[1]
+    assert "全书" in lines[1] and "模型：离线" in lines[1]
     assert header_lines(long, "zh", width=158) == 2
     assert header_lines(HeaderInfo(title="短"), "zh", width=158) == 1
     assert header_lines(HeaderInfo(title="短"), "zh") == 1  # no width: the one-line form

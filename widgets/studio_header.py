@@ -43,6 +43,7 @@ MESSAGES: Catalog = {
     # the spend ledger has lines it could not count: at least this much (`status` names the lines)
     "project_partial": ("全书 {tokens} tok ≥${cost:.2f}", "book {tokens} tok ≥${cost:.2f}"),
     "provider": ("模型：{name}", "provider: {name}"),
+    "provider_offline": ("离线", "offline"),  # the offline provider's name, `offline`, in the UI's language
     "cache": ("缓存 {share}%", "cache {share}%"),
     "prompt_updates": ("提示词可升级 {n}", "prompt updates: {n}"),
 }
@@ -153,7 +154,8 @@ def _costs(info: HeaderInfo, lang: Lang) -> Text:
         text.append(" · ")
         text.append(tr(MESSAGES, "prompt_updates", lang, n=info.prompt_updates), style="bold yellow")
     text.append(SEP)
-    text.append(tr(MESSAGES, "provider", lang, name=info.provider or "-"), style="dim")
+    name = tr(MESSAGES, "provider_offline", lang) if info.provider == "offline" else info.provider or "-"
+    text.append(tr(MESSAGES, "provider", lang, name=name), style="dim")
     return text
 
 

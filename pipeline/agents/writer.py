@@ -26,7 +26,7 @@ from pipeline.agents.draft_text import clean_draft, not_a_chapter
 from pipeline.agents.protocol import CallRecord, TextSink, WriterOutput
 from pipeline.providers.base import ModelRequest, ModelResult, TruncatedReplyError
 from studio.errors import StudioError
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, chars_text, tr
 from studio.wordcount import word_count
 
 HINTS_DELIMITER = "===STATE_HINTS==="
@@ -42,12 +42,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 MESSAGES: Catalog = {
     "too_short": (
-        "初稿只有 {count} 字，远低于下限 {limit} 字（设置下限 {min_chars} 字的 30%）",
-        "the draft has only {count} characters, far below {limit} (30% of the minimum of {min_chars})",
+        "初稿只有 {count}，远低于下限 {limit}（设置下限 {min_chars}的 30%）",
+        "the draft has only {count}, far below {limit} (30% of the minimum of {min_chars})",
     ),
     "too_long": (
-        "初稿有 {count} 字，远超上限 {limit} 字（设置上限 {max_chars} 字的 3 倍）",
-        "the draft has {count} characters, far above {limit} (3x the maximum of {max_chars})",
+        "初稿有 {count}，远超上限 {limit}（设置上限 {max_chars}的 3 倍）",
+        "the draft has {count}, far above {limit} (3x the maximum of {max_chars})",
     ),
     "control": (
         "初稿含有 {count} 个控制字符（如 {sample}），不是正常文本",
@@ -82,6 +82,10 @@ class DraftProblem:
     sample: str = ""
 
     def describe(self, lang: Lang, *, min_chars: int = 0, max_chars: int = 0) -> str:
+        if self.kind in ("too_short", "too_long"):  # character counts, shown by the one rule (studio.i18n)
+            return tr(MESSAGES, self.kind, lang, count=chars_text(self.count, lang),
+                      limit=chars_text(self.limit, lang), min_chars=chars_text(min_chars, lang),
+                      max_chars=chars_text(max_chars, lang))
         return tr(MESSAGES, self.kind, lang, count=self.count, limit=self.limit, sample=self.sample,
                   min_chars=min_chars, max_chars=max_chars)
 

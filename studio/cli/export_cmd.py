@@ -7,7 +7,7 @@ from pathlib import Path
 
 from studio.cli.common import ExitCode, add_common_arguments, emit, help_lang, require_project, resolve_lang
 from studio.export import FORMATS, export_chapters
-from studio.i18n import Catalog, chars_text, tr
+from studio.i18n import Catalog, chars_text, tr, tr_count
 
 MESSAGES: Catalog = {
     "help": (
@@ -22,6 +22,10 @@ MESSAGES: Catalog = {
     "done": (
         "已导出 {count} 章（第{first}–{last}章），共 {chars} → {out}",
         "Exported {count} chapters ({first}-{last}), {chars} -> {out}",
+    ),
+    "done_one": (
+        "已导出 {count} 章（第{first}–{last}章），共 {chars} → {out}",
+        "Exported chapter {first}, {chars} -> {out}",
     ),
 }
 
@@ -47,10 +51,11 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out).expanduser()
     result = export_chapters(root, out, start=args.start, end=args.end, fmt=args.fmt, split=args.split, lang=lang)
     numbers = [c.number for c in result.chapters]
-    text = tr(
+    text = tr_count(
         MESSAGES,
         "done",
         lang,
+        len(numbers),
         count=len(numbers),
         first=numbers[0],
         last=numbers[-1],

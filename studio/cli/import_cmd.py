@@ -146,7 +146,7 @@ MESSAGES: Catalog = {
     "no_findings": ("没有发现问题", "nothing found"),
     "metrics": (
         "文风：对话占比 {dialogue:.0%}，平均句长 {sentence:.1f} 字，AI 腔黑名单 {blacklist:.2f} 次/千字，破折号 {dash:.2f} 个/千字",
-        "Prose: dialogue {dialogue:.0%}, mean sentence {sentence:.1f} 字, blacklisted phrases {blacklist:.2f}/1k, "
+        "Prose: dialogue {dialogue:.0%}, mean sentence {sentence:.1f} characters, blacklisted phrases {blacklist:.2f}/1k, "
         "dashes {dash:.2f}/1k",
     ),
     "deferred": ("新人名检查（需要逐章分词，较慢）留给 novel-studio check", "The new-name check (slow segmentation) is left to novel-studio check"),

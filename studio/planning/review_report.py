@@ -17,9 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from studio.checks.findings_list import MESSAGES as FINDING_WORDS
 from studio.errors import StudioError
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
+from studio.i18n_names import storyline_role_name
 from studio.models.evaluation import Evaluation
 from studio.models.findings import ChecksReport, severity_rank
 from studio.models.foreshadowing import ForeshadowingItem, ForeshadowingLedger
@@ -63,17 +65,17 @@ MESSAGES: Catalog = {
     "overdue": ("已逾期未回收 {n} 条：{items}", "overdue ({n}): {items}"),
     "none": ("无", "none"),
     "h_lines": ("## 故事线进度", "## Storylines"),
-    "line_row": ("- {name}（{id}，{role}）：本卷 {done} 章{target}{goal}", "- {name} ({id}, {role}): {done} chapters{target}{goal}"),
-    "line_row_one": ("- {name}（{id}，{role}）：本卷 {done} 章{target}{goal}", "- {name} ({id}, {role}): {done} chapter{target}{goal}"),
+    "line_row": ("- {name}（{id}，{role}）：本卷 {done} 章{target}", "- {name} ({id}, {role}): {done} chapters{target}"),
+    "line_row_one": ("- {name}（{id}，{role}）：本卷 {done} 章{target}", "- {name} ({id}, {role}): {done} chapter{target}"),
     "line_target": ("/计划 {n} 章", " of {n} planned"),
-    "line_goal": ("；目标：{goal}", "; goal: {goal}"),
+    "line_goal": ("目标：{goal}", "goal: {goal}"),
     "no_lines": ("本卷没有故事线调度", "no storyline schedule for the volume"),
     "h_violations": ("## 未解决的违规", "## Open violations"),
     "violation_row": ("- 第{n}章 {id}（{confidence}）：{detail}", "- Ch {n} {id} ({confidence}): {detail}"),
     "no_violations": ("没有未解决的契约违规", "no open contract violations"),
     "h_findings": ("## 检查发现", "## Check findings"),
     "findings_count": ("共 {n} 条（高 {high}，中 {medium}，低 {low}）", "{n} in all ({high} high, {medium} medium, {low} low)"),
-    "finding_row": ("- 第{n}章 [{kind}/{severity}] {text}", "- Ch {n} [{kind}/{severity}] {text}"),
+    "finding_row": ("- 第{n}章 · {severity} · {text}", "- Ch {n} · {severity} · {text}"),
     "more_findings": ("……另有 {n} 条", "... and {n} more"),
     "no_findings": ("没有检查记录", "no check results"),
     "h_suggestions": ("## 下一卷建议", "## Suggestions for the next volume"),
@@ -327,11 +329,9 @@ def build_review(project: Project, volume: int, lang: Lang = "zh") -> VolumeRevi
 # ---------------------------------------------------------------------------------------------- markdown
 
 
-def _items(threads: list[ForeshadowingItem], lang: Lang) -> str:
-    if not threads:
-        return tr(MESSAGES, "none", lang)
-    sep, left, right = ("、", "（", "）") if lang == "zh" else (", ", " (", ")")
-    return sep.join(f"{t.id}{left}{t.description}{right}" if t.description else t.id for t in threads)
+def _thread(thread: ForeshadowingItem, lang: Lang) -> str:
+    left, right = ("（", "）") if lang == "zh" else (" (", ")")
+    return f"{thread.id}{left}{thread.description}{right}" if thread.description else thread.id
 
 
 def render_review(review: VolumeReview, lang: Lang = "zh", *, final_state: str | None = None,
@@ -355,15 +355,18 @@ def render_review(review: VolumeReview, lang: Lang = "zh", *, final_state: str |
     else:
         out.append(tr(MESSAGES, "no_scores", lang))
     out += ["", tr(MESSAGES, "h_threads", lang), ""]
-    out.append("- " + tr(MESSAGES, "planted", lang, n=len(review.planted), items=_items(review.planted, lang)))
-    out.append("- " + tr(MESSAGES, "resolved", lang, n=len(review.resolved), items=_items(review.resolved, lang)))
-    out.append("- " + tr(MESSAGES, "overdue", lang, n=len(review.overdue), items=_items(review.overdue, lang)))
+    for key, threads in (("planted", review.planted), ("resolved", review.resolved), ("overdue", review.overdue)):
+        # each thread on a line of its own: a run of them joined by 、 is one long unbreakable line
+        items = "" if threads else tr(MESSAGES, "none", lang)
+        out.append("- " + tr(MESSAGES, key, lang, n=len(threads), items=items).rstrip())
+        out += [f"  - {_thread(t, lang)}" for t in threads]
     out += ["", tr(MESSAGES, "h_lines", lang), ""]
     for s in review.storylines:
         target = tr(MESSAGES, "line_target", lang, n=s.target) if s.target else ""
-        goal = tr(MESSAGES, "line_goal", lang, goal=s.goal) if s.goal else ""
-        out.append(tr_count(MESSAGES, "line_row", lang, s.written, name=s.name, id=s.id, role=s.role or "-", done=s.written,
-                      target=target, goal=goal))
+        out.append(tr_count(MESSAGES, "line_row", lang, s.written, name=s.name, id=s.id,
+                            role=storyline_role_name(s.role or None, lang), done=s.written, target=target))
+        if s.goal:
+            out.append("  - " + tr(MESSAGES, "line_goal", lang, goal=s.goal))
     if not review.storylines:
         out.append(tr(MESSAGES, "no_lines", lang))
     out += ["", tr(MESSAGES, "h_violations", lang), ""]
@@ -377,7 +380,9 @@ def render_review(review: VolumeReview, lang: Lang = "zh", *, final_state: str |
         by = {s: sum(1 for f in review.findings if f.severity == s) for s in ("high", "medium", "low")}
         out.append(tr(MESSAGES, "findings_count", lang, n=len(review.findings), **by))
         for f in review.findings[:MAX_FINDINGS]:
-            out.append(tr(MESSAGES, "finding_row", lang, n=f.chapter, kind=f.kind, severity=f.severity, text=f.text))
+            # the severity as the findings list says it (高 / high); the check's kind is an identifier, not shown
+            severity = tr(FINDING_WORDS, f.severity, lang) if f.severity in FINDING_WORDS else f.severity
+            out.append(tr(MESSAGES, "finding_row", lang, n=f.chapter, severity=severity, text=f.text))
         if len(review.findings) > MAX_FINDINGS:
             out.append(tr(MESSAGES, "more_findings", lang, n=len(review.findings) - MAX_FINDINGS))
     else:

@@ -39,9 +39,10 @@ from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Footer, Label
 
 from screens.main_screen import MainScreen
+from screens.prompt_dialogs import FoldedText
 from screens.welcome_screen import NewNovel, WelcomeScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
@@ -125,7 +126,8 @@ class ProjectErrorScreen(Screen[None]):
         with Vertical(id="error-box"):
             yield Label(tr(MESSAGES, "error_title", self.lang, root=self.root), id="error-title", markup=False)
             with VerticalScroll(id="error-body"):
-                yield Static(self.message, id="error-message", markup=False)
+                # Chinese wraps between any two characters (a Static wraps only at spaces)
+                yield FoldedText(self.message, id="error-message")
             yield Label(tr(MESSAGES, "error_hint", self.lang), id="error-hint", markup=False)
         yield Footer()
 
