@@ -18,7 +18,9 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import on
 from textual.binding import BindingType
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -268,25 +270,41 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
         """Tree rebuilds every line and asks for a layout on any style update, also when focus merely moves
         between panes: most of a pane switch's time on a long outline. Its line cache is keyed by the pseudo
         classes (focus, hover) already, so lines drawn while focused stay valid while blurred and back, as long
-        as each state is drawn with the styles it had: remember the styles seen per state (since the last
-        rebuild) and rebuild only when a state's styles changed (a theme change). Otherwise repaint from the
-        cache: no line is re-rendered, the line table is not rebuilt, no layout; and when the styles are the
-        ones the screen shows now (the focus moved and both states look the same) nothing is repainted."""
+        as each state is drawn with the styles it had: `render_lines` records the styles each state's lines
+        were drawn with (since the last rebuild), and a style update rebuilds only when the current state's
+        styles differ from those (a theme change). Otherwise it repaints from the cache: no line is
+        re-rendered, the line table is not rebuilt, no layout; and when the styles are the ones the screen
+        shows now (the focus moved and both states look the same) nothing is repainted.
+
+        A state with no recorded styles has no line drawn since the last rebuild (the focus moves without a
+        style update: `QuietFocus`), so nothing of it can be stale."""
         signature = self._style_signature()
         state = self.get_pseudo_class_state()
-        drawn: dict[object, tuple[object, ...]] = self.__dict__.setdefault("_drawn_with", {})
+        drawn = self._drawn_with
         shown = self.__dict__.get("_shown_with")
         self.__dict__["_shown_with"] = signature
         if signature is not None and drawn.get(state, signature) == signature:
-            drawn[state] = signature
             super(Tree, self).notify_style_update()
             if signature != shown:
                 self.refresh()
             return
         drawn.clear()
-        if signature is not None:
-            drawn[state] = signature
         super().notify_style_update()
+
+    @property
+    def _drawn_with(self) -> dict[object, tuple[object, ...]]:
+        """The styles each pseudo-class state's cached lines were drawn with (`render_lines` records them)."""
+        drawn: dict[object, tuple[object, ...]] = self.__dict__.setdefault("_drawn_with", {})
+        return drawn
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        state = self.get_pseudo_class_state()
+        drawn = self._drawn_with
+        if state not in drawn:
+            signature = self._style_signature()
+            if signature is not None:
+                drawn[state] = signature
+        return super().render_lines(crop)
 
     def action_page_down(self) -> None:
         """A page down at once (Tree's own animates the scroll)."""
