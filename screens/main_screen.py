@@ -27,7 +27,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.events import Resize
+from textual.events import Resize, ScreenResume
 from textual.notifications import Notification
 from textual.reactive import Reactive, var
 from textual.screen import Screen
@@ -280,6 +280,7 @@ class MainScreen(Screen[None]):
         self.wide: bool | None = None
         self.active_pane = 1 if project.committed_chapters() else 0
         self._marked_pane: Pane | None = None
+        self._resumed = False  # see `on_screen_resume`
         """The pane shown as focused (class `-focused`): see `watch_focused`."""
         self._localise_bindings()
 
@@ -316,19 +317,23 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         services = self.services
+        # The layout's classes before anything mounts: the widgets get their styles once, with the layout. Set
+        # in `on_mount`, the class change restyled the whole screen before the first paint.
+        self._set_layout(self.app.size.width >= WIDE_MIN_COLUMNS)
         yield StudioHeader(self._header_info(), lang=self.lang, clock=services.clock, id="studio-header")
         yield PaneTabs(
             *[Tab(tr(MESSAGES, f"pane_{name}", self.lang), id=f"tab-{name}") for name in PANES],
+            active=f"tab-{PANES[self.active_pane]}",
             id="pane-tabs",
         )
         with Container(id="panes"):
-            with Pane("outline", tr(MESSAGES, "pane_outline", self.lang)):
+            with self._pane("outline"):
                 yield OutlineTree(self._rows(), lang=self.lang, id="outline")
-            with Pane("chapter", tr(MESSAGES, "pane_chapter", self.lang)):
+            with self._pane("chapter"):
                 yield ChapterView(lang=self.lang, id="chapter")
-            with Pane("diff", tr(MESSAGES, "pane_diff", self.lang)):
+            with self._pane("diff"):
                 yield StateDiffView(lang=self.lang, id="diff")
-            with Pane("scores", tr(MESSAGES, "pane_scores", self.lang)):
+            with self._pane("scores"):
                 yield ScoresView(lang=self.lang, id="scores")
         runner = PipelineRunner(
             self.project.root,
@@ -349,7 +354,6 @@ class MainScreen(Screen[None]):
         self.plans = PlanFlow(self)
         self.imports = ExtractionFlow(self, lambda root, estimate: ExtractionScreen(root, self.services, estimate,
                                                                                      self.lang))
-        self._apply_layout(self.app.size.width)
         committed = self.project.committed_chapters()
         if committed:
             self.show_chapter(committed[-1])
@@ -360,6 +364,15 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self.imports.check)  # an imported book not fully extracted: a note that stays
         if self.note:
             self.notify(tr(MESSAGES, "note_kept", self.lang, note=self.note), timeout=10, markup=False)
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        """Textual restyles the whole screen whenever it resumes (`Screen._on_screen_resume`, which runs after
+        this handler), also when it is first pushed, although every widget was just styled as it mounted, with
+        the layout's classes (`compose`): that first restyle is skipped (before the first paint). Later resumes
+        (a dialog closed) restyle as before."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def start_checks(self) -> None:
         """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
@@ -476,10 +489,22 @@ class MainScreen(Screen[None]):
         wide = width >= WIDE_MIN_COLUMNS
         if wide == self.wide:
             return
-        self.wide = wide
-        self.set_class(wide, "-wide")
-        self.set_class(not wide, "-narrow")
+        self._set_layout(wide, update=True)
         self._show_active_pane()
+
+    def _set_layout(self, wide: bool, *, update: bool = False) -> None:
+        """The layout's classes on the screen (`update`: restyle the screen now; not before its widgets
+        mount, which style them anyway)."""
+        self.wide = wide
+        self.set_class(wide, "-wide", update=update)
+        self.set_class(not wide, "-narrow", update=update)
+
+    def _pane(self, name: str) -> Pane:
+        """The pane `name`, shown in the narrow layout when it is the active one (`_show_active_pane` keeps
+        that class from then on)."""
+        pane = Pane(name, tr(MESSAGES, f"pane_{name}", self.lang))
+        pane.set_class(PANES.index(name) == self.active_pane, "-active", update=False)
+        return pane
 
     def _show_active_pane(self) -> None:
         if self.has_class("-wide"):
