@@ -48,16 +48,12 @@ from pipeline.events import (
     TextDelta,
 )
 from screens.decision_dialog import DecisionDialog, ask
-from screens.export_dialog import ExportDialog, result_message
 from screens.file_watcher import FileWatcher
 from screens.help_screen import HelpScreen
-from screens.import_progress import ExtractionScreen
 from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
 from screens.plan_runner import PlanRunner
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
 from screens.rebuild_queue import RebuildQueue
-from screens.search_screen import SearchScreen
-from screens.volume_end import volume_end_question
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
@@ -109,6 +105,7 @@ from widgets.state_diff_view import StateDiffView
 from widgets.studio_header import HeaderInfo, StudioHeader
 
 if TYPE_CHECKING:
+    from pipeline.importing.extract import ExtractionEstimate
     from studio.models.findings import Finding
 
 T = TypeVar("T")
@@ -352,8 +349,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.edits = EditsFlow(self, self.rebuild_queue)
         self.plans = PlanFlow(self)
-        self.imports = ExtractionFlow(self, lambda root, estimate: ExtractionScreen(root, self.services, estimate,
-                                                                                     self.lang))
+        self.imports = ExtractionFlow(self, self._extraction_screen)
         committed = self.project.committed_chapters()
         if committed:
             self.show_chapter(committed[-1])
@@ -373,6 +369,12 @@ class MainScreen(Screen[None]):
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
+
+    def _extraction_screen(self, root: Path, estimate: ExtractionEstimate) -> Screen[Any]:
+        # Imported when an extraction is offered, not before the first paint (the import's models load with it).
+        from screens.import_progress import ExtractionScreen
+
+        return ExtractionScreen(root, self.services, estimate, self.lang)
 
     def start_checks(self) -> None:
         """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
@@ -766,6 +768,9 @@ class MainScreen(Screen[None]):
                     start, end = hit.spans[0] if hit.spans else (0, 0)
                     self.call_after_refresh(self.chapter_view.show_match, hit.line, hit.snippet[start:end])
 
+        # loads on the first search, not before the first paint
+        from screens.search_screen import SearchScreen
+
         self.app.push_screen(SearchScreen(self.project.root, self.lang), answered)
 
     def action_findings(self) -> None:
@@ -804,6 +809,9 @@ class MainScreen(Screen[None]):
         def answered(result: Any) -> None:
             if result is not None:
                 self.notify(result_message(result, self.lang), timeout=10)
+
+        # loads on the first export, not before the first paint
+        from screens.export_dialog import ExportDialog, result_message
 
         chosen = chapters if chapters else self.project.committed_chapters()
         dialog = ExportDialog(self.project.root, self.project.name, self.lang, chapters=chosen)
@@ -972,6 +980,9 @@ class MainScreen(Screen[None]):
 
     def ask_volume_end(self, volume: int, brief: Any = None) -> None:
         """The run stopped at the end of the volume: show what was written and offer what can be done next."""
+        # loads at a volume's end, not before the first paint
+        from screens.volume_end import volume_end_question
+
         question = volume_end_question(self.project, volume, brief, self.lang)
 
         def answered(key: str | None) -> None:

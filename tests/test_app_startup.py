@@ -334,10 +334,15 @@ STARTUP_PIPELINE_MODULES = frozenset({
 })
 
 # Other modules the first paint does not need (issue 12 "fast start"): the blacklist matcher (refine edits), the
-# checks' findings and punctuation fixes, Markdown (the volume review), the file watcher's library.
+# checks' findings and punctuation fixes, Markdown (the volume review), the file watcher's library; the welcome
+# screen and the new-novel path, the planning's staged plans and approval screens, the import's record and
+# extraction screen, the export, search and volume-end screens.
 NOT_AT_START = ("studio.checks.matcher", "studio.checks.findings_list", "studio.checks.punctuation_fix",
                 "markdown_it", "textual.widgets._markdown", "watchfiles", "screens.blacklist_proposals",
-                "screens.import_source")
+                "screens.import_source", "screens.welcome_screen", "studio.tui.new_novel", "studio.init_project",
+                "studio.planning.staged", "screens.plan_approval", "screens.trial_confirm",
+                "studio.models.import_record", "screens.import_progress", "screens.export_dialog",
+                "screens.search_screen", "screens.volume_end")
 
 
 def test_importing_the_studio_loads_no_agents_nor_orchestrator() -> None:
