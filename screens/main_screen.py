@@ -277,8 +277,8 @@ class MainScreen(Screen[None]):
         self.wide: bool | None = None
         self.active_pane = 1 if project.committed_chapters() else 0
         self._marked_pane: Pane | None = None
-        self._resumed = False  # see `on_screen_resume`
         """The pane shown as focused (class `-focused`): see `watch_focused`."""
+        self._resumed = False  # see `on_screen_resume`
         self._localise_bindings()
 
     # ------------------------------------------------------------------ setup

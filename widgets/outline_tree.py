@@ -467,6 +467,7 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
     def _relabel(self, node: TreeNode[NodeData]) -> None:
         """A node whose row changed: its new label now (its line is repainted), or when first drawn."""
         if self._cells is None or node.data is None:
+            self._built.pop(node.id, None)  # built from the new row when next drawn
             return
         self._built[node.id] = self._generation
         node.set_label(self._label_of(node.data))
