@@ -532,3 +532,29 @@ async def test_the_layout_class_does_not_restyle_the_screen_at_start(
             if size[0] < 100:
                 shown = [pane.id for pane in screen.query(".pane") if pane.display]
                 assert shown == ["pane-chapter"]
+
+
+async def test_a_narrow_start_draws_the_hidden_outline_fitted_when_it_is_shown(sample: Path) -> None:
+    """At 80x24 the outline pane starts hidden (the chapter pane shows), with no width: its labels are built
+    when it is first shown, fitted to its width then, and again after a resize to the wide layout."""
+    from studio.views.outline_rows import ChapterRow
+    from widgets.outline_tree import chapter_label, columns_for
+
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        outline = screen.outline
+        assert not screen.query_one("#pane-outline").display and outline.size.width == 0
+        for size in ((80, 24), (160, 48)):
+            await pilot.resize_terminal(*size)
+            await pilot.press("1")
+            await pilot.pause()
+            assert screen.focused is outline
+            cells = outline.scrollable_content_region.width - outline.guide_depth
+            columns = columns_for(outline.rows, "zh", cells)
+            for y in range(min(4, len(outline.rows[0].chapters))):
+                node = outline.chapter_node(outline.rows[0].chapters[y].number)
+                assert node is not None and isinstance(node.data, ChapterRow)
+                drawn = "".join(s.text for s in outline.render_line(node.line - int(outline.scroll_y)))
+                assert chapter_label(node.data, columns, "zh").plain.rstrip() in drawn, (size, drawn)
