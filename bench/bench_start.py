@@ -1,7 +1,7 @@
 """How fast the studio starts: `python -m studio.cli.main --project DIR --offline` on a real pseudo-terminal
 until its first paint, with the child's own CPU time then, warm and cold bytecode.
 
-    python bench/bench_start.py [--chapters 500] [--runs 3] [--keep DIR] [--no-cold]
+    python bench/bench_start.py [--chapters 500] [--runs 3] [--keep DIR] [--no-cold] [--callgrind]
 
 Prints figures only (no asserts). For each run: wall time from spawn to the first paint (the output holds
 both pane titles, 大纲 and 正文, and the outline's last chapter) and the child's CPU time (user+sys from
@@ -14,6 +14,11 @@ first run) and, unless `--no-cold`, cold: the studio's packages copied to a fres
 at every start while the libraries keep the bytecode pip compiled: a checkout run where writing bytecode is
 switched off (as in a sandbox that sets PYTHONDONTWRITEBYTECODE). A separate line is the imports alone
 (`from studio.tui.app import NovelStudioApp`) in a fresh interpreter, its CPU time.
+
+`--callgrind` (needs valgrind): one more start, warm bytecode, under `valgrind --tool=callgrind` on the pty,
+in a child that runs the CLI as the author does and exits at once at its first frame of the main screen with
+the outline filled (`--child-exit-at-paint`): the instructions from spawn to the first paint, a figure that
+does not depend on the machine's load (valgrind runs it about 50 times slower).
 """
 
 from __future__ import annotations
@@ -84,13 +89,61 @@ def import_cpu_s(env: dict[str, str], cwd: Path = ROOT) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def child_exit_at_paint(root: Path) -> int:
+    """`--child-exit-at-paint`: the studio as `python -m studio.cli.main --project ROOT --offline` runs it, ended
+    (`os._exit`, nothing torn down) right after it wrote its first frame of the main screen with the outline
+    filled."""
+    from textual.app import App
+
+    display = App._display
+
+    def display_then_exit(self: App[object], screen: object, renderable: object) -> None:
+        display(self, screen, renderable)  # type: ignore[arg-type]
+        from screens.main_screen import MainScreen
+
+        shown = self.screen
+        if renderable is not None and isinstance(shown, MainScreen) and shown.is_mounted and \
+                shown.outline.root.children:
+            os._exit(0)
+
+    App._display = display_then_exit  # type: ignore[method-assign,assignment]
+    from studio.cli.main import main as studio_main
+
+    return studio_main(["--project", str(root), "--offline"])
+
+
+def callgrind_instructions(root: Path, env: dict[str, str], work: Path) -> int | None:
+    """Instructions (callgrind's Ir) of one start, spawn to the first paint, on the pty; None without valgrind."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    out = work / "callgrind.out"
+    out.unlink(missing_ok=True)
+    argv = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, str(Path(__file__).resolve()),
+            "--child-exit-at-paint", str(root)]
+    term = PtyTerm.spawn(argv, size=SIZE, env=env)
+    try:
+        term.wait_until(lambda: term.proc.poll() is not None, timeout=1800)
+    finally:
+        term.close()
+    try:
+        text = out.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    return None
+
+
 def _line(label: str, runs: list[tuple[float, float]]) -> str:
     walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
     return (f"  {label}: spawn -> first paint wall median {statistics.median(walls):.2f} s (min {min(walls):.2f}), "
             f"child CPU at first paint median {statistics.median(cpus):.2f} s (min {min(cpus):.2f}); {len(runs)} runs")
 
 
-def run_benchmark(work: Path, chapters: int, runs: int, cold: bool, out: object = print) -> dict[str, object]:
+def run_benchmark(work: Path, chapters: int, runs: int, cold: bool, out: object = print,
+                  callgrind: bool = False) -> dict[str, object]:
     say = out if callable(out) else print
     root = work / "novel"
     if not (root / "chapters").is_dir():
@@ -121,6 +174,13 @@ def run_benchmark(work: Path, chapters: int, runs: int, cold: bool, out: object 
         say(f"    of which imports (from studio.tui.app import NovelStudioApp, fresh interpreter): CPU median "
             f"{statistics.median(imports):.2f} s (min {min(imports):.2f})")
         figures[label] = {"runs": done, "imports": imports}
+    if callgrind:
+        instructions = callgrind_instructions(root, warm_env, work)
+        if instructions is None:
+            say("  callgrind: no figure (valgrind missing, or the start did not paint)")
+        else:
+            say(f"  callgrind, warm bytecode: spawn -> first paint {instructions / 1e6:,.0f} M instructions")
+        figures["callgrind"] = instructions
     say(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return figures
 
@@ -131,9 +191,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-bytecode starts")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="also count the instructions of one start under valgrind's callgrind")
+    parser.add_argument("--child-exit-at-paint", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child_exit_at_paint is not None:
+        return child_exit_at_paint(args.child_exit_at_paint)
     run_in_workdir(args.keep, "bench-start-",
-                   lambda work: run_benchmark(work, args.chapters, args.runs, not args.no_cold))
+                   lambda work: run_benchmark(work, args.chapters, args.runs, not args.no_cold,
+                                              callgrind=args.callgrind))
     return 0
 
 

@@ -27,7 +27,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.events import Resize
+from textual.events import Resize, ScreenResume
 from textual.notifications import Notification
 from textual.reactive import Reactive, var
 from textual.screen import Screen
@@ -48,16 +48,12 @@ from pipeline.events import (
     TextDelta,
 )
 from screens.decision_dialog import DecisionDialog, ask
-from screens.export_dialog import ExportDialog, result_message
 from screens.file_watcher import FileWatcher
 from screens.help_screen import HelpScreen
-from screens.import_progress import ExtractionScreen
 from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
 from screens.plan_runner import PlanRunner
 from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
 from screens.rebuild_queue import RebuildQueue
-from screens.search_screen import SearchScreen
-from screens.volume_end import volume_end_question
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
@@ -109,6 +105,7 @@ from widgets.state_diff_view import StateDiffView
 from widgets.studio_header import HeaderInfo, StudioHeader
 
 if TYPE_CHECKING:
+    from pipeline.importing.extract import ExtractionEstimate
     from studio.models.findings import Finding
 
 T = TypeVar("T")
@@ -282,6 +279,7 @@ class MainScreen(Screen[None]):
         self.active_pane = 1 if project.committed_chapters() else 0
         self._marked_pane: Pane | None = None
         """The pane shown as focused (class `-focused`): see `watch_focused`."""
+        self._resumed = False  # see `on_screen_resume`
         self._localise_bindings()
 
     # ------------------------------------------------------------------ setup
@@ -317,19 +315,23 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         services = self.services
+        # The layout's classes before anything mounts: the widgets get their styles once, with the layout. Set
+        # in `on_mount`, the class change restyled the whole screen before the first paint.
+        self._set_layout(self.app.size.width >= WIDE_MIN_COLUMNS)
         yield StudioHeader(self._header_info(), lang=self.lang, clock=services.clock, id="studio-header")
         yield PaneTabs(
             *[Tab(tr(MESSAGES, f"pane_{name}", self.lang), id=f"tab-{name}") for name in PANES],
+            active=f"tab-{PANES[self.active_pane]}",
             id="pane-tabs",
         )
         with Container(id="panes"):
-            with Pane("outline", tr(MESSAGES, "pane_outline", self.lang)):
+            with self._pane("outline"):
                 yield OutlineTree(self._rows(), lang=self.lang, id="outline")
-            with Pane("chapter", tr(MESSAGES, "pane_chapter", self.lang)):
+            with self._pane("chapter"):
                 yield ChapterView(lang=self.lang, id="chapter")
-            with Pane("diff", tr(MESSAGES, "pane_diff", self.lang)):
+            with self._pane("diff"):
                 yield StateDiffView(lang=self.lang, id="diff")
-            with Pane("scores", tr(MESSAGES, "pane_scores", self.lang)):
+            with self._pane("scores"):
                 yield ScoresView(lang=self.lang, id="scores")
         runner = PipelineRunner(
             self.project.root,
@@ -348,9 +350,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.edits = EditsFlow(self, self.rebuild_queue)
         self.plans = PlanFlow(self)
-        self.imports = ExtractionFlow(self, lambda root, estimate: ExtractionScreen(root, self.services, estimate,
-                                                                                     self.lang))
-        self._apply_layout(self.app.size.width)
+        self.imports = ExtractionFlow(self, self._extraction_screen)
         committed = self.project.committed_chapters()
         if committed:
             self.show_chapter(committed[-1])
@@ -361,6 +361,21 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self.imports.check)  # an imported book not fully extracted: a note that stays
         if self.note:
             self.notify(tr(MESSAGES, "note_kept", self.lang, note=self.note), timeout=10, markup=False)
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        """Textual restyles the whole screen whenever it resumes (`Screen._on_screen_resume`, which runs after
+        this handler), also when it is first pushed, although every widget was just styled as it mounted, with
+        the layout's classes (`compose`): that first restyle is skipped (before the first paint). Later resumes
+        (a dialog closed) restyle as before."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+
+    def _extraction_screen(self, root: Path, estimate: ExtractionEstimate) -> Screen[Any]:
+        # Imported when an extraction is offered, not before the first paint (the import's models load with it).
+        from screens.import_progress import ExtractionScreen
+
+        return ExtractionScreen(root, self.services, estimate, self.lang)
 
     def start_checks(self) -> None:
         """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
@@ -477,10 +492,22 @@ class MainScreen(Screen[None]):
         wide = width >= WIDE_MIN_COLUMNS
         if wide == self.wide:
             return
-        self.wide = wide
-        self.set_class(wide, "-wide")
-        self.set_class(not wide, "-narrow")
+        self._set_layout(wide, update=True)
         self._show_active_pane()
+
+    def _set_layout(self, wide: bool, *, update: bool = False) -> None:
+        """The layout's classes on the screen (`update`: restyle the screen now; not before its widgets
+        mount, which style them anyway)."""
+        self.wide = wide
+        self.set_class(wide, "-wide", update=update)
+        self.set_class(not wide, "-narrow", update=update)
+
+    def _pane(self, name: str) -> Pane:
+        """The pane `name`, shown in the narrow layout when it is the active one (`_show_active_pane` keeps
+        that class from then on)."""
+        pane = Pane(name, tr(MESSAGES, f"pane_{name}", self.lang))
+        pane.set_class(PANES.index(name) == self.active_pane, "-active", update=False)
+        return pane
 
     def _show_active_pane(self) -> None:
         if self.has_class("-wide"):
@@ -742,6 +769,9 @@ class MainScreen(Screen[None]):
                     start, end = hit.spans[0] if hit.spans else (0, 0)
                     self.call_after_refresh(self.chapter_view.show_match, hit.line, hit.snippet[start:end])
 
+        # loads on the first search, not before the first paint
+        from screens.search_screen import SearchScreen
+
         self.app.push_screen(SearchScreen(self.project.root, self.lang), answered)
 
     def action_findings(self) -> None:
@@ -780,6 +810,9 @@ class MainScreen(Screen[None]):
         def answered(result: Any) -> None:
             if result is not None:
                 self.notify(result_message(result, self.lang), timeout=10)
+
+        # loads on the first export, not before the first paint
+        from screens.export_dialog import ExportDialog, result_message
 
         chosen = chapters if chapters else self.project.committed_chapters()
         dialog = ExportDialog(self.project.root, self.project.name, self.lang, chapters=chosen)
@@ -949,6 +982,9 @@ class MainScreen(Screen[None]):
 
     def ask_volume_end(self, volume: int, brief: Any = None) -> None:
         """The run stopped at the end of the volume: show what was written and offer what can be done next."""
+        # loads at a volume's end, not before the first paint
+        from screens.volume_end import volume_end_question
+
         question = volume_end_question(self.project, volume, brief, self.lang)
 
         def answered(key: str | None) -> None:

@@ -49,8 +49,6 @@ from pipeline.events import (
 )
 from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
-from screens.plan_approval import PlanApprovalScreen
-from screens.trial_confirm import answer_trial_confirm
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.quick_start import QuickStartRequest
@@ -187,6 +185,10 @@ class PlanRunner(Widget):
 
     async def decide(self, question: Question) -> str:
         """Ask the author (from the worker, so the pump that delivers the keys stays free)."""
+        # The approval and trial screens load when a plan asks, not before the studio's first paint.
+        from screens.plan_approval import PlanApprovalScreen
+        from screens.trial_confirm import answer_trial_confirm
+
         if question.kind is QuestionKind.PLAN_APPROVAL:
             screen = PlanApprovalScreen(question, self.lang, names=self._names(), root=self.project_root)
             answer = await self.app.push_screen_wait(screen)

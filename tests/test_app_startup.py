@@ -334,10 +334,15 @@ STARTUP_PIPELINE_MODULES = frozenset({
 })
 
 # Other modules the first paint does not need (issue 12 "fast start"): the blacklist matcher (refine edits), the
-# checks' findings and punctuation fixes, Markdown (the volume review), the file watcher's library.
+# checks' findings and punctuation fixes, Markdown (the volume review), the file watcher's library; the welcome
+# screen and the new-novel path, the planning's staged plans and approval screens, the import's record and
+# extraction screen, the export, search and volume-end screens.
 NOT_AT_START = ("studio.checks.matcher", "studio.checks.findings_list", "studio.checks.punctuation_fix",
                 "markdown_it", "textual.widgets._markdown", "watchfiles", "screens.blacklist_proposals",
-                "screens.import_source")
+                "screens.import_source", "screens.welcome_screen", "studio.tui.new_novel", "studio.init_project",
+                "studio.planning.staged", "screens.plan_approval", "screens.trial_confirm",
+                "studio.models.import_record", "screens.import_progress", "screens.export_dialog",
+                "screens.search_screen", "screens.volume_end")
 
 
 def test_importing_the_studio_loads_no_agents_nor_orchestrator() -> None:
@@ -464,3 +469,92 @@ def test_the_file_watcher_starts_after_the_first_paint(sample: Path, tmp_path: P
     finally:
         term.close()
     assert out.read_text(encoding="utf-8") == "started after the first paint"
+
+
+async def test_the_outline_builds_each_label_once_and_only_for_the_lines_it_draws(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12 "fast start": every chapter's label was built at the natural width when the tree was made and
+    again at the pane's width after the first layout (1,000 labels on 500 chapters before the first paint).
+    A label is now built when its line is first drawn, at the width then; the lines show the fitted labels."""
+    from rich.text import Text
+
+    from studio.views.outline_rows import ChapterRow
+    from tests.test_synth import load_synth
+    from widgets import outline_tree
+    from widgets.outline_tree import Columns, chapter_label, columns_for
+
+    root = tmp_path / "novel"
+    load_synth().generate_project(root, 150, chars_per_chapter=200, seed=3)
+    built: list[int] = []
+
+    def counting(row: ChapterRow, columns: Columns, lang: Any = "zh") -> Text:
+        built.append(row.number)
+        return chapter_label(row, columns, lang)
+
+    monkeypatch.setattr(outline_tree, "chapter_label", counting)
+    app = make_app(root)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        outline = main_screen(app).outline
+        assert outline.current_chapter == 150
+        assert len(built) == len(set(built)), "a label was built twice"
+        assert 0 < len(built) < 150
+        cells = outline.scrollable_content_region.width - outline.guide_depth
+        columns = columns_for(outline.rows, "zh", cells)
+        node = outline.chapter_node(150)
+        assert node is not None and isinstance(node.data, ChapterRow)
+        drawn = "".join(segment.text for segment in outline.render_line(node.line - int(outline.scroll_y)))
+        assert chapter_label(node.data, columns, "zh").plain.rstrip() in drawn
+
+
+async def test_the_layout_class_does_not_restyle_the_screen_at_start(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12 "fast start": the wide/narrow class was set in `MainScreen.on_mount`, after every widget had its
+    styles, which restyled the whole screen before the first paint. It is set before the widgets mount."""
+    restyled: list[object] = []
+    update_styles = NovelStudioApp.update_styles
+
+    def spy(self: NovelStudioApp, node: Any = None, animate: bool = True) -> None:
+        restyled.append(node)
+        update_styles(self, node, animate=animate)
+
+    monkeypatch.setattr(NovelStudioApp, "update_styles", spy)
+    for size in ((160, 48), (80, 24)):
+        restyled.clear()
+        app = make_app(sample)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            screen = main_screen(app)
+            assert screen.has_class("-wide" if size[0] >= 100 else "-narrow")
+            assert [node for node in restyled if isinstance(node, MainScreen)] == []
+            if size[0] < 100:
+                shown = [pane.id for pane in screen.query(".pane") if pane.display]
+                assert shown == ["pane-chapter"]
+
+
+async def test_a_narrow_start_draws_the_hidden_outline_fitted_when_it_is_shown(sample: Path) -> None:
+    """At 80x24 the outline pane starts hidden (the chapter pane shows), with no width: its labels are built
+    when it is first shown, fitted to its width then, and again after a resize to the wide layout."""
+    from studio.views.outline_rows import ChapterRow
+    from widgets.outline_tree import chapter_label, columns_for
+
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        outline = screen.outline
+        assert not screen.query_one("#pane-outline").display and outline.size.width == 0
+        for size in ((80, 24), (160, 48)):
+            await pilot.resize_terminal(*size)
+            await pilot.press("1")
+            await pilot.pause()
+            assert screen.focused is outline
+            cells = outline.scrollable_content_region.width - outline.guide_depth
+            columns = columns_for(outline.rows, "zh", cells)
+            for y in range(min(4, len(outline.rows[0].chapters))):
+                node = outline.chapter_node(outline.rows[0].chapters[y].number)
+                assert node is not None and isinstance(node.data, ChapterRow)
+                drawn = "".join(s.text for s in outline.render_line(node.line - int(outline.scroll_y)))
+                assert chapter_label(node.data, columns, "zh").plain.rstrip() in drawn, (size, drawn)

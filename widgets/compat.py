@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rich.text import Text
 from textual._compositor import Compositor
 from textual.app import App
 from textual.binding import Binding
@@ -18,8 +19,10 @@ from textual.keys import _normalize_key_list
 from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Tree
 from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
+from textual.widgets.tree import TreeNode
 
 
 def normalize_keys(keys: str) -> str:
@@ -126,8 +129,22 @@ def screen_lines(screen: Screen[Any]) -> list[str]:
     return [strip.text for strip in screen._compositor.render_strips()]
 
 
+def set_tree_label_quietly(node: TreeNode[Any], label: Text) -> None:
+    """`TreeNode._label`: give a node the label it is being drawn with, from inside `Tree.render_label`.
+    `TreeNode.set_label` also schedules a repaint of the node's line: drawn twice (the outline builds its
+    labels when drawn: `widgets.outline_tree`)."""
+    node._label = label
+
+
+def clear_tree_line_cache(tree: Tree[Any]) -> None:
+    """`Tree._clear_line_cache`: forget the drawn lines (their labels changed) without `Tree._invalidate`'s
+    rebuild of the line table and repaint, which a tree about to draw needs neither of."""
+    tree._clear_line_cache()
+
+
 __all__ = [
     "FooterKey",  # textual.widgets._footer (not exported): one key of `Footer`; `StudioFooter` builds its row
+    "clear_tree_line_cache",
     "keep_toasts_whole",
     "screen_lines",
     "keymap",
@@ -136,5 +153,6 @@ __all__ = [
     "notifications",
     "post_notification",
     "rewrite_bindings",
+    "set_tree_label_quietly",
     "withdraw_notification",
 ]

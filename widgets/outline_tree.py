@@ -15,15 +15,19 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.binding import BindingType
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Tree
-from textual.widgets.tree import TreeNode
+from textual.widgets.tree import NodeID, TreeNode
 
 from studio.i18n import Catalog, Lang, format_count, tr
 from studio.views.outline_rows import STATUS_MARKS, ChapterRow, ChapterStatus, VolumeRow
+from widgets import compat
 from widgets.instant_keys import JK_BINDINGS, QuietFocus
 
 MESSAGES: Catalog = {
@@ -201,6 +205,10 @@ def volume_label(row: VolumeRow, lang: Lang = "zh", width: int | None = None) ->
 
 NodeData = ChapterRow | VolumeRow
 
+_UNBUILT = Text(no_wrap=True, end="")
+"""A node's label until its line is first drawn (`OutlineTree.render_label` builds it then; shared, never
+changed: Tree copies a label to draw it)."""
+
 
 class OutlineTree(QuietFocus, Tree[NodeData]):
     """The outline tree. Feed it `build_outline_rows(project)`; re-feed it with `refresh_rows(rows)`.
@@ -264,25 +272,32 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
         """Tree rebuilds every line and asks for a layout on any style update, also when focus merely moves
         between panes: most of a pane switch's time on a long outline. Its line cache is keyed by the pseudo
         classes (focus, hover) already, so lines drawn while focused stay valid while blurred and back, as long
-        as each state is drawn with the styles it had: remember the styles seen per state (since the last
-        rebuild) and rebuild only when a state's styles changed (a theme change). Otherwise repaint from the
-        cache: no line is re-rendered, the line table is not rebuilt, no layout; and when the styles are the
-        ones the screen shows now (the focus moved and both states look the same) nothing is repainted."""
+        as each state is drawn with the styles it had: `render_lines` records the styles each state's lines
+        were drawn with (since the last rebuild), and a style update rebuilds only when the current state's
+        styles differ from those (a theme change). Otherwise it repaints from the cache: no line is
+        re-rendered, the line table is not rebuilt, no layout; and when the styles are the ones the screen
+        shows now (the focus moved and both states look the same) nothing is repainted.
+
+        A state with no recorded styles has no line drawn since the last rebuild (the focus moves without a
+        style update: `QuietFocus`), so nothing of it can be stale."""
         signature = self._style_signature()
         state = self.get_pseudo_class_state()
-        drawn: dict[object, tuple[object, ...]] = self.__dict__.setdefault("_drawn_with", {})
+        drawn = self._drawn_with
         shown = self.__dict__.get("_shown_with")
         self.__dict__["_shown_with"] = signature
         if signature is not None and drawn.get(state, signature) == signature:
-            drawn[state] = signature
             super(Tree, self).notify_style_update()
             if signature != shown:
                 self.refresh()
             return
         drawn.clear()
-        if signature is not None:
-            drawn[state] = signature
         super().notify_style_update()
+
+    @property
+    def _drawn_with(self) -> dict[object, tuple[object, ...]]:
+        """The styles each pseudo-class state's cached lines were drawn with (`render_lines` records them)."""
+        drawn: dict[object, tuple[object, ...]] = self.__dict__.setdefault("_drawn_with", {})
+        return drawn
 
     def action_page_down(self) -> None:
         """A page down at once (Tree's own animates the scroll)."""
@@ -326,7 +341,9 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
         self._chapter_nodes: dict[int, TreeNode[NodeData]] = {}
         self._rows: list[VolumeRow] = []
         self._columns = Columns(number=0, title=0, words=0)
-        self._volume_cells: int | None = None  # the width the volume lines were fitted to
+        self._cells: int | None = None  # the width the labels are fitted to; None: not laid out yet
+        self._generation = 0  # bumped when the width changes: every label is built again when next drawn
+        self._built: dict[NodeID, int] = {}  # the generation each node's label was built for
         self._last_highlighted: int | None = None
         self._fill(rows or [], expanded=None)
 
@@ -361,7 +378,6 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
         elif cursor is not None and isinstance(cursor.data, VolumeRow):
             cursor_key = ("volume", cursor.data.number)
 
-        columns = columns_for(rows, self.lang, self._label_cells())
         same_shape = [v.number for v in rows] == [v.number for v in self._rows] and all(
             [c.number for c in new.chapters] == [c.number for c in old.chapters]
             for new, old in zip(rows, self._rows, strict=True)
@@ -371,24 +387,24 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
             self.clear()
             self._volume_nodes.clear()
             self._chapter_nodes.clear()
+            self._built.clear()
             self._fill(rows, expanded=expanded if self._rows else None)
             self._restore_cursor(cursor_key)
             return
-        relabel_all = columns != self._columns
-        self._columns = columns
-        cells = self._label_cells()
-        relabel_volumes = cells != self._volume_cells
-        self._volume_cells = cells
+        columns = columns_for(rows, self.lang, self._cells) if self._cells is not None else self._columns
+        if columns != self._columns:
+            self._columns = columns
+            self._relabel_all()
         for new, old in zip(rows, self._rows, strict=True):
             vnode = self._volume_nodes[new.number]
             vnode.data = new
-            if relabel_volumes or new != old:
-                vnode.set_label(volume_label(new, self.lang, cells))
+            if new != old:
+                self._relabel(vnode)
             for chapter, previous in zip(new.chapters, old.chapters, strict=True):
                 node = self._chapter_nodes[chapter.number]
                 node.data = chapter
-                if relabel_all or chapter != previous:
-                    node.set_label(chapter_label(chapter, columns, self.lang))
+                if chapter != previous:
+                    self._relabel(node)
         self._rows = list(rows)
 
     def select_chapter(self, number: int) -> bool:
@@ -408,45 +424,75 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
     # ------------------------------------------------------------------ internals
 
     def _fill(self, rows: list[VolumeRow], *, expanded: set[int] | None) -> None:
+        """The nodes of `rows`, with no labels yet: a label is built when its line is first drawn, fitted to
+        the width then (`render_label`). A 500-chapter outline shows a few dozen of its lines at start; building
+        every label up front, at the natural width before the first layout and again at the real width, took
+        a good part of the first paint."""
         self._rows = list(rows)
-        cells = self._label_cells()
-        self._columns = columns_for(rows, self.lang, cells)
-        self._volume_cells = cells
+        if self._cells is not None:
+            self._columns = columns_for(rows, self.lang, self._cells)
         if expanded is None:
             expanded = default_expanded(rows)
         for volume in rows:
-            vnode = self.root.add(volume_label(volume, self.lang, cells), data=volume, expand=volume.number in expanded)
+            vnode = self.root.add(_UNBUILT, data=volume, expand=volume.number in expanded)
             self._volume_nodes[volume.number] = vnode
             for chapter in volume.chapters:
-                self._chapter_nodes[chapter.number] = vnode.add_leaf(
-                    chapter_label(chapter, self._columns, self.lang), data=chapter
-                )
+                self._chapter_nodes[chapter.number] = vnode.add_leaf(_UNBUILT, data=chapter)
 
     def _label_cells(self) -> int | None:
         """Cells a chapter line's label may use: the pane's width less the guide before it (chapters sit one
-        guide in: the root is hidden); None before the first layout (every column at its natural width)."""
+        guide in: the root is hidden); None before the first layout."""
         width = self.scrollable_content_region.width
         return width - self.guide_depth if width > 0 else None
 
-    def on_resize(self) -> None:
+    def _fit(self) -> None:
         """The volume lines and the chapter columns give way in the pane's width (`volume_label`,
-        `columns_for`): relabel when the width (volumes) or the columns (chapters) change with it."""
+        `columns_for`): when the width changed, every label is built again as it is drawn."""
         cells = self._label_cells()
-        if cells != self._volume_cells:
-            self._volume_cells = cells
-            for volume in self._rows:
-                vnode = self._volume_nodes.get(volume.number)
-                if vnode is not None:
-                    vnode.set_label(volume_label(volume, self.lang, cells))
-        columns = columns_for(self._rows, self.lang, cells)
-        if columns == self._columns:
+        if cells == self._cells:
             return
-        self._columns = columns
-        for volume in self._rows:
-            for chapter in volume.chapters:
-                node = self._chapter_nodes.get(chapter.number)
-                if node is not None:
-                    node.set_label(chapter_label(chapter, columns, self.lang))
+        self._cells = cells
+        if cells is not None:
+            self._columns = columns_for(self._rows, self.lang, cells)
+        self._relabel_all()
+
+    def _relabel_all(self) -> None:
+        self._generation += 1
+        compat.clear_tree_line_cache(self)  # lines drawn with the old labels
+
+    def _relabel(self, node: TreeNode[NodeData]) -> None:
+        """A node whose row changed: its new label now (its line is repainted), or when first drawn."""
+        if self._cells is None or node.data is None:
+            self._built.pop(node.id, None)  # built from the new row when next drawn
+            return
+        self._built[node.id] = self._generation
+        node.set_label(self._label_of(node.data))
+
+    def _label_of(self, data: NodeData) -> Text:
+        if isinstance(data, VolumeRow):
+            return volume_label(data, self.lang, self._cells)
+        return chapter_label(data, self._columns, self.lang)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._fit()  # the first lines are drawn before the first `Resize` arrives
+        state = self.get_pseudo_class_state()
+        drawn = self._drawn_with
+        if state not in drawn:
+            signature = self._style_signature()
+            if signature is not None:
+                drawn[state] = signature
+        return super().render_lines(crop)
+
+    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+        """The node's label, built now when it was not built for the current width (see `_fill`)."""
+        data = node.data
+        if data is not None and self._cells is not None and self._built.get(node.id) != self._generation:
+            self._built[node.id] = self._generation
+            compat.set_tree_label_quietly(node, self._label_of(data))
+        return super().render_label(node, base_style, style)
+
+    def on_resize(self) -> None:
+        self._fit()
 
     def _restore_cursor(self, key: tuple[str, int] | None) -> None:
         if key is None:

@@ -43,7 +43,6 @@ from textual.widgets import Footer, Label
 
 from screens.main_screen import MainScreen
 from screens.prompt_dialogs import FoldedText
-from screens.welcome_screen import NewNovel, WelcomeScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import ProjectLock
@@ -53,7 +52,6 @@ from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.tui.heap import settle_heap
 from studio.tui.host import EventSink, PlanSession, QuickStart
-from studio.tui.import_flow import ImportedNovel
 from studio.tui.keymap import apply_keymap, binding_defaults
 from studio.tui.messages import ExtractionRequested, QuickStartRequested
 from widgets import compat
@@ -65,6 +63,10 @@ if TYPE_CHECKING:
     from pipeline.agents.runner import ModelAgents, RetryHook
     from pipeline.decisions import Decider
     from pipeline.providers.base import Provider as ModelProvider
+
+    # The welcome screen and the new-novel and import paths load when the studio opens on no project.
+    from screens.welcome_screen import NewNovel
+    from studio.tui.import_flow import ImportedNovel
 
 MESSAGES: Catalog = {
     "error_title": ("无法打开项目：{root}", "Cannot open the project: {root}"),
@@ -405,6 +407,8 @@ class NovelStudioApp(App[None]):
 
         self._install_signal_handlers()
         if self.welcome and not looks_like_project(self.project_root):
+            from screens.welcome_screen import WelcomeScreen
+
             self.push_screen(WelcomeScreen(self.project_root, self.lang), self._welcomed)
             if not self.is_headless:
                 self.call_after_refresh(settle_heap)  # collections back on once painted (studio.tui.heap)
@@ -412,6 +416,9 @@ class NovelStudioApp(App[None]):
         self.open_main()
 
     def _welcomed(self, result: Path | NewNovel | ImportedNovel | None) -> None:
+        from screens.welcome_screen import NewNovel
+        from studio.tui.import_flow import ImportedNovel
+
         if result is None:
             self.exit()
             return

@@ -49,9 +49,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
-from studio.init_project import existing_project_marker
 from studio.lock import ProjectLock
-from studio.models.import_record import ImportRecord
 from studio.paths import ProjectPaths
 from studio.tui.host import StudioHost
 
@@ -62,6 +60,7 @@ if TYPE_CHECKING:
     from pipeline.importing.extract import ExtractionEstimate, ExtractionResult
     from screens.import_names import NameRow
     from studio.importing.names import NameCandidate
+    from studio.models.import_record import ImportRecord
     from studio.models.import_report import ImportReport
     from studio.models.manuscript import Manuscript
 
@@ -206,6 +205,7 @@ def check_target(text: str, base: Path, lang: Lang = "zh") -> Path | str:
     CLI's refusal names its `--append`)."""
     from studio.importing.build import ImportRefused
     from studio.importing.build import check_target as import_target
+    from studio.init_project import existing_project_marker
 
     path = expand(text, base)
     if path is None:
@@ -265,6 +265,9 @@ def extraction_status(root: Path) -> ExtractionStatus | None:
     path = ProjectPaths(Path(root)).import_record
     if not path.is_file():
         return None
+    # The record's model loads with a record to read: the main screen asks this of every project it opens.
+    from studio.models.import_record import ImportRecord
+
     try:
         record = ImportRecord.load(path)
     except (StudioError, OSError):
@@ -439,6 +442,8 @@ async def append_import(host: AppendHost) -> None:
     if imported is None:
         return
     host.reload()
+    from studio.models.import_record import ImportRecord
+
     try:
         source = ImportRecord.load(ProjectPaths(root).import_record).sources[-1]
     except (StudioError, OSError, IndexError):
@@ -466,6 +471,7 @@ def deterministic_depth(root: Path, step: Callable[[str], None], *,
     """The fast part of the deterministic depth over the chapters the last import wrote (字数, the candidate
     names; the report saved), under the project lock: (report, the name candidates to confirm)."""
     from studio.importing.deterministic import overview
+    from studio.models.import_record import ImportRecord
 
     paths = ProjectPaths(root)
     record = ImportRecord.load(paths.import_record)

@@ -30,11 +30,9 @@ from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.checkpoint import OrchestratorState
 from studio.models.quick_start import QuickStartRequest
-from studio.planning.staged import staged_plans
 from studio.project import Project
 from studio.tui.host import RunRequest, StudioHost
 from studio.tui.messages import PlanEnded
-from studio.tui.new_novel import load_quick_start
 
 __all__ = [
     "MESSAGES",
@@ -100,6 +98,10 @@ class PlanNeed:
 def plan_needed(project: Project) -> PlanNeed | None:
     """What must happen before `c` writes the next chapter, or None when it is planned (or when the orchestrator
     itself says what comes next: the end of a volume, VOL_REVIEW)."""
+    # The planning's models load when a chapter is asked for, not before the studio's first paint.
+    from studio.planning.staged import staged_plans
+    from studio.tui.new_novel import load_quick_start
+
     paths = project.paths
     chapter = project.last_completed_chapter + 1
     staged = staged_plans(paths)
@@ -185,6 +187,8 @@ class PlanFlow:
         if not await self.host.show_modal(dialog):
             return
         if need.kind == "quick_start":
+            from studio.tui.new_novel import load_quick_start
+
             request = load_quick_start(self.host.project.paths)
             if request is not None:
                 self.quick_start(request)

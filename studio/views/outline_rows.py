@@ -5,10 +5,21 @@ Every chapter of every volume's `outline.md` is a row (planned ones too), plus c
 outline lists (grouped in a volume row with `number == 0`). Word counts come from the stat-keyed cache of
 `studio.status.total_word_count` and scores from `studio.views.scores.chapter_scores`, and parsed outlines are
 memoised by (size, mtime): a refresh on a 500-chapter project reads no chapter text and no unchanged file.
+
+What the rows take of an outline (`OutlineHeads`: its title, each chapter's number, title and storyline) is also
+kept between starts in the user's cache folder (`studio.status_memo.cache_file(root, OUTLINE_CACHE)`, a
+`studio.status.StatCache`: `{name: [size, mtime_ns, {"code": ..., "title": ..., "chapters": [[n, title,
+storyline], ...]}]}`, `"broken": true` for an outline that does not parse), so a start parses no outline that did
+not change (11 outlines of a 500-chapter novel: a few per cent of the first paint). An entry is used only while
+the outline's size and mtime are those it was read with and the parser is the same (`code`: a digest of
+`studio/outline.py`); a missing, corrupt or foreign entry is parsed again, and a cache that cannot be written is
+skipped.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import re
 import threading
@@ -18,14 +29,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from studio import outline as outline_module
 from studio import wordcount
 from studio.errors import FormatError, Problem, UnsafeIdError
 from studio.fileio import read_text
 from studio.ids import parse_chapter_id
 from studio.models.checkpoint import PipelineStage
-from studio.outline import VolumeOutline, parse_outline
+from studio.outline import parse_outline
 from studio.project import Project
-from studio.status import total_word_count
+from studio.status import StatCache, total_word_count
+from studio.status_memo import cache_file
 from studio.views.scores import chapter_scores
 
 PALETTE_SIZE = 6
@@ -91,15 +104,58 @@ class VolumeRow:
 
 # ---------------------------------------------------------------------------------------------- outlines
 
-_outline_memo: dict[Path, tuple[int, int, VolumeOutline | None]] = {}
+OUTLINE_CACHE = "outline-heads.json"
+
+
+@dataclass(frozen=True)
+class OutlineHeads:
+    """What the outline pane shows of one volume outline: its title and its chapters' (number, title,
+    storyline id), in the outline's order."""
+
+    title: str
+    chapters: tuple[tuple[int, str, str | None], ...]
+
+    def to_data(self, code: str) -> dict[str, object]:
+        return {"code": code, "title": self.title, "chapters": [list(c) for c in self.chapters]}
+
+    @classmethod
+    def from_data(cls, data: object, code: str) -> OutlineHeads | None:
+        """The heads kept in the cache, or None: not an entry of this shape or of this parser."""
+        if not isinstance(data, dict) or data.get("code") != code or not isinstance(data.get("title"), str):
+            return None
+        chapters = data.get("chapters")
+        if not isinstance(chapters, list):
+            return None
+        out: list[tuple[int, str, str | None]] = []
+        for item in chapters:
+            if not (isinstance(item, list) and len(item) == 3 and type(item[0]) is int and isinstance(item[1], str)
+                    and (item[2] is None or isinstance(item[2], str))):
+                return None
+            out.append((item[0], item[1], item[2]))
+        return cls(data["title"], tuple(out))
+
+
+_BROKEN = "broken"
+_outline_memo: dict[Path, tuple[int, int, OutlineHeads | None]] = {}
 _memo_lock = threading.Lock()
 
 
-def _volume_outlines(project: Project) -> list[tuple[int, VolumeOutline]]:
+@functools.cache
+def parser_digest() -> str:
+    """A digest of the outline parser's source (`studio/outline.py`); "" when it cannot be read (then no kept
+    heads are used: another parser could read an outline differently)."""
+    origin = outline_module.__file__
+    try:
+        return hashlib.blake2b(Path(origin).read_bytes(), digest_size=16).hexdigest() if origin else ""
+    except OSError:
+        return ""
+
+
+def _volume_outlines(project: Project) -> list[tuple[int, OutlineHeads]]:
     """Every readable `volumes/vol-NN/outline.md`, by volume number; a broken outline is left out (the
     project's own validation reports it)."""
     volumes_dir = project.root / "volumes"
-    found: list[tuple[int, Path]] = []
+    found: list[tuple[int, str, Path]] = []
     try:
         entries = list(os.scandir(volumes_dir))
     except OSError:
@@ -107,31 +163,52 @@ def _volume_outlines(project: Project) -> list[tuple[int, VolumeOutline]]:
     for entry in entries:
         m = _VOLUME_DIR.match(entry.name)
         if m and entry.is_dir():
-            found.append((int(m.group(1)), Path(entry.path) / "outline.md"))
-    out: list[tuple[int, VolumeOutline]] = []
-    for number, path in sorted(found):
-        outline = _read_outline(path)
-        if outline is not None:
-            out.append((number, outline))
+            found.append((int(m.group(1)), f"{entry.name}/outline.md", Path(entry.path) / "outline.md"))
+    kept: StatCache | None = None  # read at the first outline this process has not memoised
+    out: list[tuple[int, OutlineHeads]] = []
+    for number, name, path in sorted(found):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        with _memo_lock:
+            hit = _outline_memo.get(path)
+        if hit is not None and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+            heads = hit[2]
+        else:
+            if kept is None:
+                kept = StatCache(cache_file(project.root, OUTLINE_CACHE))
+            heads = _read_heads(path, name, st, kept)
+            with _memo_lock:
+                _outline_memo[path] = (st.st_size, st.st_mtime_ns, heads)
+        if heads is not None:
+            out.append((number, heads))
+    if kept is not None:
+        kept.new = {**kept.old, **kept.new}  # keep the entries of outlines this process had memoised
+        kept.save()
     return out
 
 
-def _read_outline(path: Path) -> VolumeOutline | None:
-    try:
-        st = os.stat(path)
-    except OSError:
+def _read_heads(path: Path, name: str, st: os.stat_result, kept: StatCache) -> OutlineHeads | None:
+    """The heads of one outline: from the cache when it holds them for this (size, mtime) and parser, else
+    parsed (and put in the cache); None for an outline that does not parse."""
+    code = parser_digest()
+    value = kept.get(name, st) if code else None
+    if isinstance(value, dict) and value.get("code") == code and value.get(_BROKEN) is True:
         return None
-    with _memo_lock:
-        hit = _outline_memo.get(path)
-    if hit is not None and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
-        return hit[2]
+    heads = OutlineHeads.from_data(value, code) if value is not None else None
+    if heads is not None:
+        return heads
     try:
-        outline: VolumeOutline | None = parse_outline(read_text(path), path)
+        outline = parse_outline(read_text(path), path)
     except (FormatError, OSError):
-        outline = None
-    with _memo_lock:
-        _outline_memo[path] = (st.st_size, st.st_mtime_ns, outline)
-    return outline
+        if code:
+            kept.put(name, st, {"code": code, _BROKEN: True})
+        return None
+    heads = OutlineHeads(outline.title, tuple((c.number, c.title, c.storyline) for c in outline.chapters))
+    if code:
+        kept.put(name, st, heads.to_data(code))
+    return heads
 
 
 def _chapter_title_from_file(path: Path) -> str:
@@ -250,14 +327,14 @@ def build_outline_rows(
 
     volumes: list[VolumeRow] = []
     listed: set[int] = set()
-    for number, outline in _volume_outlines(project):
+    for number, heads in _volume_outlines(project):
         chapters = []
-        for chapter in outline.chapters:
-            if chapter.number in listed:
+        for chapter_number, title, storyline in heads.chapters:
+            if chapter_number in listed:
                 continue  # the same chapter in two outlines: the first volume keeps it
-            listed.add(chapter.number)
-            chapters.append(row(chapter.number, chapter.title, chapter.storyline))
-        volumes.append(VolumeRow(number=number, title=outline.title, chapters=chapters))
+            listed.add(chapter_number)
+            chapters.append(row(chapter_number, title, storyline))
+        volumes.append(VolumeRow(number=number, title=heads.title, chapters=chapters))
 
     extra = sorted((committed_set | ({inflight} if inflight else set())) - listed)
     if extra:
