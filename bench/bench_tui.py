@@ -1,6 +1,7 @@
 """How fast the studio paints on a 500-chapter novel, and how fast it answers keys while a chapter streams.
 
     python bench/bench_tui.py [--quick] [--chapters 500] [--runs 5] [--presses 50] [--rate 100] [--no-pty]
+                              [--parts abcde]
 
 Prints figures only (no asserts):
 (a) time to first paint on a synthetic project (`bench/synth.py`): from `NovelStudioApp(...)` to the first
@@ -17,6 +18,9 @@ Prints figures only (no asserts):
     screen stack, chapter scrolled, another chapter shown); median and p95, and p95 per kind of key (pane
     switching, chapter selection, scrolling, help), against the same keys with nothing running. Also how often `ChapterView` flushed its buffered deltas
     into the TextArea and how many frames were rendered per second while streaming (the coalescing).
+
+`--parts`: the letters of the parts to run (default all: `abcde`), e.g. `--parts e` for the load-independent
+repaint counts alone, `--parts d` for the real-pty latencies.
 
 Headless frames are composed but not written to a terminal, so (a) in-process and (b) leave out the terminal
 write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 runs, 20 presses.
@@ -525,6 +529,7 @@ class Options:
     pty: bool = True
     fresh: bool = True
     pty_delay: float = PTY_OFFLINE_DELAY
+    parts: str = "abcde"
 
 
 def _latency_line(label: str, results: list[PressResult]) -> str:
@@ -555,48 +560,8 @@ def _by_key(results: list[PressResult]) -> str:
     return ", ".join(parts)
 
 
-def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]:
-    figures: dict[str, Any] = {}
-    root = work / "novel-a"
-    start = time.perf_counter()
-    generate_project(root, opts.chapters)
-    out(f"project: {opts.chapters} chapters, generated in {time.perf_counter() - start:.1f} s; "
-        f"terminal {SIZE[0]}x{SIZE[1]}")
-
-    out("")
-    out("(a) time to first paint (App construction -> first frame of the main screen with the outline filled)")
-    asyncio.run(first_paint_once(root))  # warm the imports and the OS file cache once
-    firsts: list[float] = []
-    paints: list[float] = []
-    for _ in range(opts.runs):
-        first, paint = asyncio.run(first_paint_once(root))
-        firsts.append(first)
-        paints.append(paint)
-    figures["paint"] = statistics.median(paints)
-    out(f"  in-process, headless: median {ms(statistics.median(paints))} "
-        f"(min {ms(min(paints))}, max {ms(max(paints))}, {opts.runs} runs); "
-        f"first frame of any screen at median {ms(statistics.median(firsts))}")
-    if opts.fresh:
-        child = fresh_interpreter_paint(root)
-        figures["fresh"] = child
-        out(f"  fresh interpreter (imports included): spawn -> first paint {ms(child['spawn_to_done'])}, "
-            f"construction -> first paint {ms(child['construct_to_paint'])}; peak RSS {child['maxrss_mb']:.1f} MB")
-    if opts.pty:
-        measured = pty_paint(root)
-        figures["pty"] = measured
-        if measured is None:
-            out("  real pty (python -m studio.cli.main --offline): no frame with both pane titles (or no pty)")
-        else:
-            out(f"  real pty, TERM=xterm-256color (python -m studio.cli.main --project DIR --offline): spawn -> "
-                f"both pane titles on the terminal {ms(measured[0])}; peak RSS of the studio then "
-                f"{measured[1]:.1f} MB")
-    out(f"  peak RSS of this process so far: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
-
-    out("")
-    stream_root = work / "novel-b"
-    generate_project(stream_root, max(1, opts.chapters - 2))
-    pty_stream_root = work / "novel-c"  # the in-process part leaves novel-b's chapter stopped mid-run
-    shutil.copytree(stream_root, pty_stream_root)
+def key_latency_report(stream_root: Path, opts: Options, figures: dict[str, Any], out: Out) -> None:
+    """(b): run `key_latency` on `stream_root` and print its figures."""
     chapter = max(1, opts.chapters - 2) + 1
     out(f"(b) key-press latency: key sent (as pilot.press sends it) -> first frame showing the effect; keys {', '.join(KEY_CYCLE)} in turn "
         f"({opts.gap_s * 1000:.0f} ms after the previous one showed); chapter {chapter} of a {chapter - 1}-chapter project drafted at "
@@ -621,26 +586,76 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
     if stream.timeouts or stream.skipped_scroll:
         out(f"  {stream.timeouts} presses showed no effect within 5 s; {stream.skipped_scroll} scroll presses "
             "skipped (nothing to scroll yet)")
-    out("")
-    out("(c) what selecting a chapter computes, per chapter (median over a walk through the chapters, in-process)")
-    figures["selection"] = selection_costs(root)
-    for name, value in figures["selection"].items():
-        out(f"  {name}: {ms(value)}")
-    if opts.pty:
+
+
+def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    root = work / "novel-a"
+    start = time.perf_counter()
+    generate_project(root, opts.chapters)
+    out(f"project: {opts.chapters} chapters, generated in {time.perf_counter() - start:.1f} s; "
+        f"terminal {SIZE[0]}x{SIZE[1]}")
+
+    if "a" in opts.parts:
+        out("")
+        out("(a) time to first paint (App construction -> first frame of the main screen with the outline filled)")
+        asyncio.run(first_paint_once(root))  # warm the imports and the OS file cache once
+        firsts: list[float] = []
+        paints: list[float] = []
+        for _ in range(opts.runs):
+            first, paint = asyncio.run(first_paint_once(root))
+            firsts.append(first)
+            paints.append(paint)
+        figures["paint"] = statistics.median(paints)
+        out(f"  in-process, headless: median {ms(statistics.median(paints))} "
+            f"(min {ms(min(paints))}, max {ms(max(paints))}, {opts.runs} runs); "
+            f"first frame of any screen at median {ms(statistics.median(firsts))}")
+        if opts.fresh:
+            child = fresh_interpreter_paint(root)
+            figures["fresh"] = child
+            out(f"  fresh interpreter (imports included): spawn -> first paint {ms(child['spawn_to_done'])}, "
+                f"construction -> first paint {ms(child['construct_to_paint'])}; peak RSS {child['maxrss_mb']:.1f} MB")
+        if opts.pty:
+            measured = pty_paint(root)
+            figures["pty"] = measured
+            if measured is None:
+                out("  real pty (python -m studio.cli.main --offline): no frame with both pane titles (or no pty)")
+            else:
+                out(f"  real pty, TERM=xterm-256color (python -m studio.cli.main --project DIR --offline): spawn -> "
+                    f"both pane titles on the terminal {ms(measured[0])}; peak RSS of the studio then "
+                    f"{measured[1]:.1f} MB")
+        out(f"  peak RSS of this process so far: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
+
+    stream_root = work / "novel-b"
+    pty_stream_root = work / "novel-c"  # the in-process part leaves novel-b's chapter stopped mid-run
+    if "b" in opts.parts or "d" in opts.parts:
+        generate_project(stream_root, max(1, opts.chapters - 2))
+        shutil.copytree(stream_root, pty_stream_root)
+    if "b" in opts.parts:
+        out("")
+        key_latency_report(stream_root, opts, figures, out)
+    if "c" in opts.parts:
+        out("")
+        out("(c) what selecting a chapter computes, per chapter (median over a walk through the chapters, in-process)")
+        figures["selection"] = selection_costs(root)
+        for name, value in figures["selection"].items():
+            out(f"  {name}: {ms(value)}")
+    if opts.pty and "d" in opts.parts:
         out("")
         out(f"(d) key latency in a real pty ({SIZE[0]}x{SIZE[1]}, python -m studio.cli.main --offline, read by pyte)")
         pty_figures = pty_key_latency(root, pty_stream_root, opts.presses, out, opts.pty_delay)
         if pty_figures is not None:
             figures["pty_keys"] = pty_figures
             print_pty_latency(pty_figures, out)
-    out("")
-    out(f"(e) what one key repaints, in-process ({SIZE[0]}x{SIZE[1]}, median per press)")
-    repaint_root = work / "novel-e"  # (e) writes chapter n+1 (as (b) does: the volume has room for it)
-    generate_project(repaint_root, max(1, opts.chapters - 2))
-    figures["repaint"] = asyncio.run(repaint_costs(repaint_root, opts.presses))
-    for kind, row in figures["repaint"].items():
-        out(f"  {kind:<21} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
-            f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}); main-thread CPU {ms(row['cpu'])}")
+    if "e" in opts.parts:
+        out("")
+        out(f"(e) what one key repaints, in-process ({SIZE[0]}x{SIZE[1]}, median per press)")
+        repaint_root = work / "novel-e"  # (e) writes chapter n+1 (as (b) does: the volume has room for it)
+        generate_project(repaint_root, max(1, opts.chapters - 2))
+        figures["repaint"] = asyncio.run(repaint_costs(repaint_root, opts.presses))
+        for kind, row in figures["repaint"].items():
+            out(f"  {kind:<21} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
+                f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}); main-thread CPU {ms(row['cpu'])}")
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
     return figures
 
@@ -928,6 +943,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pty-delay", type=float, default=PTY_OFFLINE_DELAY,
                         help="seconds between the offline deltas while streaming in the pty (default 0.2)")
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh-interpreter first paint")
+    parser.add_argument("--parts", default="abcde",
+                        help="the parts to run, as letters (default abcde; e.g. e for the repaint counts alone)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--child-first-paint", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)
@@ -944,6 +961,7 @@ def main(argv: list[str] | None = None) -> int:
         pty=not args.no_pty,
         pty_delay=args.pty_delay,
         fresh=not args.no_fresh,
+        parts=args.parts,
     )
     run_in_workdir(args.keep, "novel-studio-bench-tui-", lambda work: run_benchmark(work, opts))
     return 0
