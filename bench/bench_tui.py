@@ -145,6 +145,8 @@ class DeltaRateProvider:
         self.deltas = 0
         self.first_delta_at: float | None = None
         self.last_delta_at: float | None = None
+        self.streaming = False
+        """True while a draft's deltas are being delivered (the run's state, whatever chapter the studio shows)."""
 
     async def run(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResult:
         if request.agent not in STREAM_AGENTS:
@@ -153,6 +155,15 @@ class DeltaRateProvider:
         chunk = max(1, round(len(text) / (self.deltas_per_s * self.stream_s)))
         pieces = [text[i : i + chunk] for i in range(0, len(text), chunk)]
         started = time.monotonic()
+        self.streaming = True
+        try:
+            await self._deliver(pieces, started, on_text)
+        finally:
+            self.streaming = False
+        result = await self._replies.run(request, None)
+        return result
+
+    async def _deliver(self, pieces: list[str], started: float, on_text: TextCallback | None) -> None:
         for index, piece in enumerate(pieces):
             wait = started + (index + 1) / self.deltas_per_s - time.monotonic()
             await asyncio.sleep(wait if wait > 0 else 0)
@@ -164,8 +175,6 @@ class DeltaRateProvider:
                 maybe = on_text(piece)
                 if asyncio.iscoroutine(maybe):
                     await maybe
-        result = await self._replies.run(request, None)
-        return result
 
 
 class HeldStreamProvider:
@@ -499,7 +508,9 @@ async def key_latency(root: Path, opts: Options) -> StreamFigures:
         flushes0, start = view.flush_count, time.perf_counter()
         deltas0 = provider.deltas
         figures.streaming = await press_cycle(
-            app, pilot, probe, opts.presses, gap_s=opts.gap_s, keep_going=lambda: view.is_streaming,
+            # while the draft streams, not while the chapter pane shows it: `up` selects the chapter before
+            # (the pane then shows that one); a check on the pane stopped the presses there, after 5 of them
+            app, pilot, probe, opts.presses, gap_s=opts.gap_s, keep_going=lambda: provider.streaming,
             figures=figures, streaming=True,
         )
         end = time.perf_counter()
