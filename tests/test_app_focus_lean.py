@@ -173,3 +173,40 @@ async def test_a_pane_switch_renders_the_two_panes_borders_alone(
                 assert any(border.contains_region(region) for border in borders), region
             assert set(rendered) <= {"Pane"}, rendered
             assert rendered["Pane"] <= 2, rendered
+
+
+async def test_going_back_to_a_chapter_does_not_typeset_it_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up / down between neighbours: each stored chapter is typeset once per width; an edited text, a new width
+    and a draft are typeset anew."""
+    import widgets.chapter_view as chapter_view
+    from tests.tui_helpers import WidgetApp
+
+    typeset = chapter_view.typeset
+    calls: list[tuple[str, int]] = []
+
+    def counting(text: str, width: int) -> Any:
+        calls.append((text[:4], width))
+        return typeset(text, width)
+
+    monkeypatch.setattr(chapter_view, "typeset", counting)
+    texts = {n: f"# 第{n}章 雾\n\n" + "　　沈照把灯往前递了半寸，雾里的人影没有动。" * (20 + n) for n in (1, 2, 3)}
+    app = WidgetApp(chapter_view.ChapterView(id="chapter"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = app.widget
+        await pilot.pause()
+        calls.clear()
+        for n in (1, 2, 1, 2, 3, 1):
+            view.show_text(texts[n], title=f"第{n}章 雾")
+            await pilot.pause()
+            assert view.display_layout == typeset(texts[n], view.display_layout.width)
+        assert len(calls) == 3, calls
+        view.show_text(texts[1] + "又一段。", title="第1章 雾")  # edited by hand: typeset again
+        assert len(calls) == 4, calls
+        view.begin_stream("第4章", "草稿")
+        view.show_text(texts[2], title="第2章 雾")
+        assert len(calls) == 5, calls  # the draft; chapter 2 came back as it was
+        await pilot.resize_terminal(40, 20)  # a new width: typeset again
+        await pilot.pause(0.2)
+        calls.clear()
+        view.show_text(texts[1], title="第1章 雾")
+        assert len(calls) == 1, calls
