@@ -37,8 +37,11 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     chapter; p95 per kind, and the studio's share of a core over those presses.
 (e) what one key repaints, in-process (load-independent): per key (`1`/`2` pane switching, `up`/`down` in the
     outline, `pagedown`/`pageup` in the chapter pane), the screen cells handed to the compositor as dirty, the
-    widget lines styled again (`StylesCache.render_line`) and screen layouts, median (and the most layouts)
-    over the presses; and the main thread's CPU per key (`time.thread_time`, Pilot's own work included). Then
+    widget lines styled again (`StylesCache.render_line`), the widget lines handed to the compositor
+    ("composed": `Widget.render_lines` rows, styled or from their caches), what a terminal would be sent (the
+    update rendered to escape sequences, as a real terminal's app does and a headless one skips) and screen
+    layouts, median (and the most layouts) over the presses; and the main thread's CPU per key
+    (`time.thread_time`, Pilot's own work and the terminal rendering included). Then
     the same while chapter n+1 streams, held mid-draft (`HeldStreamProvider`: no delta lands in a measure):
     "selection, streaming" (`up`/`down` between the draft and the chapter before it) and "draft flush" (one
     20-character delta appended, measured until its flush has been painted).
@@ -666,6 +669,7 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
         figures["repaint"] = asyncio.run(repaint_costs(repaint_root, opts.presses))
         for kind, row in figures["repaint"].items():
             out(f"  {kind:<21} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
+                f"{row['composed']:,.0f} composed, {row['bytes'] / 1024:,.1f} KB written, "
                 f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}); main-thread CPU {ms(row['cpu'])}")
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
     return figures
@@ -681,13 +685,26 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     the streaming chapter and the one before it) and per draft flush (one delta appended, flushed by its timer)."""
     from collections import Counter
 
-    from textual._compositor import Compositor
+    from textual._compositor import Compositor, CompositorUpdate
     from textual._styles_cache import StylesCache
+    from textual.app import App
     from textual.screen import Screen
+    from textual.widget import Widget
 
     tally: Counter[str] = Counter()
-    update_widgets, render_line, refresh_layout = (
-        Compositor.update_widgets, StylesCache.render_line, Screen._refresh_layout)
+    update_widgets, render_line, refresh_layout, render_lines, display = (
+        Compositor.update_widgets, StylesCache.render_line, Screen._refresh_layout, Widget.render_lines,
+        App._display)
+
+    def spy_render_lines(self: Widget, crop: Any) -> Any:
+        tally["composed"] += crop.height
+        return render_lines(self, crop)
+
+    def spy_display(self: App[Any], screen: Any, renderable: Any) -> None:
+        # a headless app writes nothing; a terminal's gets this (its CPU counted as a real terminal's would be)
+        if isinstance(renderable, CompositorUpdate):
+            tally["bytes"] += len(renderable.render_segments(self.console).encode("utf-8"))
+        display(self, screen, renderable)
 
     def spy_update(self: Compositor, widgets: Any) -> None:
         update_widgets(self, widgets)
@@ -706,7 +723,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     figures: dict[str, dict[str, float]] = {}
 
     async def measure(pilot: Any, step: Callable[[int], Any], count: int, settle: float = 0.0) -> dict[str, float]:
-        rows: dict[str, list[float]] = {"cells": [], "lines": [], "layouts": [], "cpu": []}
+        rows: dict[str, list[float]] = {name: [] for name in ("cells", "lines", "composed", "bytes", "layouts", "cpu")}
         for i in range(count):
             await pilot.pause(0.05)
             tally.clear()
@@ -716,7 +733,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
             if settle:
                 await pilot.pause(settle)  # a timer the step started (the draft's flush) has fired
             rows["cpu"].append(time.thread_time() - cpu)
-            for name in ("cells", "lines", "layouts"):
+            for name in ("cells", "lines", "composed", "bytes", "layouts"):
                 rows[name].append(tally[name])
         row = {name: statistics.median(values) for name, values in rows.items()}
         row["max_layouts"] = max(rows["layouts"])
@@ -727,6 +744,8 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     Compositor.update_widgets = spy_update  # type: ignore[method-assign]
     StylesCache.render_line = spy_line  # type: ignore[method-assign]
     Screen._refresh_layout = spy_layout  # type: ignore[method-assign]
+    Widget.render_lines = spy_render_lines  # type: ignore[method-assign]
+    App._display = spy_display  # type: ignore[method-assign]
     try:
         async with app.run_test(headless=True, size=SIZE) as pilot:
             await pilot.pause(0.5)
@@ -761,6 +780,8 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
         Compositor.update_widgets = update_widgets  # type: ignore[method-assign]
         StylesCache.render_line = render_line  # type: ignore[method-assign]
         Screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
+        Widget.render_lines = render_lines  # type: ignore[method-assign]
+        App._display = display  # type: ignore[method-assign]
     return figures
 
 
