@@ -28,6 +28,7 @@ from textual.widget import Widget
 from textual.worker import WorkerCancelled
 
 from tests.bench_loader import load_bench
+from tests.test_app_focus import _border_strips
 from tests.tui_helpers import RecordingStudio, main_screen, wait_for
 from widgets.compat import LeanCompositor
 from widgets.pane import Pane
@@ -129,12 +130,6 @@ async def test_lean_repaints_write_what_textual_writes(novel: Path, monkeypatch:
     assert not twin.mismatches, (len(twin.mismatches), first_difference(*twin.mismatches[0]))
 
 
-def _border_cells(pane: Pane) -> list[Region]:
-    x, y, width, height = pane.region
-    return [Region(x, y, width, 1), Region(x, y + height - 1, width, 1), Region(x, y, 1, height),
-            Region(x + width - 1, y, 1, height)]
-
-
 async def test_a_pane_switch_renders_the_two_panes_borders_alone(
     novel: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -160,7 +155,7 @@ async def test_a_pane_switch_renders_the_two_panes_borders_alone(
         monkeypatch.setattr(Widget, "render_lines", spy_render)
         monkeypatch.setattr(Compositor, "update_widgets", spy_update)
         outline, chapter = (screen.query_one(f"#pane-{name}", Pane) for name in ("outline", "chapter"))
-        borders = _border_cells(outline) + _border_cells(chapter)
+        borders = _border_strips(outline) + _border_strips(chapter)
         for key in ("1", "2", "1", "2"):
             rendered.clear()
             dirty.clear()
