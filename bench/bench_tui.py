@@ -1,6 +1,7 @@
 """How fast the studio paints on a 500-chapter novel, and how fast it answers keys while a chapter streams.
 
     python bench/bench_tui.py [--quick] [--chapters 500] [--runs 5] [--presses 50] [--rate 100] [--no-pty]
+                              [--parts abcde]
 
 Prints figures only (no asserts):
 (a) time to first paint on a synthetic project (`bench/synth.py`): from `NovelStudioApp(...)` to the first
@@ -18,6 +19,9 @@ Prints figures only (no asserts):
     switching, chapter selection, scrolling, help), against the same keys with nothing running. Also how often `ChapterView` flushed its buffered deltas
     into the TextArea and how many frames were rendered per second while streaming (the coalescing).
 
+`--parts`: the letters of the parts to run (default all: `abcde`), e.g. `--parts e` for the load-independent
+repaint counts alone, `--parts d` for the real-pty latencies.
+
 Headless frames are composed but not written to a terminal, so (a) in-process and (b) leave out the terminal
 write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 runs, 20 presses.
 (c) what a chapter selection computes, per chapter: the state diff (chapter after chapter, which replays one
@@ -33,8 +37,11 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     chapter; p95 per kind, and the studio's share of a core over those presses.
 (e) what one key repaints, in-process (load-independent): per key (`1`/`2` pane switching, `up`/`down` in the
     outline, `pagedown`/`pageup` in the chapter pane), the screen cells handed to the compositor as dirty, the
-    widget lines styled again (`StylesCache.render_line`) and screen layouts, median (and the most layouts)
-    over the presses; and the main thread's CPU per key (`time.thread_time`, Pilot's own work included). Then
+    widget lines styled again (`StylesCache.render_line`), the widget lines handed to the compositor
+    ("composed": `Widget.render_lines` rows, styled or from their caches), what a terminal would be sent (the
+    update rendered to escape sequences, as a real terminal's app does and a headless one skips) and screen
+    layouts, median (and the most layouts) over the presses; and the main thread's CPU per key
+    (`time.thread_time`, Pilot's own work and the terminal rendering included). Then
     the same while chapter n+1 streams, held mid-draft (`HeldStreamProvider`: no delta lands in a measure):
     "selection, streaming" (`up`/`down` between the draft and the chapter before it) and "draft flush" (one
     20-character delta appended, measured until its flush has been painted).
@@ -141,6 +148,8 @@ class DeltaRateProvider:
         self.deltas = 0
         self.first_delta_at: float | None = None
         self.last_delta_at: float | None = None
+        self.streaming = False
+        """True while a draft's deltas are being delivered (the run's state, whatever chapter the studio shows)."""
 
     async def run(self, request: ModelRequest, on_text: TextCallback | None = None) -> ModelResult:
         if request.agent not in STREAM_AGENTS:
@@ -149,6 +158,15 @@ class DeltaRateProvider:
         chunk = max(1, round(len(text) / (self.deltas_per_s * self.stream_s)))
         pieces = [text[i : i + chunk] for i in range(0, len(text), chunk)]
         started = time.monotonic()
+        self.streaming = True
+        try:
+            await self._deliver(pieces, started, on_text)
+        finally:
+            self.streaming = False
+        result = await self._replies.run(request, None)
+        return result
+
+    async def _deliver(self, pieces: list[str], started: float, on_text: TextCallback | None) -> None:
         for index, piece in enumerate(pieces):
             wait = started + (index + 1) / self.deltas_per_s - time.monotonic()
             await asyncio.sleep(wait if wait > 0 else 0)
@@ -160,8 +178,6 @@ class DeltaRateProvider:
                 maybe = on_text(piece)
                 if asyncio.iscoroutine(maybe):
                     await maybe
-        result = await self._replies.run(request, None)
-        return result
 
 
 class HeldStreamProvider:
@@ -495,7 +511,9 @@ async def key_latency(root: Path, opts: Options) -> StreamFigures:
         flushes0, start = view.flush_count, time.perf_counter()
         deltas0 = provider.deltas
         figures.streaming = await press_cycle(
-            app, pilot, probe, opts.presses, gap_s=opts.gap_s, keep_going=lambda: view.is_streaming,
+            # while the draft streams, not while the chapter pane shows it: `up` selects the chapter before
+            # (the pane then shows that one); a check on the pane stopped the presses there, after 5 of them
+            app, pilot, probe, opts.presses, gap_s=opts.gap_s, keep_going=lambda: provider.streaming,
             figures=figures, streaming=True,
         )
         end = time.perf_counter()
@@ -525,6 +543,7 @@ class Options:
     pty: bool = True
     fresh: bool = True
     pty_delay: float = PTY_OFFLINE_DELAY
+    parts: str = "abcde"
 
 
 def _latency_line(label: str, results: list[PressResult]) -> str:
@@ -555,48 +574,8 @@ def _by_key(results: list[PressResult]) -> str:
     return ", ".join(parts)
 
 
-def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]:
-    figures: dict[str, Any] = {}
-    root = work / "novel-a"
-    start = time.perf_counter()
-    generate_project(root, opts.chapters)
-    out(f"project: {opts.chapters} chapters, generated in {time.perf_counter() - start:.1f} s; "
-        f"terminal {SIZE[0]}x{SIZE[1]}")
-
-    out("")
-    out("(a) time to first paint (App construction -> first frame of the main screen with the outline filled)")
-    asyncio.run(first_paint_once(root))  # warm the imports and the OS file cache once
-    firsts: list[float] = []
-    paints: list[float] = []
-    for _ in range(opts.runs):
-        first, paint = asyncio.run(first_paint_once(root))
-        firsts.append(first)
-        paints.append(paint)
-    figures["paint"] = statistics.median(paints)
-    out(f"  in-process, headless: median {ms(statistics.median(paints))} "
-        f"(min {ms(min(paints))}, max {ms(max(paints))}, {opts.runs} runs); "
-        f"first frame of any screen at median {ms(statistics.median(firsts))}")
-    if opts.fresh:
-        child = fresh_interpreter_paint(root)
-        figures["fresh"] = child
-        out(f"  fresh interpreter (imports included): spawn -> first paint {ms(child['spawn_to_done'])}, "
-            f"construction -> first paint {ms(child['construct_to_paint'])}; peak RSS {child['maxrss_mb']:.1f} MB")
-    if opts.pty:
-        measured = pty_paint(root)
-        figures["pty"] = measured
-        if measured is None:
-            out("  real pty (python -m studio.cli.main --offline): no frame with both pane titles (or no pty)")
-        else:
-            out(f"  real pty, TERM=xterm-256color (python -m studio.cli.main --project DIR --offline): spawn -> "
-                f"both pane titles on the terminal {ms(measured[0])}; peak RSS of the studio then "
-                f"{measured[1]:.1f} MB")
-    out(f"  peak RSS of this process so far: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
-
-    out("")
-    stream_root = work / "novel-b"
-    generate_project(stream_root, max(1, opts.chapters - 2))
-    pty_stream_root = work / "novel-c"  # the in-process part leaves novel-b's chapter stopped mid-run
-    shutil.copytree(stream_root, pty_stream_root)
+def key_latency_report(stream_root: Path, opts: Options, figures: dict[str, Any], out: Out) -> None:
+    """(b): run `key_latency` on `stream_root` and print its figures."""
     chapter = max(1, opts.chapters - 2) + 1
     out(f"(b) key-press latency: key sent (as pilot.press sends it) -> first frame showing the effect; keys {', '.join(KEY_CYCLE)} in turn "
         f"({opts.gap_s * 1000:.0f} ms after the previous one showed); chapter {chapter} of a {chapter - 1}-chapter project drafted at "
@@ -621,26 +600,77 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
     if stream.timeouts or stream.skipped_scroll:
         out(f"  {stream.timeouts} presses showed no effect within 5 s; {stream.skipped_scroll} scroll presses "
             "skipped (nothing to scroll yet)")
-    out("")
-    out("(c) what selecting a chapter computes, per chapter (median over a walk through the chapters, in-process)")
-    figures["selection"] = selection_costs(root)
-    for name, value in figures["selection"].items():
-        out(f"  {name}: {ms(value)}")
-    if opts.pty:
+
+
+def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    root = work / "novel-a"
+    start = time.perf_counter()
+    generate_project(root, opts.chapters)
+    out(f"project: {opts.chapters} chapters, generated in {time.perf_counter() - start:.1f} s; "
+        f"terminal {SIZE[0]}x{SIZE[1]}")
+
+    if "a" in opts.parts:
+        out("")
+        out("(a) time to first paint (App construction -> first frame of the main screen with the outline filled)")
+        asyncio.run(first_paint_once(root))  # warm the imports and the OS file cache once
+        firsts: list[float] = []
+        paints: list[float] = []
+        for _ in range(opts.runs):
+            first, paint = asyncio.run(first_paint_once(root))
+            firsts.append(first)
+            paints.append(paint)
+        figures["paint"] = statistics.median(paints)
+        out(f"  in-process, headless: median {ms(statistics.median(paints))} "
+            f"(min {ms(min(paints))}, max {ms(max(paints))}, {opts.runs} runs); "
+            f"first frame of any screen at median {ms(statistics.median(firsts))}")
+        if opts.fresh:
+            child = fresh_interpreter_paint(root)
+            figures["fresh"] = child
+            out(f"  fresh interpreter (imports included): spawn -> first paint {ms(child['spawn_to_done'])}, "
+                f"construction -> first paint {ms(child['construct_to_paint'])}; peak RSS {child['maxrss_mb']:.1f} MB")
+        if opts.pty:
+            measured = pty_paint(root)
+            figures["pty"] = measured
+            if measured is None:
+                out("  real pty (python -m studio.cli.main --offline): no frame with both pane titles (or no pty)")
+            else:
+                out(f"  real pty, TERM=xterm-256color (python -m studio.cli.main --project DIR --offline): spawn -> "
+                    f"both pane titles on the terminal {ms(measured[0])}; peak RSS of the studio then "
+                    f"{measured[1]:.1f} MB")
+        out(f"  peak RSS of this process so far: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
+
+    stream_root = work / "novel-b"
+    pty_stream_root = work / "novel-c"  # the in-process part leaves novel-b's chapter stopped mid-run
+    if "b" in opts.parts or "d" in opts.parts:
+        generate_project(stream_root, max(1, opts.chapters - 2))
+        shutil.copytree(stream_root, pty_stream_root)
+    if "b" in opts.parts:
+        out("")
+        key_latency_report(stream_root, opts, figures, out)
+    if "c" in opts.parts:
+        out("")
+        out("(c) what selecting a chapter computes, per chapter (median over a walk through the chapters, in-process)")
+        figures["selection"] = selection_costs(root)
+        for name, value in figures["selection"].items():
+            out(f"  {name}: {ms(value)}")
+    if opts.pty and "d" in opts.parts:
         out("")
         out(f"(d) key latency in a real pty ({SIZE[0]}x{SIZE[1]}, python -m studio.cli.main --offline, read by pyte)")
         pty_figures = pty_key_latency(root, pty_stream_root, opts.presses, out, opts.pty_delay)
         if pty_figures is not None:
             figures["pty_keys"] = pty_figures
             print_pty_latency(pty_figures, out)
-    out("")
-    out(f"(e) what one key repaints, in-process ({SIZE[0]}x{SIZE[1]}, median per press)")
-    repaint_root = work / "novel-e"  # (e) writes chapter n+1 (as (b) does: the volume has room for it)
-    generate_project(repaint_root, max(1, opts.chapters - 2))
-    figures["repaint"] = asyncio.run(repaint_costs(repaint_root, opts.presses))
-    for kind, row in figures["repaint"].items():
-        out(f"  {kind:<21} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
-            f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}); main-thread CPU {ms(row['cpu'])}")
+    if "e" in opts.parts:
+        out("")
+        out(f"(e) what one key repaints, in-process ({SIZE[0]}x{SIZE[1]}, median per press)")
+        repaint_root = work / "novel-e"  # (e) writes chapter n+1 (as (b) does: the volume has room for it)
+        generate_project(repaint_root, max(1, opts.chapters - 2))
+        figures["repaint"] = asyncio.run(repaint_costs(repaint_root, opts.presses))
+        for kind, row in figures["repaint"].items():
+            out(f"  {kind:<21} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
+                f"{row['composed']:,.0f} composed, {row['bytes'] / 1024:,.1f} KB written, "
+                f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}); main-thread CPU {ms(row['cpu'])}")
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
     return figures
 
@@ -655,13 +685,26 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     the streaming chapter and the one before it) and per draft flush (one delta appended, flushed by its timer)."""
     from collections import Counter
 
-    from textual._compositor import Compositor
+    from textual._compositor import Compositor, CompositorUpdate
     from textual._styles_cache import StylesCache
+    from textual.app import App
     from textual.screen import Screen
+    from textual.widget import Widget
 
     tally: Counter[str] = Counter()
-    update_widgets, render_line, refresh_layout = (
-        Compositor.update_widgets, StylesCache.render_line, Screen._refresh_layout)
+    update_widgets, render_line, refresh_layout, render_lines, display = (
+        Compositor.update_widgets, StylesCache.render_line, Screen._refresh_layout, Widget.render_lines,
+        App._display)
+
+    def spy_render_lines(self: Widget, crop: Any) -> Any:
+        tally["composed"] += crop.height
+        return render_lines(self, crop)
+
+    def spy_display(self: App[Any], screen: Any, renderable: Any) -> None:
+        # a headless app writes nothing; a terminal's gets this (its CPU counted as a real terminal's would be)
+        if isinstance(renderable, CompositorUpdate):
+            tally["bytes"] += len(renderable.render_segments(self.console).encode("utf-8"))
+        display(self, screen, renderable)
 
     def spy_update(self: Compositor, widgets: Any) -> None:
         update_widgets(self, widgets)
@@ -680,7 +723,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     figures: dict[str, dict[str, float]] = {}
 
     async def measure(pilot: Any, step: Callable[[int], Any], count: int, settle: float = 0.0) -> dict[str, float]:
-        rows: dict[str, list[float]] = {"cells": [], "lines": [], "layouts": [], "cpu": []}
+        rows: dict[str, list[float]] = {name: [] for name in ("cells", "lines", "composed", "bytes", "layouts", "cpu")}
         for i in range(count):
             await pilot.pause(0.05)
             tally.clear()
@@ -690,7 +733,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
             if settle:
                 await pilot.pause(settle)  # a timer the step started (the draft's flush) has fired
             rows["cpu"].append(time.thread_time() - cpu)
-            for name in ("cells", "lines", "layouts"):
+            for name in ("cells", "lines", "composed", "bytes", "layouts"):
                 rows[name].append(tally[name])
         row = {name: statistics.median(values) for name, values in rows.items()}
         row["max_layouts"] = max(rows["layouts"])
@@ -701,6 +744,8 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     Compositor.update_widgets = spy_update  # type: ignore[method-assign]
     StylesCache.render_line = spy_line  # type: ignore[method-assign]
     Screen._refresh_layout = spy_layout  # type: ignore[method-assign]
+    Widget.render_lines = spy_render_lines  # type: ignore[method-assign]
+    App._display = spy_display  # type: ignore[method-assign]
     try:
         async with app.run_test(headless=True, size=SIZE) as pilot:
             await pilot.pause(0.5)
@@ -735,6 +780,8 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
         Compositor.update_widgets = update_widgets  # type: ignore[method-assign]
         StylesCache.render_line = render_line  # type: ignore[method-assign]
         Screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
+        Widget.render_lines = render_lines  # type: ignore[method-assign]
+        App._display = display  # type: ignore[method-assign]
     return figures
 
 
@@ -743,7 +790,7 @@ def selection_costs(root: Path, walk: int = 20) -> dict[str, float]:
     chapter, and cold: nothing remembered), the scores pane and the chapter's typesetting at 76 cells."""
     from studio.project import Project
     from studio.views import state_diff
-    from studio.views.scores import scores_for_chapter
+    from studio.views.scores import chapter_scores, scores_for_chapter
     from studio.views.typeset import typeset
 
     project = Project.open(root)
@@ -760,11 +807,16 @@ def selection_costs(root: Path, walk: int = 20) -> dict[str, float]:
             times.append(time.perf_counter() - start)
         return statistics.median(times)
 
+    # the studio passes every chapter's overall score from its outline rows (`MainScreen.show_chapter`); without
+    # them `scores_for_chapter` stats all the evaluation files and reads the cache (the old single figure)
+    history = [(c, score.overall) for c, score in chapter_scores(project).items()]
     state_diff._state_memo.clear()
     return {
         "state diff, chapter after chapter": timed(lambda n: state_diff.state_diff_for_chapter(project, n)),
         "state diff, cold": timed(lambda n: state_diff.state_diff_for_chapter(project, n), state_diff._state_memo.clear),
-        "scores pane": timed(lambda n: scores_for_chapter(project, n)),
+        "scores pane, as the studio builds it (history from the outline)": timed(
+            lambda n: scores_for_chapter(project, n, history=history)),
+        "scores pane, with no history (every evaluation file statted)": timed(lambda n: scores_for_chapter(project, n)),
         "typeset at 76 cells": timed(lambda n: typeset(project.chapter_text(n) or "", 76)),
     }
 
@@ -928,6 +980,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pty-delay", type=float, default=PTY_OFFLINE_DELAY,
                         help="seconds between the offline deltas while streaming in the pty (default 0.2)")
     parser.add_argument("--no-fresh", action="store_true", help="skip the fresh-interpreter first paint")
+    parser.add_argument("--parts", default="abcde",
+                        help="the parts to run, as letters (default abcde; e.g. e for the repaint counts alone)")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--child-first-paint", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)
@@ -944,6 +998,7 @@ def main(argv: list[str] | None = None) -> int:
         pty=not args.no_pty,
         pty_delay=args.pty_delay,
         fresh=not args.no_fresh,
+        parts=args.parts,
     )
     run_in_workdir(args.keep, "novel-studio-bench-tui-", lambda work: run_benchmark(work, opts))
     return 0

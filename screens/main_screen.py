@@ -267,6 +267,7 @@ class MainScreen(Screen[None]):
 
     def __init__(self, project: Project, services: StudioServices, *, lang: Lang = "zh") -> None:
         super().__init__()
+        compat.use_lean_compositor(self)  # partial repaints render only the dirty lines (widgets.compat)
         self.project = project
         self.services = services
         self.lang: Lang = lang

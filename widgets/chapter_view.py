@@ -20,7 +20,9 @@ those rows (or the whole view when it scrolls to show a new line).
 
 Screen cost (issue 12, "instant keys"): nothing here lays out the screen: a new text or a new line changes the
 TextArea's virtual size only (`widgets.virtual_size`); the title is one line whatever it says. Only a scrollbar
-that appears or goes, or the marks line shown or hidden, lays it out once.
+that appears or goes, or the marks line shown or hidden, lays it out once. The layouts of the last `REMEMBERED`
+stored chapters shown are kept (keyed by the text and the width): going back to a neighbour does not typeset it
+again.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ MESSAGES: Catalog = {
 }
 
 FLUSH_HZ = 15
+REMEMBERED = 8
+"""How many stored chapters' layouts a ChapterView keeps (a few hundred KB at most)."""
 UNWRAPPED = 10**6
 """The width used before the pane has one (not laid out yet): paragraphs stay whole until the first resize."""
 
@@ -105,6 +109,8 @@ class ChapterView(Vertical):
         self._buffer: list[str] = []
         self._flush_timer: Timer | None = None
         self._streaming = False
+        self._remembered: dict[tuple[str, int], Layout] = {}
+        """(source, width) -> its layout, of the chapters shown last (`_typeset_remembered`)."""
         self.flush_count = 0
         """How many times buffered deltas were written into the TextArea (coalescing is measurable)."""
 
@@ -191,7 +197,7 @@ class ChapterView(Vertical):
         area = self.text_area
         area.anchor(False)
         self._source = text
-        self._load_all()
+        self._load_all(remember=True)
         area.scroll_home(animate=False, immediate=True)
 
     def clear(self) -> None:
@@ -267,14 +273,29 @@ class ChapterView(Vertical):
             width -= area.styles.scrollbar_size_vertical
         return width if width >= 2 else UNWRAPPED
 
-    def _load_all(self) -> None:
+    def _load_all(self, *, remember: bool = False) -> None:
         """Typeset the whole source at the pane's width and load it (a repaint follows even when the new text
-        wraps to as many lines as the old: TextArea would not repaint it)."""
-        self._layout = typeset(self._source, self._width())
+        wraps to as many lines as the old: TextArea would not repaint it). `remember`: a stored chapter's text,
+        whose layout is kept for the next time it is shown (`_typeset_remembered`); a draft's is not."""
+        width = self._width()
+        self._layout = self._typeset_remembered(width) if remember else typeset(self._source, width)
         area = self.text_area
         with area.prevent(TextArea.Changed):
             area.load_text("\n".join(self._layout.lines))
         area.refresh()
+
+    def _typeset_remembered(self, width: int) -> Layout:
+        """The layout of the source at `width`, from the last `REMEMBERED` chapters shown (an author goes back and
+        forth between neighbours: each comes back without being typeset again). Keyed by the text itself, so an
+        edited chapter is typeset anew."""
+        key = (self._source, width)
+        layout = self._remembered.pop(key, None)
+        if layout is None:
+            layout = typeset(self._source, width)
+        self._remembered[key] = layout  # the most recent last
+        while len(self._remembered) > REMEMBERED:
+            del self._remembered[next(iter(self._remembered))]
+        return layout
 
     def _typeset_tail(self) -> None:
         """After text was added at the end: typeset again from the last paragraph of the old layout on, and

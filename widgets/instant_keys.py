@@ -132,6 +132,12 @@ class ReaderArea(QuietFocus, TextArea):
         ):
             self.refresh()  # a highlight (a search hit) or the cursor moved
 
+    def _watch__cursor_visible(self) -> None:
+        """`TextArea._watch__cursor_visible` (private, Textual 8.2: each focus and blur sets `_cursor_visible`)
+        repaints the cursor's line: with no cursor shown there is nothing on it to change."""
+        if self.show_cursor:
+            super()._watch__cursor_visible()
+
     def _refresh_size(self) -> None:
         """`TextArea._refresh_size` (private, Textual 8.2: every edit and new text calls it) without the layout
         its `virtual_size` assignment asks for."""
