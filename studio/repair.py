@@ -41,6 +41,11 @@ A commit-point journal that cannot be read (a tool change's, a plan apply's): `c
 over it, and what it records may be half applied, so `journal_unreadable` (cannot) names it, the backup to
 compare with and what to do by hand; the journal is left where it is.
 
+A project file every chapter reads that cannot be used (`project_file_invalid`, cannot: a character, a contract,
+the storylines, the style profile, the blacklist...): `continue` checks them before a chapter's first model call
+(`Project.open`, as the agents open the project) and stops there, so `repair` names each one; it never rewrites
+them. The files the cold start checks itself (checkpoint, state, changelog, ledger, settings) are its findings.
+
 Settings that cannot be read (`settings_invalid`, cannot): every command stops on them, so `repair` names
 each problem with its file and line; it never rewrites a settings file.
 
@@ -224,6 +229,13 @@ MESSAGES: Catalog = {
         "{problem}。repair 不改设置文件：用文本编辑器修正这一处（或从备份恢复该文件），再运行 novel-studio repair 检查",
         "{problem}. repair does not change settings files: fix this in a text editor (or restore the file from a "
         "backup), then run novel-studio repair to check",
+    ),
+    "project_file_invalid": (
+        "{problem}。continue 在每章开始前读这个文件，它无法使用时不会开始写作；repair 不改写它：用文本编辑器修正它"
+        "（或从备份恢复），再运行 novel-studio repair 检查",
+        "{problem}. continue reads this file before each chapter starts and does not start one while it cannot be "
+        "used; repair does not rewrite it: fix it in a text editor (or restore it from a backup), then run "
+        "novel-studio repair to check",
     ),
     "no_base": (
         "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
@@ -600,6 +612,23 @@ def numbered_volumes(paths: ProjectPaths) -> list[int]:
     return sorted(found)
 
 
+def _plan_project_files(paths: ProjectPaths, plan: RepairPlan) -> None:
+    """The files a chapter reads that cannot be used (what `continue` stops on before a chapter's first call)."""
+    from studio.project import Project
+
+    try:
+        Project.open(paths.root, lang="zh")
+    except FormatError as exc:
+        problems = exc.problems
+    else:
+        return
+    theirs = {paths.checkpoint, paths.current_state, paths.changelog, paths.global_foreshadowing,
+              paths.root / "novel-studio.toml"}  # the cold start's (or the settings') own findings
+    for problem in problems:
+        if Path(problem.path) not in theirs:
+            plan.items.append(_item("cannot", "project_file_invalid", problem=problem))
+
+
 def _plan_settings(paths: ProjectPaths, plan: RepairPlan) -> None:
     """Settings every command reads (novel-studio.toml, the user's file) that cannot be used: each problem
     said, with its file and line; never rewritten here."""
@@ -717,6 +746,7 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
     _plan_journals(paths, plan)
     _plan_commit_journals(paths, plan)
     _plan_settings(paths, plan)
+    _plan_project_files(paths, plan)
     if cp is not None and entries:
         _plan_checkpoint_behind(paths, plan, plan.checkpoint or cp, entries)
 
