@@ -14,8 +14,9 @@ Rules, for the steps still to run (a finished step's inputs are not read again):
 - a staged file that is missing: a problem for a fresh commit; for an interrupted one only when its target is
   not in place either (a cleanup cut short after the step ran, its journal update lost, leaves the target);
 - targets the commit reads before it rewrites them: `state/current-state.json` (archived as the state
-  before the chapter) and the changelog (a torn last line is not a problem: the commit repairs it first);
-  the foreshadowing ledger the foreshadowing step starts from (`foreshadowing/global.json` before the
+  before the chapter); the changelog only by its last line, as the merge reads it (a torn last line is not a
+  problem: the commit repairs it first; the whole log is the cold start's to check, once per run, so a commit
+  stays flat as the novel grows); the foreshadowing ledger the foreshadowing step starts from (`foreshadowing/global.json` before the
   archive step, the archived `logs/chapter-NNN/foreshadowing-before.json` after it); the checkpoint.
 """
 
@@ -89,10 +90,6 @@ def _read_problems(path: Path, kind: str) -> list[Problem]:
             from studio.models.state import CurrentState
 
             CurrentState.load(path)
-        elif kind == "changelog":
-            from studio.state_engine import parse_changelog
-
-            parse_changelog(path.read_bytes(), path, drop_torn_tail=True)
         elif kind == "checkpoint":
             from studio.models.checkpoint import Checkpoint
 
@@ -153,7 +150,6 @@ def commit_problems(
         target("archive", paths.current_state, "state")
         if "archive" in steps_done:
             target("state", paths.current_state, "state")
-        target("state", paths.changelog, "changelog")
         if not _patch_merged(paths, n):
             staged("state", paths.staged_delta(n), None, "delta")
     if "archive" in steps_done:

@@ -155,3 +155,12 @@ def test_a_fresh_commit_names_the_stage_that_remakes_a_broken_staged_file(prepar
     asyncio.run(run(prepared, fake(prepared)))
     assert paths.evaluation(3).is_file() and read_json(paths.evaluation(3))["chapter"] == 3
     assert_consistent(prepared)
+
+
+def test_a_broken_state_stops_the_interrupted_commit_before_its_next_move(interrupted: Path) -> None:
+    """Finishing a commit used to merge into the state only at its state step, after the summary, evaluation and
+    memory were moved."""
+    paths = ProjectPaths(interrupted)
+    paths.current_state.write_text('{"state_version": "七"}', encoding="utf-8")
+    error = _refused(interrupted, lambda: resume_commits(paths))
+    assert "state/current-state.json" in error.text("zh")
