@@ -11,8 +11,10 @@ Rules, for the steps still to run (a finished step's inputs are not read again):
   empty: the stages that write them never write an empty one), the evaluation (`Evaluation`), the chapter log (`PipelineLog`), the summary metadata (a JSON
   object, read when the commit is prepared), the state delta (`StatePatch`, or marked skipped) unless this
   chapter's patch line is in the changelog already;
-- a staged file that is missing: a problem for a fresh commit; for an interrupted one only when its target is
-  not in place either (a cleanup cut short after the step ran, its journal update lost, leaves the target);
+- a missing staged file: the chapter text is a problem only when `chapters/` lacks it too (an import's
+  extraction commits a chapter already in place; a cleanup cut short leaves the target), the delta unless its
+  patch is merged; the other steps copy nothing for a file a commit does not stage (an extraction stages no
+  evaluation or log);
 - targets the commit reads before it rewrites them: `state/current-state.json` (archived as the state
   before the chapter); the changelog only by its last line, as the merge reads it (a torn last line is not a
   problem: the commit repairs it first; the whole log is the cold start's to check, once per run, so a commit
@@ -125,19 +127,19 @@ def commit_problems(
     journal and chapter log are written (`prepare_commit`), so the summary metadata is read, the log not."""
     found: list[Problem] = []
 
-    def staged(step: str, path: Path, target: Path | None, kind: str) -> None:
+    def staged(step: str, path: Path, target: Path | None, kind: str, *, required: bool = False) -> None:
         if step in steps_done:
             return
         if path.is_file():
             found.extend(_read_problems(path, kind))
-        elif not (interrupted and target is not None and target.is_file()):
+        elif required and not (target is not None and target.is_file()):
             found.append(_missing(path))
 
     def target(step: str, path: Path, kind: str) -> None:
         if step not in steps_done and path.is_file():
             found.extend(_read_problems(path, kind))
 
-    staged("chapter", paths.staged_chapter(n), paths.chapter(n), "text")
+    staged("chapter", paths.staged_chapter(n), paths.chapter(n), "text", required=True)
     staged("summary", paths.staged_summary(n), paths.summary(n), "text")
     if not prepared and paths.staged_summary_meta(n).is_file():
         found.extend(_read_problems(paths.staged_summary_meta(n), "object"))
@@ -151,7 +153,7 @@ def commit_problems(
         if "archive" in steps_done:
             target("state", paths.current_state, "state")
         if not _patch_merged(paths, n):
-            staged("state", paths.staged_delta(n), None, "delta")
+            staged("state", paths.staged_delta(n), None, "delta", required=True)
     if "archive" in steps_done:
         target("foreshadowing", archive_dir(paths, n) / FORESHADOWING_BEFORE, "ledger")
     else:
