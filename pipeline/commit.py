@@ -43,7 +43,16 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.staging import ChapterStaging, call_from_data, prune_empty_dirs
-from studio.errors import FormatError, StudioError
+from studio.commit_inputs import (
+    FORESHADOWING_BEFORE,
+    MEMORY_BEFORE,
+    STATE_BEFORE,
+    archive_dir,
+    commit_problems,
+    is_staged,
+    pending_commits,
+)
+from studio.errors import FormatError, Problem, StudioError
 from studio.fileio import (
     atomic_write_bytes,
     atomic_write_json,
@@ -53,10 +62,10 @@ from studio.fileio import (
     sweep_temp_files,
 )
 from studio.foreshadow_ledger import apply_foreshadow_ops
-from studio.i18n import DEFAULT_LANG, Lang
-from studio.ids import chapter_id
+from studio.i18n import DEFAULT_LANG, Catalog, Lang, tr
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState, PipelineStage, save_checkpoint
+from studio.models.commit_journal import CommitJournal
 from studio.models.evaluation import Evaluation
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.pipeline_log import PipelineLog, StageLog
@@ -80,14 +89,32 @@ STEPS: tuple[str, ...] = (
 StepHook = Callable[[str], None]
 
 UNDO_INFO = "undo.json"
-MEMORY_BEFORE = "memory-before.md"
-FORESHADOWING_BEFORE = "foreshadowing-before.json"
-STATE_BEFORE = "state-before.json"  # current-state.json before this chapter: undo's starting point
 
-
-def archive_dir(paths: ProjectPaths, n: int) -> Path:
-    """`logs/chapter-NNN/`: the chapter's drafts, refine records and the files undo needs."""
-    return paths.root / "logs" / chapter_id(n)
+MESSAGES: Catalog = {
+    "refused": (
+        "第 {chapter} 章没有提交：以下文件无法使用，没有移动任何文件，暂存内容原样保留：\n{problems}\n{way_out}",
+        "chapter {chapter} was not committed: the files below cannot be used; nothing was moved and the staged "
+        "work is kept as it is:\n{problems}\n{way_out}",
+    ),
+    "way_out_stage": (
+        "办法：用文本编辑器修正它；或把它移出项目再运行 continue，生成它的那一步会重做（正文缺了重写本章，摘要、记忆或"
+        "状态变更缺了重新摘要，评审缺了重新评审）",
+        "way out: fix it in a text editor; or move it out of the project and run continue, which redoes the "
+        "stage that made it (a missing text rewrites the chapter, a missing summary, memory or state change "
+        "summarizes again, a missing evaluation judges again)",
+    ),
+    "way_out_interrupted": (
+        "办法：这次提交已做了一部分，要用这些暂存文件完成：用文本编辑器修正它（或从备份恢复）后再运行 continue；"
+        "运行 novel-studio repair 查看项目的其他问题",
+        "way out: this commit is partly done and is finished from these staged files: fix it in a text editor "
+        "(or restore it from a backup) and run continue again; run novel-studio repair to see the project's "
+        "other problems",
+    ),
+    "way_out_project": (
+        "办法：用文本编辑器修正它或从备份恢复，然后运行 novel-studio repair 检查",
+        "way out: fix it in a text editor or restore it from a backup, then run novel-studio repair to check",
+    ),
+}
 
 
 @dataclass
@@ -178,7 +205,38 @@ def build_log(
 
 
 class CommitRefused(StudioError):
-    """The state and changelog cannot take this chapter's patch; found before the commit's first move."""
+    """The commit cannot go on: found before its first move (or, finishing an interrupted commit, before its
+    next one), with the project and the staging unchanged."""
+
+
+def commit_refused(paths: ProjectPaths, n: int, problems: list[Problem], *, interrupted: bool) -> CommitRefused:
+    """The refusal in both languages: each file's problem, then the way out (the stage that made a broken
+    staged file, by hand for a partly done commit, else fixing the project file)."""
+    if interrupted:
+        way_out = "way_out_interrupted"
+    else:
+        way_out = "way_out_stage" if all(is_staged(paths, p) for p in problems) else "way_out_project"
+
+    def text(lang: Lang) -> str:
+        lines = "\n".join(f"- {p.describe(lang)}" for p in problems)
+        return tr(MESSAGES, "refused", lang, chapter=n, problems=lines, way_out=tr(MESSAGES, way_out, lang))
+
+    error = CommitRefused(text("en"))
+    error.zh = text("zh")
+    return error
+
+
+def check_commit_inputs(
+    paths: ProjectPaths, n: int, *, storyline_id: str | None, steps_done: list[str] | None = None,
+    prepared: bool = True,
+) -> None:
+    """Raise CommitRefused when a file the commit still has to move or rewrite cannot be used
+    (`studio.commit_inputs`). `steps_done` is None for a fresh commit."""
+    interrupted = steps_done is not None
+    problems = commit_problems(paths, n, storyline_id=storyline_id, steps_done=steps_done or (),
+                               interrupted=interrupted, prepared=prepared)
+    if problems:
+        raise commit_refused(paths, n, problems, interrupted=interrupted)
 
 
 def validate_before_commit(paths: ProjectPaths, n: int) -> None:
@@ -215,8 +273,9 @@ def prepare_commit(
     warnings: list[str] | None = None,
 ) -> None:
     """Validate, stage the final text, evaluation and log, then write the journal (the commit point)."""
-    validate_before_commit(paths, n)
     st = ChapterStaging(paths, n)
+    check_commit_inputs(paths, n, storyline_id=st.summary_storyline(), prepared=False)
+    validate_before_commit(paths, n)
     text = st.final_text()
     atomic_write_bytes(st.current, text.encode("utf-8"))
     evaluation = Evaluation.load(st.evaluation)
@@ -240,29 +299,8 @@ def prepare_commit(
     log.save(st.staged_log)
     # A folder left by an undone earlier attempt at this chapter must not pass for this commit's "before".
     shutil.rmtree(archive_dir(paths, n), ignore_errors=True)
-    atomic_write_json(
-        st.journal,
-        {
-            "chapter": n,
-            "storyline_id": storyline_id,
-            "patch_skipped": patch is None,
-            "gate_decision": gate_decision,
-            "steps_done": [],
-        },
-    )
-
-
-def pending_commits(paths: ProjectPaths) -> list[int]:
-    """Chapters whose commit journal exists (started, not finished)."""
-    if not paths.staging.is_dir():
-        return []
-    out: list[int] = []
-    for path in paths.staging.glob("commit-chapter-*.json"):
-        try:
-            out.append(int(path.stem.removeprefix("commit-chapter-")))
-        except ValueError:
-            continue
-    return sorted(out)
+    CommitJournal(chapter=n, storyline_id=storyline_id, patch_skipped=patch is None,
+                  gate_decision=gate_decision).save(st.journal)
 
 
 # --------------------------------------------------------------------------------------------- steps
@@ -403,12 +441,14 @@ def run_commit(
 ) -> CommitOutcome:
     """Run (or finish) the commit of chapter `n`; its journal must exist (`prepare_commit`)."""
     st = ChapterStaging(paths, n)
-    journal: dict[str, Any] = read_json(st.journal)
-    storyline_id = journal.get("storyline_id")
-    storyline_id = storyline_id if isinstance(storyline_id, str) else None
-    patch_skipped = bool(journal.get("patch_skipped"))
-    done: list[str] = [s for s in journal.get("steps_done", []) if s in STEPS]
-    outcome = CommitOutcome(n, storyline_id, patch_skipped, resumed=bool(done))
+    journal = CommitJournal.load(st.journal)
+    storyline_id = journal.storyline_id
+    patch_skipped = journal.patch_skipped
+    done: list[str] = [s for s in journal.steps_done if s in STEPS]
+    interrupted = bool(done) or journal.rebuilt
+    outcome = CommitOutcome(n, storyline_id, patch_skipped, resumed=interrupted)
+    # Staging -> validate -> commit: every file still to move or rewrite is read before the next move.
+    check_commit_inputs(paths, n, storyline_id=storyline_id, steps_done=done if interrupted else None)
     if not done:
         validate_before_commit(paths, n)  # again: the project may have changed since the journal was written
 
@@ -422,8 +462,8 @@ def run_commit(
                 hook(f"commit:{step}")
             return outcome
         done.append(step)
-        journal["steps_done"] = done
-        atomic_write_json(st.journal, journal, sync_dir=False)
+        journal.steps_done = done
+        atomic_write_json(st.journal, journal.to_data(), sync_dir=False)
         if hook is not None:
             hook(f"commit:{step}")
     return outcome

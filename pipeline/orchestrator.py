@@ -61,7 +61,7 @@ from pipeline.providers.base import Usage
 from pipeline.staging import ChapterStaging, refine_record
 from studio.checks.judge_evidence import leak_violations, with_violations
 from studio.coldstart import ensure_can_start
-from studio.errors import PausedForAuthor, StudioError
+from studio.errors import FormatError, PausedForAuthor, StudioError
 from studio.fileio import atomic_write_text, read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import error_text, gate_reason, question_kind_name, stage_name
@@ -141,6 +141,19 @@ MESSAGES: Catalog = {
         "第 {chapter} 章的{stage}阶段失败：{message}。进度已保存，可稍后继续",
         "chapter {chapter}, stage {stage} failed: {message}. Progress is saved; continue later",
     ),
+    "error_file": (
+        "第 {chapter} 章的{stage}阶段失败：{message}。这一章的进度已保存；用文本编辑器修正这个文件（或从备份恢复）后再运行 "
+        "continue，可运行 novel-studio repair 检查",
+        "chapter {chapter}, stage {stage} failed: {message}. The chapter's progress is saved; fix this file in a text "
+        "editor (or restore it from a backup), then run continue again; novel-studio repair checks the project",
+    ),
+    "files_broken": (
+        "第 {chapter} 章要读的项目文件无法使用，这一章没有开始（没有调用模型）：\n{problems}\n"
+        "办法：用文本编辑器修正它（或从备份恢复），然后运行 novel-studio repair 检查",
+        "files chapter {chapter} reads cannot be used; the chapter was not started (no model was called):\n"
+        "{problems}\nway out: fix them in a text editor (or restore them from a backup), then run novel-studio "
+        "repair to check",
+    ),
     "discarded": ("已丢弃第 {chapter} 章的暂存内容", "discarded the staged work of chapter {chapter}"),
     "checks_failed": (
         "第 {chapter} 章提交后的检查未能运行（章节已提交）；可稍后运行 novel-studio check",
@@ -213,6 +226,10 @@ class _StageFailed(Exception):
         self.chapter = chapter
         self.stage = stage
         self.error = error
+
+
+class ChapterFilesBroken(StudioError):
+    """A file the chapter's agents read cannot be used: found before the chapter's first model call."""
 
 
 class _Stop(Exception):
@@ -346,6 +363,7 @@ class Orchestrator:
                     return
                 if not self._cost_allows(max_cost_usd):
                     return
+                await off_loop(self._check_chapter_files, n)
                 self._start_chapter(n)
             else:
                 n = rec.chapter
@@ -354,6 +372,8 @@ class Orchestrator:
                         continue
                 if first and not self._cost_allows(max_cost_usd):
                     return
+                if rec.kind is not RecoveryKind.COMMIT:  # a commit checks its own files (pipeline.commit)
+                    await off_loop(self._check_chapter_files, n)
             first = False
             if self.lock is not None:
                 self.lock.update_chapter(n)
@@ -404,6 +424,27 @@ class Orchestrator:
                     await self._polish(n)
                 else:
                     await self._revise(n)
+
+    def _check_chapter_files(self, n: int) -> None:
+        """Before the chapter's first model call (and before a new chapter is marked started): open the project
+        the way the agents open it (`Project.open`, which reads and validates every file they read), so a broken
+        file stops the run here, named, with the way out, instead of in a stage after a paid call."""
+        from studio.project import Project
+
+        try:
+            Project.open(self.paths.root, lang=self.lang)
+        except FormatError as exc:
+            broken = exc
+        else:
+            return
+
+        def text(lang: Lang) -> str:
+            lines = "\n".join(f"- {p.describe(lang)}" for p in broken.problems) or broken.text(lang)
+            return tr(MESSAGES, "files_broken", lang, chapter=n, problems=lines)
+
+        error = ChapterFilesBroken(text("en"))
+        error.zh = text("zh")
+        raise error
 
     def _start_chapter(self, n: int) -> None:
         cp = self._cp
@@ -1041,7 +1082,8 @@ class Orchestrator:
         self._cp.orchestrator_state = OrchestratorState.ERROR_RETRY
         self._save()
         self.emit(StageError(failure.chapter, failure.stage, kind, message))
-        text = tr(MESSAGES, "error_retry", self.lang, chapter=failure.chapter,
+        key = "error_file" if isinstance(exc, FormatError) else "error_retry"  # a broken file: say how to get out
+        text = tr(MESSAGES, key, self.lang, chapter=failure.chapter,
                   stage=stage_name(failure.stage, self.lang), message=error_text(kind, message, self.lang))
         self._result.error = text
         self._result.messages.append(text)

@@ -88,7 +88,7 @@ class ChapterStaging:
 
     @property
     def summary_meta(self) -> Path:
-        return self.root / "summaries" / f"{self.cid}-summary.json"
+        return self.paths.staged_summary_meta(self.n)
 
     @property
     def delta(self) -> Path:
@@ -125,11 +125,11 @@ class ChapterStaging:
 
     @property
     def staged_log(self) -> Path:
-        return self.root / "logs" / f"{self.cid}-log.json"
+        return self.paths.staged_log(self.n)
 
     @property
     def journal(self) -> Path:
-        return self.root / f"commit-{self.cid}.json"
+        return self.paths.commit_journal(self.n)
 
     def own_files(self) -> list[Path]:
         """Every staging file of this chapter except storyline memories (those are named by storyline)."""

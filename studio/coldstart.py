@@ -27,10 +27,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
+from studio.commit_inputs import archive_dir, commit_problems, is_staged, pending_commits
 from studio.errors import FormatError, Problem, StudioError
-from studio.fileio import read_json
 from studio.i18n import Catalog, Lang, tr
-from studio.ids import chapter_id
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.state import CurrentState
@@ -54,7 +53,6 @@ from studio.state_engine import parse_changelog
 Severity = Literal["refuse", "repairable", "note"]
 
 _CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
-_JOURNAL_NAME = re.compile(r"^commit-(chapter-\d{3,})\.json$")
 _CHAPTER_DIR = re.compile(r"^(chapter-\d{3,})$")
 
 MESSAGES: Catalog = {
@@ -103,15 +101,20 @@ MESSAGES: Catalog = {
         "the commit of chapter {chapter} was interrupted, and a record it needs to finish cannot be read: {detail}",
     ),
     "way_out_commit_journal": (
-        "不知道提交做到了哪一步，不会猜测。手动处理：用文本编辑器修正这个文件；或按 logs/{cid}/ 中提交前的副本"
-        "（state-before.json、foreshadowing-before.json、memory-before.md）恢复 state/current-state.json、"
-        "foreshadowing/global.json 与故事线记忆，删去 state/changelog.jsonl 中第 {chapter} 章的行和 chapters/{cid}.md，"
-        "再把 staging/ 中第 {chapter} 章的文件移出项目；然后运行 novel-studio repair 检查",
-        "which steps the commit did is unknown, and nothing is guessed. By hand: fix this file in a text editor; or "
-        "restore state/current-state.json, foreshadowing/global.json and the storyline memory from the copies made "
-        "before the commit in logs/{cid}/ (state-before.json, foreshadowing-before.json, memory-before.md), remove "
-        "chapter {chapter}'s lines from state/changelog.jsonl and chapters/{cid}.md, and move chapter {chapter}'s "
-        "files out of staging/; then run novel-studio repair to check",
+        "运行 novel-studio repair：它先把这个记录和第 {chapter} 章的暂存文件复制到 .novel-studio/repair/ 下的备份，"
+        "再按暂存的记录重写它；之后 continue 会完成这次提交（每一步都可安全重做）",
+        "run novel-studio repair: it first copies this record and chapter {chapter}'s staged files into a backup "
+        "under .novel-studio/repair/, then writes the record again from the staged records; continue then finishes "
+        "the commit (every step is safe to redo)",
+    ),
+    "commit_input_broken": (
+        "第 {chapter} 章的提交被中断，完成它要用的文件无法使用：{detail}",
+        "the commit of chapter {chapter} was interrupted, and a file it needs to finish cannot be used: {detail}",
+    ),
+    "way_out_commit_input": (
+        "提交已做了一部分，要用这个文件完成：用文本编辑器修正它（或从备份恢复）后再运行 continue",
+        "the commit is partly done and is finished from this file: fix it in a text editor (or restore it from a "
+        "backup), then run continue",
     ),
     "chapters_missing": (
         "检查点记录已完成 {done} 章，但 chapters/ 中缺少第 {missing} 章",
@@ -299,7 +302,7 @@ class ColdStart:
     @cached_property
     def pending_journals(self) -> set[int]:
         """Chapters whose commit journal exists (a commit every run finishes first)."""
-        return set(numbered_files(self.paths.staging, _JOURNAL_NAME))
+        return set(pending_commits(self.paths))
 
     @cached_property
     def importing(self) -> set[int]:
@@ -406,46 +409,27 @@ def rule_foreshadowing(ctx: ColdStart) -> Iterable[Finding]:
 
 def rule_commit_journals(ctx: ColdStart) -> Iterable[Finding]:
     """An interrupted commit (its journal exists) is finished by the next run from its journal and the staged
-    delta; either one unreadable (not UTF-8, not a JSON object) stops that run half way, so it is refused here,
-    said with what to do by hand (which steps were done is unknown: nothing is guessed)."""
+    files. A journal that cannot be read (`CommitJournal`) is refused with `repair` as the way out (it rewrites
+    the journal from the staged records, after a backup); a staged file (or the archived ledger) the commit
+    still needs that cannot be used is refused naming it: the commit would stop on it before its next move
+    (`studio.commit_inputs`; the project files it reads are the other rules' findings)."""
+    if not ctx.pending_journals:
+        return
+    from studio.models.commit_journal import CommitJournal
+
     for n in sorted(ctx.pending_journals):
-        cid = chapter_id(n)
-        for path in (ctx.paths.staging / f"commit-{cid}.json", ctx.paths.staged_delta(n)):
-            if not path.is_file():
-                continue
-            detail: Problem | FormatError | None
-            try:
-                detail = _commit_record_problem(path, read_json(path), is_journal=path.name.startswith("commit-"))
-            except FormatError as exc:
-                detail = _first(exc)
-            if detail is None:
-                continue
-            yield finding("commit_journal_unreadable", "refuse", "way_out_commit_journal", detail=detail,
-                          chapter=n, cid=cid)
-            break
-
-
-def _commit_record_problem(path: Path, data: object, *, is_journal: bool) -> Problem | None:
-    """What makes a commit journal or a staged delta unusable: not an object; a journal whose `steps_done`
-    is not a list of step names (read otherwise, the commit would start over); a delta (unless its ops were
-    skipped) that is no `StatePatch`."""
-    if not isinstance(data, dict):
-        return Problem(path, "not a JSON object", zh="不是 JSON 对象")
-    if is_journal:
-        steps = data.get("steps_done", [])
-        if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
-            return Problem(path, "steps_done must be a list of step names", json_path="$.steps_done",
-                           zh="steps_done 应为步骤名的列表")
-        return None
-    if data.get("skipped"):
-        return None
-    from studio.models.patch import StatePatch
-
-    try:
-        StatePatch.parse_data(data, path)
-    except FormatError as exc:
-        return exc.problems[0] if exc.problems else Problem(path, str(exc))
-    return None
+        try:
+            journal = CommitJournal.load(ctx.paths.commit_journal(n))
+        except FormatError as exc:
+            yield finding("commit_journal_unreadable", "refuse", "way_out_commit_journal", detail=_first(exc),
+                          chapter=n)
+            continue
+        problems = commit_problems(ctx.paths, n, storyline_id=journal.storyline_id, steps_done=journal.steps_done,
+                                   interrupted=bool(journal.steps_done) or journal.rebuilt)
+        archive = archive_dir(ctx.paths, n)
+        for problem in problems:
+            if is_staged(ctx.paths, problem) or Path(problem.path).is_relative_to(archive):
+                yield finding("commit_input_broken", "refuse", "way_out_commit_input", detail=problem, chapter=n)
 
 
 def rule_chapters(ctx: ColdStart) -> Iterable[Finding]:

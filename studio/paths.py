@@ -182,6 +182,15 @@ class ProjectPaths:
     def staged_refine(self, n: int) -> Path:
         return self.staging / "refine" / f"{chapter_id(n)}-refine.json"
 
+    def staged_summary_meta(self, n: int) -> Path:
+        return self.staging / "summaries" / f"{chapter_id(n)}-summary.json"
+
+    def staged_log(self, n: int) -> Path:
+        return self.staging / "logs" / f"{chapter_id(n)}-log.json"
+
+    def commit_journal(self, n: int) -> Path:
+        return self.staging / f"commit-{chapter_id(n)}.json"
+
 
 def numbered_files(folder: Path, pattern: re.Pattern[str], *, strict: bool = True) -> dict[int, Path]:
     """Files of `folder` whose names match `pattern` (group 1 is a chapter id), by chapter number.

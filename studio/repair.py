@@ -30,9 +30,21 @@ items in order. Safe fixes, each one exact or loss-free:
   skipped op gives a log that replays to exactly the current state; otherwise `op_stale_manual` (cannot) shows
   the op, its chapter and line, why, and what to do by hand. The state file is never changed for them.
 
+- `commit_journal_rebuilt`: the journal of an interrupted chapter commit (`staging/commit-chapter-NNN.json`)
+  that cannot be read: it and the chapter's staged files are copied into the backup (restoring is copying them
+  back), then a journal is written again from the staged records (storyline and skipped patch from the summary
+  metadata or the delta, else the archive's `undo.json`) with no step marked done and `rebuilt` set: `continue`
+  runs every step again, which the commit's steps are made for (each is idempotent). When a staged file the
+  commit still needs cannot be used either, `commit_journal_manual` (cannot) says what to do by hand.
+
 A commit-point journal that cannot be read (a tool change's, a plan apply's): `continue` refuses
 over it, and what it records may be half applied, so `journal_unreadable` (cannot) names it, the backup to
 compare with and what to do by hand; the journal is left where it is.
+
+A project file every chapter reads that cannot be used (`project_file_invalid`, cannot: a character, a contract,
+the storylines, the style profile, the blacklist...): `continue` checks them before a chapter's first model call
+(`Project.open`, as the agents open the project) and stops there, so `repair` names each one; it never rewrites
+them. The files the cold start checks itself (checkpoint, state, changelog, ledger, settings) are its findings.
 
 Settings that cannot be read (`settings_invalid`, cannot): every command stops on them, so `repair` names
 each problem with its file and line; it never rewrites a settings file.
@@ -47,11 +59,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from studio import own_writes
 from studio.coldstart import Finding, check_cold_start, refusals
 from studio.coldstart import _ranges as chapter_ranges  # the cold start's own wording of chapter lists
+from studio.commit_inputs import archive_dir, commit_problems, is_staged, pending_commits
 from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, read_text, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
@@ -67,6 +80,9 @@ from studio.paths import ProjectPaths, numbered_files
 from studio.pending import quick_start_progress_path, review_path
 from studio.stale_ops import StaleOps, entry_line, first_stale_ops, op_text, plan_stale_ops
 from studio.state_engine import parse_changelog, replay, replay_from
+
+if TYPE_CHECKING:  # built only when a commit journal is pending (`status` imports this module)
+    from studio.models.commit_journal import CommitJournal
 
 Kind = Literal["fix", "cannot"]
 
@@ -155,6 +171,30 @@ MESSAGES: Catalog = {
         "hand: check the files it touches against the backup ({backup}), move this file out of the project, then "
         "run novel-studio repair to check",
     ),
+    "commit_journal_rebuilt": (
+        "{problem}。这是第 {chapter} 章被中断的提交的记录：先把它和第 {chapter} 章的 {count} 个暂存文件复制到备份文件夹"
+        "（需要时可按原路径复制回来），再按暂存的记录重写它（故事线 {storyline}，所有步骤标为未做）；之后运行 continue "
+        "会完成这次提交，每一步都可安全重做，已做过的步骤再做一次结果不变",
+        "{problem}. It is the record of chapter {chapter}'s interrupted commit: it and chapter {chapter}'s {count} "
+        "staged file(s) are first copied into the backup folder (copy them back to the same paths to restore them), "
+        "then the record is written again from the staged records (storyline {storyline}, no step marked done); "
+        "continue then finishes the commit: every step is safe to redo, and a step done before gives the same "
+        "result again",
+    ),
+    "commit_journal_manual": (
+        "{problem}。这是第 {chapter} 章被中断的提交的记录，读不出来；完成提交要用的暂存文件也无法使用：{staged}。"
+        "不知道提交做到了哪一步，不会猜测。手动处理：用文本编辑器修正这些文件后运行 novel-studio repair；或按 "
+        "logs/{cid}/ 中提交前的副本（state-before.json、foreshadowing-before.json、memory-before.md）恢复 "
+        "state/current-state.json、foreshadowing/global.json 与故事线记忆，删去 state/changelog.jsonl 中第 {chapter} "
+        "章的行和 chapters/{cid}.md，再把 staging/ 中第 {chapter} 章的文件移出项目",
+        "{problem}. It is the record of chapter {chapter}'s interrupted commit and cannot be read; a staged file the "
+        "commit needs to finish cannot be used either: {staged}. Which steps the commit did is unknown, and nothing "
+        "is guessed. By hand: fix these files in a text editor and run novel-studio repair; or restore "
+        "state/current-state.json, foreshadowing/global.json and the storyline memory from the copies made before "
+        "the commit in logs/{cid}/ (state-before.json, foreshadowing-before.json, memory-before.md), remove chapter "
+        "{chapter}'s lines from state/changelog.jsonl and chapters/{cid}.md, and move chapter {chapter}'s files out "
+        "of staging/",
+    ),
     "checkpoint_behind": (
         "检查点只记录到第 {done} 章，但第 {chapters} 章的正文和状态变更都已在磁盘上：把检查点改为已完成第 {last} 章",
         "the checkpoint records chapters done up to {done}, but the chapters after them are on disk with their "
@@ -190,6 +230,13 @@ MESSAGES: Catalog = {
         "{problem}. repair does not change settings files: fix this in a text editor (or restore the file from a "
         "backup), then run novel-studio repair to check",
     ),
+    "project_file_invalid": (
+        "{problem}。continue 在每章开始前读这个文件，它无法使用时不会开始写作；repair 不改写它：用文本编辑器修正它"
+        "（或从备份恢复），再运行 novel-studio repair 检查",
+        "{problem}. continue reads this file before each chapter starts and does not start one while it cannot be "
+        "used; repair does not rewrite it: fix it in a text editor (or restore it from a backup), then run "
+        "novel-studio repair to check",
+    ),
     "no_base": (
         "无法重建状态：日志不从版本 0 开始，也没有可用的快照（版本 {first} 或之后）",
         "cannot rebuild the state: the log does not start at version 0 and no snapshot (version {first} or "
@@ -217,6 +264,8 @@ class RepairPlan:
     checkpoint: Checkpoint | None = None
     temp_files: list[Path] = field(default_factory=list)
     set_aside: list[Path] = field(default_factory=list)  # staged files moved into the backup
+    kept_copies: list[Path] = field(default_factory=list)  # files copied into the backup and left in place
+    journals: dict[Path, CommitJournal] = field(default_factory=dict)  # commit journals written again
 
     @property
     def fixes(self) -> list[RepairItem]:
@@ -426,6 +475,62 @@ def _plan_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
             )
 
 
+def _plan_commit_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
+    """Unreadable chapter-commit journals: rebuilt from the staged records when those can be used (see the
+    module rules), else said with the way out by hand."""
+    from studio.models.commit_journal import CommitJournal
+
+    for n in pending_commits(paths):
+        path = paths.commit_journal(n)
+        try:
+            CommitJournal.load(path)
+            continue
+        except FormatError as exc:
+            problem = exc.problems[0] if exc.problems else Problem(path, str(exc))
+        storyline, skipped = _staged_commit_facts(paths, n)
+        staged = [p for p in commit_problems(paths, n, storyline_id=storyline, interrupted=True)
+                  if is_staged(paths, p)]
+        if staged:
+            texts = [
+                tr(MESSAGES, "commit_journal_manual", lang, problem=problem.describe(lang), chapter=n,
+                   cid=chapter_id(n), staged="；".join(p.describe(lang) for p in staged) if lang == "zh"
+                   else "; ".join(p.describe(lang) for p in staged))
+                for lang in ("zh", "en")
+            ]
+            plan.items.append(RepairItem("cannot", "commit_journal_manual", *texts))
+            continue
+        work = staged_work(paths, n)
+        plan.kept_copies += work
+        plan.journals[path] = CommitJournal(chapter=n, storyline_id=storyline, patch_skipped=skipped, rebuilt=True)
+        plan.items.append(_item("fix", "commit_journal_rebuilt", problem=problem, chapter=n,
+                                count=len([p for p in work if p != path]), storyline=storyline or "-"))
+
+
+def _staged_commit_facts(paths: ProjectPaths, n: int) -> tuple[str | None, bool]:
+    """(storyline id, whether the patch was skipped) of chapter `n`'s commit, from its staged summary metadata
+    or delta, else from the archive's `undo.json` (a cleanup cut short may have removed the staged records)."""
+    storyline: str | None = None
+    skipped = False
+    for record in (paths.staged_summary_meta(n), paths.staged_delta(n), archive_dir(paths, n) / "undo.json"):
+        try:
+            data = json.loads(record.read_bytes())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        if record == paths.staged_delta(n):
+            skipped = bool(data.get("skipped"))
+        value = data.get("storyline_id")
+        if storyline is None and isinstance(value, str) and is_slug(value):
+            storyline = value
+    if not paths.staged_delta(n).is_file():
+        try:
+            skipped = n in Checkpoint.load_or_default(paths.checkpoint).skipped_ops_chapters
+        except FormatError:
+            skipped = False
+    return storyline, skipped
+
+
 def _plan_inflight(paths: ProjectPaths, plan: RepairPlan, cp: Checkpoint) -> None:
     """The cold start's `inflight_absurd`: clear the inflight chapter; its staged work, if any, is set aside
     into the backup first (see the module rules), never deleted."""
@@ -505,6 +610,23 @@ def numbered_volumes(paths: ProjectPaths) -> list[int]:
         if match and (folder / "outline.md").is_file():
             found.append(int(match.group(1)))
     return sorted(found)
+
+
+def _plan_project_files(paths: ProjectPaths, plan: RepairPlan) -> None:
+    """The files a chapter reads that cannot be used (what `continue` stops on before a chapter's first call)."""
+    from studio.project import Project
+
+    try:
+        Project.open(paths.root, lang="zh")
+    except FormatError as exc:
+        problems = exc.problems
+    else:
+        return
+    theirs = {paths.checkpoint, paths.current_state, paths.changelog, paths.global_foreshadowing,
+              paths.root / "novel-studio.toml"}  # the cold start's (or the settings') own findings
+    for problem in problems:
+        if Path(problem.path) not in theirs:
+            plan.items.append(_item("cannot", "project_file_invalid", problem=problem))
 
 
 def _plan_settings(paths: ProjectPaths, plan: RepairPlan) -> None:
@@ -622,7 +744,9 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
         _plan_inflight(paths, plan, cp)
 
     _plan_journals(paths, plan)
+    _plan_commit_journals(paths, plan)
     _plan_settings(paths, plan)
+    _plan_project_files(paths, plan)
     if cp is not None and entries:
         _plan_checkpoint_behind(paths, plan, plan.checkpoint or cp, entries)
 
@@ -634,6 +758,7 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
         handled.add("log_ahead")
     if "checkpoint_unclear" in {i.key for i in plan.items}:
         handled.add("checkpoint_unreadable")
+    handled.add("commit_journal_unreadable")  # each one rebuilt or said by `_plan_commit_journals`
     reported = {i.key for i in plan.items}
     for f in refusals(check_cold_start(paths, plan.checkpoint)):
         if f.key in handled or (f.key == "changelog_invalid" and "changelog_unusable" in reported):
@@ -663,8 +788,11 @@ def apply_repair(paths: ProjectPaths, plan: RepairPlan, *, now: datetime | None 
     record the state is checked against). Returns the backup folder (None when nothing changed)."""
     if not plan.fixes:
         return None
-    changed = [paths.changelog, paths.current_state, paths.checkpoint, *plan.set_aside]
+    changed = [paths.changelog, paths.current_state, paths.checkpoint, *plan.set_aside, *plan.kept_copies,
+               *plan.journals]
     backup = _backup(paths, changed, now)
+    for path, journal in plan.journals.items():  # the unreadable journal's bytes are in the backup now
+        journal.save(path)
     for path in plan.set_aside:  # copied into the backup above; removed only now
         own_writes.record_deleted(path)
         path.unlink(missing_ok=True)  # an emptied staging folder is pruned by the next run's cleanup

@@ -16,7 +16,7 @@ Each command must either work or say what is wrong, naming the file, in Chinese,
 The project is built once (the sample novel, chapter 3 written by the offline agents) and copied per case; the
 cases' `continue` runs with the scripted `FakeAgents`, so a case costs no model text generation. A second
 project has chapter 4's commit killed after its chapter step, for the records an interrupted commit finishes
-from (its journal and the staged delta).
+from (its journal, the staged files still to move, the archived ledger).
 """
 
 from __future__ import annotations
@@ -77,14 +77,26 @@ FILES: tuple[str, ...] = (
     "world/geography.md",
     ".novel-studio/writes.jsonl",
 )
-# The records an interrupted commit (of chapter 4) finishes from.
+# The records an interrupted commit (of chapter 4) finishes from: its journal and every staged file a step still
+# to run copies into the project (the chapter text is in place already), and the ledger archived before it.
 PENDING_FILES: tuple[str, ...] = (
     "staging/commit-chapter-004.json",
     "staging/state/chapter-004-delta.json",
+    "staging/summaries/chapter-004-summary.md",
+    "staging/evaluations/chapter-004-eval.json",
+    "staging/logs/chapter-004-log.json",
+    "staging/storylines/main-arc/memory.md",
+    "logs/chapter-004/foreshadowing-before.json",
 )
 APPEND_ONLY = frozenset({"logs/spend.jsonl", "state/changelog.jsonl", ".novel-studio/writes.jsonl"})
 # Files each chapter's commit replaces, keeping the old bytes in the chapter's archive (`logs/chapter-NNN/`).
 ARCHIVED: dict[str, str] = {"storylines/main-arc/memory.md": "logs/chapter-004/memory-before.md"}
+# Staged text the commit moves into the project as it is (a summary cut short is still a summary; what cannot be
+# used, not UTF-8 or empty, stops the commit).
+MOVED: dict[str, str] = {
+    "staging/summaries/chapter-004-summary.md": "summaries/chapter-004-summary.md",
+    "staging/storylines/main-arc/memory.md": "storylines/main-arc/memory.md",
+}
 
 
 def _truncated(data: bytes) -> bytes:
@@ -270,6 +282,7 @@ def _sweep(
             now == broken
             or (rel in APPEND_ONLY and now is not None and now.startswith(broken))
             or (rel in ARCHIVED and (root / ARCHIVED[rel]).read_bytes() == broken)
+            or (rel in MOVED and (root / MOVED[rel]).read_bytes() == broken)
         )
         if not kept and not _names(said, rel):
             problems.append(f"continue changed the broken {rel} without a word")
