@@ -42,7 +42,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label, Static
 
 from screens.main_screen import MainScreen
-from screens.pipeline_runner import log_line
 from screens.welcome_screen import NewNovel, WelcomeScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
@@ -387,6 +386,8 @@ class NovelStudioApp(App[None]):
 
     def terminal_gone(self) -> None:
         """The terminal hung up without a SIGHUP (`studio.tui.hangup`): stop as on SIGHUP, saying why in the log."""
+        from screens.pipeline_runner import log_line
+
         if self.project is not None:
             log_line(self.project.root, "the terminal went away (its input hung up); stopping as on SIGHUP")
         self.interrupt()
