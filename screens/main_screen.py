@@ -1147,7 +1147,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(dialog, answered)
 
     def log_interrupt(self) -> None:
-        log_line(self.project.root, "run interrupted by a signal (SIGINT/SIGTERM); the chapter stays resumable")
+        log_line(self.project.root, "run interrupted by a signal (SIGINT/SIGTERM/SIGHUP) or a vanished terminal; the chapter stays resumable")
 
     def provider_changed(self) -> None:
         """The App switched provider (offline): the runner and the header follow."""

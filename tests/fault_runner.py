@@ -22,7 +22,9 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -126,6 +128,56 @@ def selected(writes: int, args: Sequence[str]) -> list[int]:
     return points
 
 
+def shard_points(writes: int, shard: int, shards: int) -> list[int]:
+    """The write points 1..writes that shard `shard` of `shards` checks (`selected` with `--shard=K/N`)."""
+    return selected(writes, [f"--shard={shard}/{shards}"])
+
+
+def differing(expected: dict[str, bytes], got: dict[str, bytes]) -> list[str]:
+    """The paths whose bytes differ between two `tree_bytes` snapshots (or that only one has)."""
+    return sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
+
+
+@dataclass
+class Sweep:
+    """What an in-process kill sweep did: the write points it checked, in order, and what went wrong."""
+
+    checked: list[int] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def kill_sweep(
+    points: Iterable[int],
+    fresh: Callable[[int], Path],
+    run: Callable[[Path], int],
+    check: Callable[[Path], list[str]],
+    *,
+    after_kill: Callable[[Path], list[str]] | None = None,
+) -> Sweep:
+    """For each write point N of `points`: `fresh(N)` makes a project folder of its own; a forked child runs
+    `run(folder)` and dies by SIGKILL at write N (`forked`); `after_kill(folder)` may look at the killed state;
+    another child runs it again without a fault, which must exit 0; `check(folder)` lists what differs from an
+    uninterrupted run. A point that passes has its folder removed (a failing one is kept to look at)."""
+    sweep = Sweep()
+    for n in points:
+        root = fresh(n)
+        sweep.checked.append(n)
+        problems: list[str] = []
+        if (killed := forked(partial(run, root), n)) != -signal.SIGKILL:
+            problems.append(f"the faulty run ended with {killed}, not SIGKILL")
+        else:
+            if after_kill is not None:
+                problems.extend(after_kill(root))
+            if (resumed := forked(partial(run, root), None)) != 0:
+                problems.append(f"the resumed run exited {resumed}")
+            else:
+                problems.extend(check(root))
+        sweep.failures.extend(f"write {n}: {p}" for p in problems)
+        if not problems:
+            shutil.rmtree(root)
+    return sweep
+
+
 def check_one(pristine: Path, work: Path, last: int, n: int, expected: dict[str, bytes]) -> str | None:
     root = work / f"kill-{n}"
     shutil.copytree(pristine, root)
@@ -135,8 +187,7 @@ def check_one(pristine: Path, work: Path, last: int, n: int, expected: dict[str,
     resumed = in_child(root, last, None)
     if resumed != 0:
         return f"write {n}: the resumed run exited {resumed}"
-    got = snapshot(root)
-    differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
+    differ = differing(expected, snapshot(root))
     if differ:
         return f"write {n}: files differ from the uninterrupted run: {differ}"
     cp = Checkpoint.load(ProjectPaths(root).checkpoint)

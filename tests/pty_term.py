@@ -6,6 +6,12 @@ screen; `wait_for(text, timeout)` pumps until the screen shows `text` (generous 
 assert on time, they only wait); `display()` is the screen as lines (a wide character's second cell is
 dropped, so Chinese reads as written). `close()` ends the child (ctrl+q, then SIGTERM, then SIGKILL) and
 reaps it. Key bytes as a terminal sends them are in `KEYS`.
+
+`hang_up()` closes the master side: the terminal goes away with no signal (the child's pty is not its
+controlling terminal: it starts in its own session). `wait_exit_cpu(timeout)` waits for the child's exit and
+reads its total CPU time before reaping it (`cpu_seconds` reads /proc, which keeps an exited child's figures
+until it is reaped). `slow_offline_env(folder)` is an environment whose offline provider streams slowly (a
+`sitecustomize` on PYTHONPATH), so a signal or a hang-up lands while a chapter is being drafted.
 """
 
 from __future__ import annotations
@@ -41,6 +47,30 @@ KEYS: dict[str, bytes] = {
 }
 
 
+SLOW_OFFLINE = """
+import pipeline.providers.offline as offline
+_init = offline.OfflineProvider.__init__
+def __init__(self, delay_s=0.2, chunk_chars=20):
+    _init(self, delay_s=0.2, chunk_chars=chunk_chars)
+offline.OfflineProvider.__init__ = __init__
+"""
+
+
+def slow_offline_env(folder: Path) -> dict[str, str]:
+    """The environment with a `sitecustomize` in `folder` (made if needed) slowing the offline provider's deltas
+    to 0.2 s per 20 characters; `spawn` adds the repository to its PYTHONPATH."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(SLOW_OFFLINE, encoding="utf-8")
+    return dict(os.environ, PYTHONPATH=str(folder))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, live or exited but not yet reaped (fields 14 and 15 of
+    /proc/PID/stat, after the command name, which may hold spaces)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def studio_argv(root: Path, *extra: str) -> list[str]:
     """The studio as the author starts it, offline (no key, no network)."""
     return [sys.executable, "-m", "studio.cli.main", "--project", str(root), "--offline", *extra]
@@ -57,7 +87,8 @@ class PtyTerm:
 
     @classmethod
     def spawn(cls, argv: Sequence[str], *, size: tuple[int, int] = (80, 24), env: dict[str, str] | None = None,
-              cwd: Path = ROOT) -> PtyTerm:
+              cwd: Path = ROOT, stdin: int | None = None) -> PtyTerm:
+        """`stdin`: a descriptor the child reads instead of the pty (a pipe's read end; the caller closes it)."""
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
         child_env = dict(os.environ if env is None else env)
@@ -66,7 +97,7 @@ class PtyTerm:
         for name in ("NO_COLOR", "TEXTUAL", "TEXTUAL_DRIVER"):
             child_env.pop(name, None)
         proc = subprocess.Popen(
-            list(argv), stdin=slave, stdout=slave, stderr=slave, env=child_env, cwd=str(cwd),
+            list(argv), stdin=slave if stdin is None else stdin, stdout=slave, stderr=slave, env=child_env, cwd=str(cwd),
             start_new_session=True, close_fds=True,
         )
         os.close(slave)
@@ -76,6 +107,9 @@ class PtyTerm:
 
     def pump(self, timeout: float) -> bool:
         """Read what is there within `timeout` seconds (then whatever follows at once); True if anything came."""
+        if self.master < 0:  # hung up: nothing to read
+            time.sleep(timeout)
+            return False
         got = False
         wait = timeout
         while True:
@@ -142,7 +176,29 @@ class PtyTerm:
             self.pump(0.05)  # drain: a child blocked on a full pty never exits
         return self.proc.poll()
 
+    def hang_up(self) -> None:
+        """Close the master side, as a vanished terminal would (no SIGHUP: see the module's docstring)."""
+        os.close(self.master)
+        self.master = -1  # the number may be reused at once: never write to it or close it again
+
+    def wait_exit_cpu(self, timeout: float = 60.0) -> tuple[int | None, float]:
+        """Wait up to `timeout` for the child to exit, without reaping it, then read its total CPU seconds and
+        reap it: (exit code, CPU). Still running at the deadline: (None, its CPU so far)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            gone = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+            if gone is not None:
+                cpu = cpu_seconds(self.proc.pid)
+                return self.proc.wait(), cpu
+            self.pump(0.05)  # drain: a child blocked on a full pty never exits
+        return None, cpu_seconds(self.proc.pid)
+
     def close(self) -> None:
+        if self.master < 0:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            return
         if self.proc.poll() is None:
             with contextlib.suppress(OSError):
                 self.press("ctrl+q")

@@ -1,4 +1,4 @@
-"""Stop means stop (issue 11 item 22): SIGINT / SIGTERM to the studio interrupt a run as Ctrl+C interrupts
+"""Stop means stop (issue 11 item 22): SIGINT / SIGTERM / SIGHUP to the studio interrupt a run as Ctrl+C interrupts
 `continue` (checkpoint kept, exit 130), and `serve` passes its Ctrl+C on to every session process.
 
 The studio runs for real on a pseudo-terminal (`python -m studio.cli.main --offline`); a `sitecustomize` on its
@@ -20,17 +20,9 @@ from typing import Any
 import pytest
 
 from studio.cli import serve_cmd
+from tests.pty_term import slow_offline_env
 
 ROOT = Path(__file__).resolve().parent.parent
-
-SLOW_OFFLINE = """
-import pipeline.providers.offline as offline
-_init = offline.OfflineProvider.__init__
-def __init__(self, delay_s=0.2, chunk_chars=20):
-    _init(self, delay_s=0.2, chunk_chars=chunk_chars)
-offline.OfflineProvider.__init__ = __init__
-"""
-
 
 def checkpoint(root: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((root / ".checkpoint.json").read_text(encoding="utf-8"))
@@ -52,18 +44,16 @@ def _drain(master: int, seconds: float) -> bytes:
 
 @pytest.mark.serial  # two studios on ptys exiting at once have taken over 30 s in the kernel's exit here
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_signal_interrupts_the_run_and_exits_130(sample: Path, tmp_path: Path, sig: signal.Signals) -> None:
     import fcntl
     import struct
     import termios
 
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SLOW_OFFLINE, encoding="utf-8")
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
+    env = slow_offline_env(tmp_path / "site")
+    env.update(TERM="xterm-256color", PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], str(ROOT)]))
     proc = subprocess.Popen(
         [sys.executable, "-m", "studio.cli.main", "--project", str(sample), "--offline"],
         stdin=slave, stdout=slave, stderr=slave, env=env, cwd=str(ROOT), start_new_session=True, close_fds=True,

@@ -24,7 +24,7 @@ from studio.planning.written import is_written
 from studio.project import Project
 from studio.views.typeset import split_heading
 from studio.wordcount import word_count
-from tests.fault_runner import forked, tree_bytes
+from tests.fault_runner import differing, forked, kill_sweep, shard_points, tree_bytes
 from tests.import_helpers import manuscript, write_source
 
 COMPARED = ("chapters", "import", "volumes", "world", "state")
@@ -184,7 +184,6 @@ def test_a_held_lock_refuses(tmp_path: Path) -> None:
         write_project(one, write_source(tmp_path, one, "more.txt"), root, append=True)
 
 
-@pytest.mark.serial
 def test_pending_import_refuses_another_and_the_same_one_finishes(tmp_path: Path) -> None:
     ms = manuscript(4)
     src = write_source(tmp_path, ms)
@@ -215,8 +214,13 @@ def test_pending_import_refuses_another_and_the_same_one_finishes(tmp_path: Path
     assert refusals(check_cold_start(paths)) == []
 
 
-def _kill_everywhere(tmp_path: Path, start: Path | None, ms_source: tuple[object, Path], append: bool) -> None:
-    """Kill the import at every write point, rerun it, and compare with an uninterrupted import."""
+SHARDS = 3
+
+
+def _kill_everywhere(tmp_path: Path, start: Path | None, ms_source: tuple[object, Path], append: bool,
+                     shard: int) -> None:
+    """Kill the import at every write point of this shard (every SHARDS-th), rerun it, and compare with an
+    uninterrupted import. The shards together check every point."""
     ms, src = ms_source
 
     def run(root: Path) -> int:
@@ -232,8 +236,8 @@ def _kill_everywhere(tmp_path: Path, start: Path | None, ms_source: tuple[object
             lock.release()
         return 0
 
-    def fresh(name: str) -> Path:
-        root = tmp_path / name
+    def fresh(name: str | int) -> Path:
+        root = tmp_path / (name if isinstance(name, str) else f"kill-{name}")
         if start is not None:
             shutil.copytree(start, root)
         return root
@@ -245,50 +249,49 @@ def _kill_everywhere(tmp_path: Path, start: Path | None, ms_source: tuple[object
     expected, expected_record = _tree(reference), _record(reference)
     expected_cp = Checkpoint.load(ProjectPaths(reference).checkpoint).last_completed_chapter
     assert writes >= 8
-    failures: list[str] = []
-    for n in range(1, writes + 1):
-        root = fresh(f"kill-{n}")
-        if (code := forked(lambda root=root: run(root), n)) != -signal.SIGKILL:  # type: ignore[misc]
-            failures.append(f"write {n}: ended with {code}")
-            continue
-        if (code := forked(lambda root=root: run(root), None)) != 0:  # type: ignore[misc]
-            failures.append(f"write {n}: rerun exited {code}")
-            continue
-        got = _tree(root)
-        differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
-        if differ:
-            failures.append(f"write {n}: differs: {differ}")
+
+    def check(root: Path) -> list[str]:
+        problems: list[str] = []
+        if differ := differing(expected, _tree(root)):
+            problems.append(f"differs: {differ}")
         if _record(root) != expected_record:
-            failures.append(f"write {n}: import record differs")
+            problems.append("import record differs")
         paths = ProjectPaths(root)
         if Checkpoint.load(paths.checkpoint).last_completed_chapter != expected_cp:
-            failures.append(f"write {n}: checkpoint differs")
+            problems.append("checkpoint differs")
         if journal_path(paths).exists() or refusals(check_cold_start(paths)):
-            failures.append(f"write {n}: not finished: {[f.key for f in check_cold_start(paths)]}")
+            problems.append(f"not finished: {[f.key for f in check_cold_start(paths)]}")
         temps = [p for p in root.rglob("*.tmp") if ".novel.lock" not in p.parts]
         if temps:
-            failures.append(f"write {n}: temp files left {temps}")
-        shutil.rmtree(root)
-    assert not failures, "\n".join(failures)
+            problems.append(f"temp files left {temps}")
+        return problems
+
+    sweep = kill_sweep(shard_points(writes, shard, SHARDS), fresh, run, check)
+    assert sweep.checked == [n for n in range(1, writes + 1) if n % SHARDS == shard]
+    assert not sweep.failures, "\n".join(sweep.failures)
 
 
-@pytest.mark.serial
+# Not `serial`: each forked child kills itself at its own write point in its own folder, nothing races and nothing
+# is timed, so the shards spread over the xdist workers.
+@pytest.mark.parametrize("shard", range(SHARDS))
 def test_fresh_import_killed_at_every_write_point_is_finished_by_a_rerun(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                         monkeypatch: pytest.MonkeyPatch,
+                                                                         shard: int) -> None:
     monkeypatch.setenv("NOVEL_STUDIO_TEST_NO_FSYNC", "1")
     ms = manuscript(3, volumes=[("第一卷 甲", 2), ("第二卷 乙", 1)], prologue=True)
     src = write_source(tmp_path, ms)
-    _kill_everywhere(tmp_path, None, (ms, src), append=False)
+    _kill_everywhere(tmp_path, None, (ms, src), append=False, shard=shard)
 
 
-@pytest.mark.serial
-def test_append_killed_at_every_write_point_never_duplicates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_append_killed_at_every_write_point_never_duplicates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             shard: int) -> None:
     monkeypatch.setenv("NOVEL_STUDIO_TEST_NO_FSYNC", "1")
     start = tmp_path / "start"
     one = manuscript(2)
     write_project(one, write_source(tmp_path, one, "one.txt"), start)
     two = manuscript(3, extra=True)
-    _kill_everywhere(tmp_path, start, (two, write_source(tmp_path, two, "two.txt")), append=True)
+    _kill_everywhere(tmp_path, start, (two, write_source(tmp_path, two, "two.txt")), append=True, shard=shard)
 
 
 def test_render_keeps_the_text(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import signal
 from pathlib import Path
 
 import pytest
@@ -36,9 +35,10 @@ from studio.planning.staged import (
     staged_plans,
 )
 from studio.project import Project
-from tests.fault_runner import checkpoint_bytes, forked, tree_bytes
+from tests.fault_runner import checkpoint_bytes, differing, forked, kill_sweep, shard_points, tree_bytes
 
 COMPARED = ("volumes", "foreshadowing", "characters")
+pytestmark = pytest.mark.usefixtures("no_offline_delay")  # the streaming pace is not tested here
 NEW_CHARACTER: tuple[str, dict[str, object], str] = ("zhou-ming", {"id": "zhou-ming", "display_name": "周明"}, "# 周明\n")
 
 
@@ -139,49 +139,51 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return out
 
 
-def _in_child(root: Path, fault: int | None, count_file: Path | None = None) -> int:
-    def start() -> int:
-        paths = ProjectPaths(root)
-        fileio.sweep_temp_files(root)  # a start's safe point (the lock held), as in `plan` and `continue`
-        resume_plan_applies(paths)  # what every start does first
-        for volume in staged_plans(paths):  # the author runs `plan --yes` again
-            apply_staged_plan(paths, volume)
-        return 0
-
-    return forked(start, fault, count_file)
+def _apply(root: Path) -> int:
+    """What a start does with a staged plan, in the (forked) process that calls it."""
+    paths = ProjectPaths(root)
+    fileio.sweep_temp_files(root)  # a start's safe point (the lock held), as in `plan` and `continue`
+    resume_plan_applies(paths)  # what every start does first
+    for volume in staged_plans(paths):  # the author runs `plan --yes` again
+        apply_staged_plan(paths, volume)
+    return 0
 
 
+SHARDS = 2
+
+
+# Each forked child kills itself at its own write point in its own folder, nothing races and nothing is timed: the
+# shards spread over the xdist workers and together check every write point.
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork and SIGKILL")
-def test_kill_at_every_write_point_of_an_apply(at_volume_end: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_kill_at_every_write_point_of_an_apply(at_volume_end: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              shard: int) -> None:
     monkeypatch.setenv(fileio.NO_FSYNC_ENV, "1")
     _staged(at_volume_end, PlanTarget(2, 3, 7), with_character=True)  # a new character goes in the same step
     reference = tmp_path / "reference"
     shutil.copytree(at_volume_end, reference)
     count_file = tmp_path / "writes.txt"
-    assert _in_child(reference, None, count_file) == 0
+    assert forked(lambda: _apply(reference), None, count_file) == 0
     writes = int(count_file.read_text())
     assert writes >= 10  # journal, backups, 8 files, ledger, checkpoint, journal updates
     expected = _snapshot(reference)
-    failures = []
-    for n in range(1, writes + 1):
-        root = tmp_path / f"kill-{n}"
-        shutil.copytree(at_volume_end, root)
-        if (killed := _in_child(root, n)) != -signal.SIGKILL:
-            failures.append(f"write {n}: ended with {killed}, not SIGKILL")
-            continue
-        if (resumed := _in_child(root, None)) != 0:
-            failures.append(f"write {n}: resume exited {resumed}")
-            continue
-        got = _snapshot(root)
+
+    def fresh(n: int) -> Path:
+        return Path(shutil.copytree(at_volume_end, tmp_path / f"kill-{n}"))
+
+    def check(root: Path) -> list[str]:
+        problems = []
         if not (root / "characters" / "active" / "zhou-ming.json").is_file():
-            failures.append(f"write {n}: the new character is missing")
-        differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
-        if differ:
-            failures.append(f"write {n}: differs from the uninterrupted apply: {differ}")
+            problems.append("the new character is missing")
+        if differ := differing(expected, _snapshot(root)):
+            problems.append(f"differs from the uninterrupted apply: {differ}")
         if list(root.rglob("*.tmp")):
-            failures.append(f"write {n}: temp files left")
-        shutil.rmtree(root)
-    assert failures == []
+            problems.append("temp files left")
+        return problems
+
+    sweep = kill_sweep(shard_points(writes, shard, SHARDS), fresh, _apply, check)
+    assert sweep.checked == [n for n in range(1, writes + 1) if n % SHARDS == shard]
+    assert sweep.failures == []
 
 
 def test_continue_finishes_an_interrupted_apply_first(at_volume_end: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 from pathlib import Path
 
 import pytest
 
 from studio import fileio
-from tests.fault_runner import forked, tree_bytes
+from tests.fault_runner import differing, forked, kill_sweep, tree_bytes
 from tests.quick_start_helpers import assert_quick_start_done, briefed_project, quick_start
 
 COMPARED = ("world", "characters", "storylines", "volumes", "chapters", "summaries", "style-profile.json")
@@ -52,28 +51,22 @@ def test_a_killed_quick_start_resumes_cleanly(tmp_path: Path, monkeypatch: pytes
     expected = _snapshot(reference)
     points = sorted({1 + (writes - 1) * i // (POINTS - 1) for i in range(POINTS)})
     assert len(points) == POINTS
-    failures = []
-    for n in points[shard::SHARDS]:
-        root = tmp_path / f"kill-{n}"
-        shutil.copytree(pristine, root)
-        def body(root: Path = root) -> int:
-            return _start(root)
 
-        if (killed := forked(body, n)) != -signal.SIGKILL:
-            failures.append(f"write {n}: ended with {killed}, not SIGKILL")
-            continue
-        if (resumed := forked(body, None)) != 0:
-            failures.append(f"write {n}: the resumed start exited {resumed}")
-            continue
+    def fresh(n: int) -> Path:
+        return Path(shutil.copytree(pristine, tmp_path / f"kill-{n}"))
+
+    def check(root: Path) -> list[str]:
+        problems = []
         try:
             assert_quick_start_done(root)
         except AssertionError as exc:
-            failures.append(f"write {n}: {exc}")
-        got = _snapshot(root)
-        differ = sorted(k for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))
-        if differ:
-            failures.append(f"write {n}: differs from the uninterrupted run: {differ}")
+            problems.append(str(exc))
+        if differ := differing(expected, _snapshot(root)):
+            problems.append(f"differs from the uninterrupted run: {differ}")
         if list(root.rglob("*.tmp")) or (root / "staging" / "quick-start").exists():
-            failures.append(f"write {n}: left temp or staged files behind")
-        shutil.rmtree(root)
-    assert failures == []
+            problems.append("left temp or staged files behind")
+        return problems
+
+    sweep = kill_sweep(points[shard::SHARDS], fresh, _start, check)
+    assert sweep.checked == points[shard::SHARDS]
+    assert sweep.failures == []

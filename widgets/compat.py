@@ -241,3 +241,26 @@ __all__ = [
     "set_tree_label_quietly",
     "withdraw_notification",
 ]
+
+
+# ---------------------------------------------------------------------------------------------- the terminal's input
+
+
+def terminal_input_fd(app: App[Any]) -> int | None:
+    """`App._driver`: the descriptor the terminal driver (`LinuxDriver`) reads keys from (its `fileno`); None
+    headless, in a browser (`serve`'s driver reads a pipe and ends by itself at EOF) or on other platforms."""
+    try:
+        from textual.drivers.linux_driver import LinuxDriver
+    except ImportError:  # no termios: not a POSIX terminal
+        return None
+    driver = app._driver
+    return driver.fileno if isinstance(driver, LinuxDriver) else None
+
+
+def stop_terminal_input(app: App[Any]) -> None:
+    """`App._driver.disable_input()` (a public method of a private attribute): end the driver's input thread,
+    which at EOF spins on `select` + `os.read` returning b"" until the app's teardown does the same. Call it on
+    the App's loop (it restores SIGWINCH, which only the main thread may)."""
+    driver = app._driver
+    if driver is not None:
+        driver.disable_input()

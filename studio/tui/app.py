@@ -50,6 +50,7 @@ from studio.models.quick_start import QuickStartRequest
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
+from studio.tui.hangup import HangupWatch, start_hangup_watch
 from studio.tui.heap import settle_heap
 from studio.tui.host import EventSink, PlanSession, QuickStart
 from studio.tui.keymap import apply_keymap, binding_defaults
@@ -371,17 +372,29 @@ class NovelStudioApp(App[None]):
         return MainScreen(self.project, self, lang=self.lang)
 
     INTERRUPTED_EXIT = 130
-    """The exit status after SIGINT / SIGTERM (the CLI's "interrupted, progress can be resumed")."""
+    _hangup_watch: HangupWatch | None = None
+    """The exit status after SIGINT / SIGTERM / SIGHUP or a vanished terminal (the CLI's "interrupted, progress
+    can be resumed")."""
 
     def _install_signal_handlers(self) -> None:
-        """SIGINT / SIGTERM (Ctrl+C on `serve`, a `kill`) stop the run as SIGINT stops `continue`: the chapter
-        stays resumable (checkpoint + staging) and the studio exits 130. Not in headless tests."""
+        """SIGINT / SIGTERM / SIGHUP (Ctrl+C on `serve`, a `kill`, a closed terminal) and a terminal gone without a
+        SIGHUP (`studio.tui.hangup`) stop the run as SIGINT stops `continue`: the chapter stays resumable
+        (checkpoint + staging) and the studio exits 130. Not in headless tests."""
         if self.is_headless:
             return
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 loop.add_signal_handler(sig, self.interrupt)
+        self._hangup_watch = start_hangup_watch(self, self.terminal_gone)
+
+    def terminal_gone(self) -> None:
+        """The terminal hung up without a SIGHUP (`studio.tui.hangup`): stop as on SIGHUP, saying why in the log."""
+        from screens.pipeline_runner import log_line
+
+        if self.project is not None:
+            log_line(self.project.root, "the terminal went away (its input hung up); stopping as on SIGHUP")
+        self.interrupt()
 
     def interrupt(self) -> None:
         """Stop the running stage (resumable) and exit with status 130."""
@@ -397,9 +410,11 @@ class NovelStudioApp(App[None]):
         self.exit(return_code=self.INTERRUPTED_EXIT)
 
     def on_unmount(self) -> None:
+        if self._hangup_watch is not None:
+            self._hangup_watch.stop()
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                 loop.remove_signal_handler(sig)
 
     def on_mount(self) -> None:
