@@ -175,8 +175,8 @@ MESSAGES: Catalog = {
         "{problem}。这是第 {chapter} 章被中断的提交的记录：先把它和第 {chapter} 章的 {count} 个暂存文件复制到备份文件夹"
         "（需要时可按原路径复制回来），再按暂存的记录重写它（故事线 {storyline}，所有步骤标为未做）；之后运行 continue "
         "会完成这次提交，每一步都可安全重做，已做过的步骤再做一次结果不变",
-        "{problem}. It is the record of chapter {chapter}'s interrupted commit: it and chapter {chapter}'s {count} "
-        "staged file(s) are first copied into the backup folder (copy them back to the same paths to restore them), "
+        "{problem}. It is the record of chapter {chapter}'s interrupted commit: it and the staged files of chapter "
+        "{chapter} (count: {count}) are first copied into the backup folder (copy them back to the same paths to restore them), "
         "then the record is written again from the staged records (storyline {storyline}, no step marked done); "
         "continue then finishes the commit: every step is safe to redo, and a step done before gives the same "
         "result again",
