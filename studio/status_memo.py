@@ -43,6 +43,8 @@ from pathlib import Path
 
 import platformdirs
 
+from studio.settings_path import user_settings_path
+
 MEMO_FILE = "status-output.json"
 MEMO_VERSION = 1
 RACY_NS = 2_000_000_000  # FAT's 2 s timestamps are the coarsest a project folder may sit on
@@ -118,14 +120,6 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
 
 
-def _user_settings_path(env: Mapping[str, str]) -> Path:
-    """`studio.config.user_settings_path`, repeated here because that module builds the settings' models."""
-    override = env.get("NOVEL_STUDIO_SETTINGS")
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_config_dir("novel-studio")) / "settings.toml"
-
-
 def _code_folders() -> list[str]:
     folders: list[str] = []
     for name in CODE_PACKAGES:
@@ -154,7 +148,7 @@ class StatusMemo:
         for name in sorted(env):
             if name.startswith(ENV_PREFIX):
                 fp.digest.update(f"env\0{name}\0{env[name]}\n".encode("utf-8", "surrogateescape"))
-        user = _user_settings_path(env)
+        user = user_settings_path(env)
         fp.add(f"user\0{user}", _stat(user))
         root = Path(root).resolve()
         fp.add("project", _stat(root))

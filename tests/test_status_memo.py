@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 import studio.status as status_module
@@ -194,9 +195,14 @@ def test_no_walk_outside_a_project_nor_past_the_bound(tmp_path: Path, monkeypatc
 
 
 def test_the_memo_stats_the_settings_file_the_settings_read(tmp_path: Path) -> None:
-    """`status_memo` repeats `studio.config.user_settings_path` (that module builds the settings' models): the
-    two must name the same file, with and without the override."""
+    """One home for the user settings path (`studio.settings_path`), light enough for the memo: the memo and
+    the settings loader name the same file, with and without the override."""
     from studio.config import user_settings_path
 
+    assert memo_module.user_settings_path is user_settings_path
     for env in ({}, {"NOVEL_STUDIO_SETTINGS": str(tmp_path / "s.toml")}):
-        assert memo_module._user_settings_path(env) == user_settings_path(env)
+        assert user_settings_path(env) == (Path(env["NOVEL_STUDIO_SETTINGS"]) if env else
+                                           Path(platformdirs.user_config_dir("novel-studio")) / "settings.toml")
+    code = "import sys, studio.settings_path; print('pydantic' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.strip() == "False"
