@@ -2,7 +2,8 @@
 
 Format: `{"version": 1, "entries": {name: [size, mtime_ns, value]}}`, kept in the user's cache folder
 (`studio.status_memo.cache_file`), never in the author's folder. A missing, corrupt or outdated cache file is
-simply empty (it gets rebuilt); a cache that cannot be written (read-only folder) is skipped silently. Imports
+simply empty (it gets rebuilt); a cache that cannot be written (read-only folder) is skipped silently; a write
+is atomic but not fsync'ed (a lost cache is rebuilt). Imports
 no pydantic: `status` recounts chapter text with it on its light path (`studio.status_words`).
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.errors import FormatError
-from studio.fileio import atomic_write_json, parse_json
+from studio.fileio import atomic_write_text, dumps_json, parse_json
 
 CACHE_VERSION = 1
 
@@ -65,7 +66,8 @@ class StatCache:
     def save(self) -> None:
         if self.new == self.old:
             return
-        try:
-            atomic_write_json(self.path, {"version": CACHE_VERSION, "entries": self.new})
+        try:  # atomic, not fsync'ed: a cache outside the author's folder, rebuilt when lost
+            atomic_write_text(self.path, dumps_json({"version": CACHE_VERSION, "entries": self.new}), durable=False,
+                              sync_dir=False)
         except OSError:
             pass

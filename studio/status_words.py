@@ -11,19 +11,18 @@ by then is left out; one that cannot be stat'ed or read, or is not UTF-8, is rep
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from studio import wordcount
 from studio.errors import FormatError
 from studio.fileio import read_text
-from studio.paths import ProjectPaths, numbered_files
+from studio.ids import chapter_id
+from studio.paths import CHAPTER_FILE, ProjectPaths, numbered_files
 from studio.stat_cache import StatCache
 from studio.status_memo import cache_file
 
 WORDCOUNT_CACHE = "wordcount.json"  # in `cache_file(root, name)`
-CHAPTER_FILE = re.compile(r"^(chapter-\d{3,})\.md$")  # a committed chapter in chapters/ (`Project.committed_chapters`)
 
 ProblemSink = Callable[[Path, OSError | FormatError], None]
 ChapterReader = Callable[[int], str | None]  # a chapter's text (None: no file), e.g. `Project.chapter_text`
@@ -66,8 +65,8 @@ def count_words(
 
 def committed_chapter_files(root: Path) -> dict[int, Path]:
     """The committed chapters' files, as `Project.committed_chapters` lists them and `chapter_file` names them."""
-    paths = ProjectPaths(root)
-    return {n: paths.chapter(n) for n in numbered_files(paths.root / "chapters", CHAPTER_FILE)}
+    folder = ProjectPaths(root).root / "chapters"
+    return {n: folder / f"{chapter_id(n)}.md" for n in numbered_files(folder, CHAPTER_FILE)}  # `ProjectPaths.chapter`
 
 
 def recount(root: Path) -> tuple[int, int] | None:
