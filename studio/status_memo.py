@@ -95,15 +95,17 @@ class _Fingerprint:
     entries: int = 0
 
     def update(self, line: str, layout_line: str | None = None) -> None:
-        self.digest.update(line.encode("utf-8", "surrogateescape"))
-        self.layout.update((line if layout_line is None else layout_line).encode("utf-8", "surrogateescape"))
+        data = line.encode("utf-8", "surrogateescape")
+        self.digest.update(data)
+        self.layout.update(data if layout_line is None else layout_line.encode("utf-8", "surrogateescape"))
 
-    def add(self, label: str, st: os.stat_result | None) -> None:
+    def add(self, label: str, st: os.stat_result | None, *, in_chapters: bool = False) -> None:
+        """One entry; `in_chapters`: it lies directly in the chapters folder (see `_layout_line`)."""
         if st is None:
             self.update(f"{label}\0-\n")
             return
         line = f"{label}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n"
-        self.update(line, _layout_line(label, st))
+        self.update(line, _layout_line(label, st, in_chapters) if in_chapters or label == CHAPTERS_LABEL else None)
         self.newest_ns = max(self.newest_ns, st.st_mtime_ns, st.st_ctime_ns)
 
     def walk(self, folder: str, label: str) -> None:
@@ -117,6 +119,7 @@ class _Fingerprint:
         self.entries += len(entries)
         if self.entries > MAX_ENTRIES:
             raise _TooBig
+        in_chapters = label == CHAPTERS_LABEL
         for entry in entries:
             if entry.name in SKIPPED_DIRS:
                 continue
@@ -125,20 +128,19 @@ class _Fingerprint:
                 st: os.stat_result | None = entry.stat()
             except OSError:
                 st = None  # a dangling symlink: its presence is still part of the key
-            self.add(name, st)
+            self.add(name, st, in_chapters=in_chapters)
             if st is not None and stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) not in self.seen:
                 self.seen.add((st.st_dev, st.st_ino))
                 self.walk(entry.path, name)
 
 
-def _layout_line(label: str, st: os.stat_result) -> str | None:
+def _layout_line(label: str, st: os.stat_result, in_chapters: bool) -> str | None:
     """An entry's line in the layout key where it differs from the full key's (None: the same line): a chapter
     text file counts by its name, mode and whether it is empty (the cold-start check's `chapters_empty`); the
     chapters folder by its name and mode (every atomic write into it changes its times and size)."""
     if label == CHAPTERS_LABEL:
         return f"{label}\0{st.st_mode:o}\n"
-    folder, _, name = label.rpartition("/")
-    if folder == CHAPTERS_LABEL and CHAPTER_FILE.match(name):
+    if in_chapters and CHAPTER_FILE.match(label.rpartition("/")[2]):
         return f"{label}\0{st.st_mode:o}\0{'empty' if st.st_size == 0 else 'text'}\n"
     return None
 
