@@ -8,7 +8,10 @@ build_status + render_status cold and warm, and `python -m studio.cli.main statu
 cases, median and min over `--runs` of its wall time and of its own CPU time (user+sys, from `os.wait4`,
 which counts that child alone):
 - first run after a change: one chapter file rewritten (same text, new mtime), `RACY_NS` waited out so the
-  run may keep its output (`studio.status_memo`); the full report is built, its other caches warm;
+  run may keep its output (`studio.status_memo`): only chapter text changed, so the report the last full run
+  kept is recounted (no pydantic);
+- first run after another change: one evaluation file rewritten (same bytes, new mtime): the full report is
+  built, its caches warm;
 - repeat: nothing changed since the last run: the memo's output is printed.
 Each case's child peak resident memory follows. Separate lines are the imports alone (fresh interpreters): the
 repeat path (`studio.cli.main`, `status_cmd`, `status_memo`) and the full report's (`studio.status`,
@@ -133,10 +136,10 @@ def import_figures(env: dict[str, str], runs: int, imports: str) -> tuple[list[f
     return cpus, models, loaded
 
 
-def touch_chapter(root: Path) -> None:
-    """One chapter rewritten with the same text (a new mtime), then `RACY_NS` waited out, as a change made a
-    few seconds before `status` is run."""
-    chapter = max((root / "chapters").glob("*.md"))
+def touch_chapter(root: Path, folder: str = "chapters", pattern: str = "*.md") -> None:
+    """One chapter (or another file of `folder`) rewritten with the same bytes (a new mtime), then `RACY_NS`
+    waited out, as a change made a few seconds before `status` is run."""
+    chapter = max((root / folder).glob(pattern))
     chapter.write_bytes(chapter.read_bytes())
     time.sleep(RACY_NS / 1e9 + 0.1)
 
@@ -214,12 +217,17 @@ def main(argv: list[str] | None = None) -> int:
             env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
             cmd = [sys.executable, "-m", "studio.cli.main", "status", "--project", str(root)]
             first: list[ChildRun] = []
+            other: list[ChildRun] = []
             repeat: list[ChildRun] = []
             for _ in range(args.runs):
+                touch_chapter(root, "evaluations", "*.json")
+                other.append(run_child(cmd, env)[0])
                 touch_chapter(root)
                 first.append(run_child(cmd, env)[0])
                 repeat.append(run_child(cmd, env)[0])
-            for label, runs in (("first run after a change", first), ("repeat, nothing changed", repeat)):
+            for label, runs in (("first run after a change", first),
+                                ("first run after another change (an evaluation: the full report)", other),
+                                ("repeat, nothing changed", repeat)):
                 print(f"status as a whole process, {label}, {args.runs} runs: wall {_ms([r.wall_s for r in runs])}, "
                       f"CPU (user+sys of the child) {_ms([r.cpu_s for r in runs])}; exit {runs[-1].exit_code}")
             touch_chapter(root)

@@ -29,7 +29,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pydantic import ValidationError
 
 from studio.errors import FormatError, Problem
@@ -38,9 +37,8 @@ from studio.i18n import DEFAULT_LANG, Catalog, env_lang, normalize_lang, tr
 from studio.models.settings import AGENTS, PRESETS, Settings, looks_like_api_key
 from studio.models.validation_text import error_text
 from studio.paths import SETTINGS_FILE
+from studio.settings_path import user_settings_path
 
-APP_NAME = "novel-studio"
-USER_SETTINGS_FILE = "settings.toml"
 DEFAULT_SOURCE = "default"
 
 # environment variable -> dotted settings key (per-agent model variables are added below)
@@ -53,7 +51,6 @@ ENV_VARS: dict[str, str] = {
     "NOVEL_STUDIO_TIMEOUT": "provider.timeout_s",
     "NOVEL_STUDIO_MAX_RETRIES": "provider.max_retries",
 }
-ENV_SETTINGS_FILE = "NOVEL_STUDIO_SETTINGS"
 ENV_ALL_MODELS = "NOVEL_STUDIO_MODEL"
 FORBIDDEN_KEYS = frozenset({"api_key", "apikey", "api-key"})
 
@@ -68,14 +65,6 @@ MESSAGES: Catalog = {
 }
 
 _TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
-
-
-def user_settings_path(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    override = env.get(ENV_SETTINGS_FILE)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_config_dir(APP_NAME)) / USER_SETTINGS_FILE
 
 
 def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
-from studio.lock import LockBusyError, StaleLockError
 
 STATES: Catalog = {
     "INIT": ("初始化", "init"),
@@ -207,6 +206,9 @@ def describe_error(exc: BaseException, lang: Lang) -> str:
     """What the author reads about `exc`: a held or stale project lock in the UI's language (who holds it,
     since when), a model call's error by its kind, another StudioError by its message, anything else with its
     class name."""
+    # imported here: the names above stay light (`status` renders with them and reads no lock model)
+    from studio.lock import LockBusyError, StaleLockError
+
     if isinstance(exc, StaleLockError):
         return tr(LOCK_MESSAGES, "stale", lang, describe=exc.status.describe(lang))
     if isinstance(exc, LockBusyError):

@@ -11,6 +11,7 @@ from studio.errors import UnsafeIdError
 from studio.ids import chapter_id, check_slug, parse_chapter_id, safe_join, volume_id
 
 SETTINGS_FILE = "novel-studio.toml"
+CHAPTER_FILE = re.compile(r"^(chapter-\d{3,})\.md$")  # a committed chapter in chapters/ (`numbered_files` pattern)
 
 
 @dataclass(frozen=True)

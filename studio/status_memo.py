@@ -2,7 +2,14 @@
 
 A repeat `status` on an unchanged project then imports no pydantic model and reads no project file: it stats
 the project's files, hashes what it saw and prints the output the last full run printed for the same hash.
-The first run after any change still builds the whole report (`studio.status`).
+
+A second key, the layout key, is the same hash with chapter text left out: each `chapters/chapter-NNN.md`
+(`studio.paths.CHAPTER_FILE`) enters with its name, mode and whether it is empty, the `chapters` folder with its
+name and mode. Nothing in the report but the 字数 depends on more of a chapter file than that (the cold-start
+check looks at names and empty files; a chapter that cannot be read shows in `problems`), so a run whose layout
+key is a full run's needs only the chapters counted again: the full run keeps its report's JSON form and
+language under the layout key (`KeptReport`), and `studio.cli.status_cmd` recounts and renders it without
+pydantic. The first run after any other change builds the whole report (`studio.status`).
 
 The key (sha256) covers:
 - `MEMO_VERSION` (the command's variant, `--lang` as given and `--json`, picks one of the outputs kept under
@@ -21,12 +28,15 @@ Rules that keep the answer from ever being stale:
 - a status that fails (exit ≠ 0) is not memoised, nor one on a folder that does not look like a project
   (`status_cmd.early` asks first) or holds more than `MAX_ENTRIES` entries: the walk is bounded;
 - the key is taken before the full run reads anything: a file changed during the run makes the next key
-  differ, so the output stored under the old key is never replayed for the new content.
+  differ, so the output stored under the old key is never replayed for the new content;
+- a kept report is used only under the same rules as an output (storable), only when it lists no problem, and
+  only when every chapter counts again without one; otherwise the full run.
 
 Where: `cache_folder(root)/status-output.json` in the user cache folder (platformdirs), never in the author's
-folder. Format: `{"version": 1, "key": "<hex>", "outputs": {"<variant>": "<text printed>"}}`. A memo that cannot
-be read is a miss; one that cannot be written is skipped. This module imports nothing heavier than
-platformdirs (no pydantic, no project model), so the repeat path stays light.
+folder. Format: `{"version": 2, "key": "<hex>", "outputs": {"<variant>": "<text printed>"}, "layout": "<hex>",
+"reports": {"<variant>": {"lang": "zh", "data": {<StatusReport's JSON form>}}}}`. A memo that cannot be read
+is a miss; one that cannot be written is skipped. This module imports nothing heavier than
+platformdirs and `studio.paths` (no pydantic, no project model), so the repeat path stays light.
 """
 
 from __future__ import annotations
@@ -40,13 +50,18 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
+from studio.paths import CHAPTER_FILE
+from studio.settings_path import user_settings_path
+
 MEMO_FILE = "status-output.json"
-MEMO_VERSION = 1
+MEMO_VERSION = 2  # 2: the layout key and the reports kept under it
+LANGS = ("zh", "en")  # `studio.i18n.Lang`
 RACY_NS = 2_000_000_000  # FAT's 2 s timestamps are the coarsest a project folder may sit on
-LOCK_DIR = ".novel.lock"  # `studio.paths.ProjectPaths.lock_dir` (not imported: that module stays out of this path)
+LOCK_DIR = ".novel.lock"  # `studio.paths.ProjectPaths.lock_dir` (a property of a project's paths: not built here)
 MAX_ENTRIES = 50_000  # a folder holding far more than a novel: no memo (the walk would cost what it saves)
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__"})
 CODE_PACKAGES = ("studio", "prompts", "templates")
@@ -65,21 +80,32 @@ def cache_file(root: Path, name: str) -> Path:
     return cache_folder(root) / name
 
 
+CHAPTERS_LABEL = "project/chapters"  # the walk's label of the chapters folder
+
+
 @dataclass
 class _Fingerprint:
-    """A running hash of what was seen, and the newest change among it (mtime or ctime, ns)."""
+    """Two running hashes of what was seen, and the newest change among it (mtime or ctime, ns): `digest` of
+    every entry's stat, `layout` of the same with chapter text left out (see the module rules)."""
 
     digest: hashlib._Hash = field(default_factory=hashlib.sha256)
+    layout: hashlib._Hash = field(default_factory=hashlib.sha256)
     newest_ns: int = 0
     seen: set[tuple[int, int]] = field(default_factory=set)  # (dev, inode) of folders walked: no symlink loops
     entries: int = 0
 
-    def add(self, label: str, st: os.stat_result | None) -> None:
+    def update(self, line: str, layout_line: str | None = None) -> None:
+        data = line.encode("utf-8", "surrogateescape")
+        self.digest.update(data)
+        self.layout.update(data if layout_line is None else layout_line.encode("utf-8", "surrogateescape"))
+
+    def add(self, label: str, st: os.stat_result | None, *, in_chapters: bool = False) -> None:
+        """One entry; `in_chapters`: it lies directly in the chapters folder (see `_layout_line`)."""
         if st is None:
-            self.digest.update(f"{label}\0-\n".encode("utf-8", "surrogateescape"))
+            self.update(f"{label}\0-\n")
             return
         line = f"{label}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n"
-        self.digest.update(line.encode("utf-8", "surrogateescape"))
+        self.update(line, _layout_line(label, st, in_chapters) if in_chapters or label == CHAPTERS_LABEL else None)
         self.newest_ns = max(self.newest_ns, st.st_mtime_ns, st.st_ctime_ns)
 
     def walk(self, folder: str, label: str) -> None:
@@ -88,11 +114,12 @@ class _Fingerprint:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            self.digest.update(f"{label}\0!{exc.errno}\n".encode("utf-8", "surrogateescape"))
+            self.update(f"{label}\0!{exc.errno}\n")
             return
         self.entries += len(entries)
         if self.entries > MAX_ENTRIES:
             raise _TooBig
+        in_chapters = label == CHAPTERS_LABEL
         for entry in entries:
             if entry.name in SKIPPED_DIRS:
                 continue
@@ -101,10 +128,21 @@ class _Fingerprint:
                 st: os.stat_result | None = entry.stat()
             except OSError:
                 st = None  # a dangling symlink: its presence is still part of the key
-            self.add(name, st)
+            self.add(name, st, in_chapters=in_chapters)
             if st is not None and stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) not in self.seen:
                 self.seen.add((st.st_dev, st.st_ino))
                 self.walk(entry.path, name)
+
+
+def _layout_line(label: str, st: os.stat_result, in_chapters: bool) -> str | None:
+    """An entry's line in the layout key where it differs from the full key's (None: the same line): a chapter
+    text file counts by its name, mode and whether it is empty (the cold-start check's `chapters_empty`); the
+    chapters folder by its name and mode (every atomic write into it changes its times and size)."""
+    if label == CHAPTERS_LABEL:
+        return f"{label}\0{st.st_mode:o}\n"
+    if in_chapters and CHAPTER_FILE.match(label.rpartition("/")[2]):
+        return f"{label}\0{st.st_mode:o}\0{'empty' if st.st_size == 0 else 'text'}\n"
+    return None
 
 
 class _TooBig(Exception):
@@ -118,14 +156,6 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
 
 
-def _user_settings_path(env: Mapping[str, str]) -> Path:
-    """`studio.config.user_settings_path`, repeated here because that module builds the settings' models."""
-    override = env.get("NOVEL_STUDIO_SETTINGS")
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_config_dir("novel-studio")) / "settings.toml"
-
-
 def _code_folders() -> list[str]:
     folders: list[str] = []
     for name in CODE_PACKAGES:
@@ -136,13 +166,23 @@ def _code_folders() -> list[str]:
 
 
 @dataclass(frozen=True)
+class KeptReport:
+    """A full run's report in its JSON form (`StatusReport.model_dump(mode="json")`) and the language it was
+    rendered in, kept under the layout key: what a run that finds only chapter text changed starts from."""
+
+    lang: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class StatusMemo:
-    """One `status` run's key and the memo file it is kept in (`probe`, then `replay` or `save`)."""
+    """One `status` run's keys and the memo file it is kept in (`probe`, then `replay`, `kept_report` or `save`)."""
 
     path: Path
     key: str
     variant: str
     storable: bool  # no lock folder, nothing changed within RACY_NS of the run's start
+    layout: str = ""  # the key with chapter text left out
 
     @classmethod
     def probe(cls, root: Path, variant: str, env: Mapping[str, str] | None = None) -> StatusMemo:
@@ -150,11 +190,11 @@ class StatusMemo:
         env = os.environ if env is None else env
         started = time.time_ns()
         fp = _Fingerprint()
-        fp.digest.update(f"v{MEMO_VERSION}\n".encode())  # the variant picks an output under the key
+        fp.update(f"v{MEMO_VERSION}\n")  # the variant picks an output under the key
         for name in sorted(env):
             if name.startswith(ENV_PREFIX):
-                fp.digest.update(f"env\0{name}\0{env[name]}\n".encode("utf-8", "surrogateescape"))
-        user = _user_settings_path(env)
+                fp.update(f"env\0{name}\0{env[name]}\n")
+        user = user_settings_path(env)
         fp.add(f"user\0{user}", _stat(user))
         root = Path(root).resolve()
         fp.add("project", _stat(root))
@@ -166,32 +206,51 @@ class StatusMemo:
             return cls(cache_file(root, MEMO_FILE), "", variant, storable=False)
         locked = (root / LOCK_DIR).exists()
         storable = not locked and fp.newest_ns <= started - RACY_NS
-        return cls(cache_file(root, MEMO_FILE), fp.digest.hexdigest(), variant, storable)
+        return cls(cache_file(root, MEMO_FILE), fp.digest.hexdigest(), variant, storable, fp.layout.hexdigest())
 
-    def _load(self) -> dict[str, object] | None:
+    def _load(self) -> dict[str, Any]:
+        """The memo file's content, {} when missing, unreadable or of another version."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("version") != MEMO_VERSION or data.get("key") != self.key:
-            return None
-        outputs = data.get("outputs")
-        return outputs if isinstance(outputs, dict) else None
+            return {}
+        return data if isinstance(data, dict) and data.get("version") == MEMO_VERSION else {}
+
+    @staticmethod
+    def _section(data: Mapping[str, Any], key_field: str, key: str, section: str) -> dict[str, Any]:
+        """`data[section]` when `data[key_field]` is `key`, else {}."""
+        value = data.get(section) if data.get(key_field) == key else None
+        return dict(value) if isinstance(value, dict) else {}
 
     def replay(self) -> str | None:
         """The text the last full run printed for this key and variant (None: run status in full)."""
         if not self.storable:
             return None
-        text = (self._load() or {}).get(self.variant)
+        text = self._section(self._load(), "key", self.key, "outputs").get(self.variant)
         return text if isinstance(text, str) else None
 
-    def save(self, text: str) -> None:
-        """Keep `text` (what a successful full run printed) for this key; other variants of the same key stay."""
+    def kept_report(self) -> KeptReport | None:
+        """The report a full run kept for this layout key and variant (None: none, or not trusted)."""
+        if not self.storable or not self.layout:
+            return None
+        kept = self._section(self._load(), "layout", self.layout, "reports").get(self.variant)
+        if not isinstance(kept, dict) or not isinstance(kept.get("data"), dict) or kept.get("lang") not in LANGS:
+            return None
+        return KeptReport(kept["lang"], kept["data"])
+
+    def save(self, text: str, report: KeptReport | None = None) -> None:
+        """Keep `text` (what a successful run printed) for this key, and `report` for this layout key; other
+        variants under the same keys stay."""
         if not self.storable:
             return
-        outputs = dict(self._load() or {})
+        old = self._load()
+        outputs = self._section(old, "key", self.key, "outputs")
         outputs[self.variant] = text
-        data = {"version": MEMO_VERSION, "key": self.key, "outputs": outputs}
+        reports = self._section(old, "layout", self.layout, "reports")
+        if report is not None:
+            reports[self.variant] = {"lang": report.lang, "data": report.data}
+        data = {"version": MEMO_VERSION, "key": self.key, "outputs": outputs, "layout": self.layout,
+                "reports": reports}
         try:
             from studio.fileio import atomic_write_text  # the full run has loaded it already
 
@@ -200,6 +259,7 @@ class StatusMemo:
             pass
 
 
-def variant(lang: str | None, as_json: bool) -> str:
-    """The command-line choices that change what `status` prints for the same files."""
-    return f"lang={lang or ''};json={int(as_json)}"
+def variant(lang: str | None, as_json: bool, root: str = "") -> str:
+    """The command-line choices that change what `status` prints for the same files: `--json` prints the
+    project folder as given (`root`), which the key (the resolved folder) does not tell."""
+    return f"lang={lang or ''};json={int(as_json)}" + (f";root={root}" if as_json else "")

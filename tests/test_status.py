@@ -202,12 +202,12 @@ def test_corrupt_file_exits_1_listing_problems(project60: Path, capsys: pytest.C
 
 
 def test_read_only_project_still_reports(project60: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import studio.status as status_mod
+    import studio.stat_cache as stat_cache_mod  # the caches' writer (`StatCache.save`)
 
-    def refuse(path: Path, data: object) -> None:
+    def refuse(path: Path, text: str, **options: bool) -> None:
         raise PermissionError(13, "read-only", str(path))
 
-    monkeypatch.setattr(status_mod, "atomic_write_json", refuse)
+    monkeypatch.setattr(stat_cache_mod, "atomic_write_text", refuse)
     shutil.rmtree(project60 / ".novel-studio", ignore_errors=True)
     report = build_status(Project.open(project60))
     assert report.total_chars > 0

@@ -37,10 +37,11 @@ def test_bench_prints_whole_process_figures(tmp_path: Path, capsys: pytest.Captu
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     bench = load_bench("bench_status")
-    monkeypatch.setattr(bench, "touch_chapter", lambda root: None)  # no wait for the racy window here
+    monkeypatch.setattr(bench, "touch_chapter", lambda root, *where: None)  # no wait for the racy window here
     assert bench.main(["--chapters", "3", "--runs", "1", "--keep", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
     assert "first run after a change" in out and "repeat, nothing changed" in out
+    assert "first run after another change (an evaluation: the full report)" in out
     assert "CPU (user+sys of the child)" in out
     assert "imports of the repeat path" in out and "imports of the full report" in out
     assert "pydantic not imported" in out  # the repeat path's imports

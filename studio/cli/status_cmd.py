@@ -1,8 +1,11 @@
 """`novel-studio status`: where the novel stands (read-only; PRD `/novel:status`).
 
 A repeat `status` with nothing changed prints the last output again (`studio.status_memo`): `early` runs before
-the CLI resolves the language (which loads the settings' models) and imports only the memo module; a miss
-runs the full report and keeps its output for the next time.
+the CLI resolves the language (which loads the settings' models) and imports only light modules (no pydantic).
+When only chapter text changed since the last full run (the memo's layout key is the same), `early` recounts the
+字数 (`studio.status_words.recount`) into the report that run kept and renders it (`studio.status_text`); any
+problem on the way (a chapter that cannot be read, a kept report that lists problems or does not render) means
+the full run. A full run keeps its output and its report for the next time.
 """
 
 from __future__ import annotations
@@ -10,9 +13,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from studio.cli.common import add_common_arguments, help_lang, looks_like_project, project_root, resolve_lang
 from studio.i18n import Catalog, tr
+
+if TYPE_CHECKING:
+    from studio.status_memo import StatusMemo
 
 MESSAGES: Catalog = {
     "help": (
@@ -40,8 +49,11 @@ def early(args: argparse.Namespace) -> int | None:
     root = project_root(args)
     if not looks_like_project(root):
         return None  # the full run says what is wrong; a home folder is never walked
-    memo = StatusMemo.probe(root, variant(getattr(args, "lang", None), bool(getattr(args, "json", False))))
+    as_json = bool(getattr(args, "json", False))
+    memo = StatusMemo.probe(root, variant(getattr(args, "lang", None), as_json, str(root)))
     text = memo.replay()
+    if text is None:
+        text = _recounted(memo, root, as_json)
     if text is not None:
         sys.stdout.write(text + "\n")
         return 0
@@ -49,11 +61,40 @@ def early(args: argparse.Namespace) -> int | None:
     return None
 
 
+def _recounted(memo: StatusMemo, root: Path, as_json: bool) -> str | None:
+    """The kept report of this layout with the chapters' 字数 counted again, as printed (and kept); None: the
+    full run (see the module rules)."""
+    from studio.status_memo import KeptReport
+    from studio.status_text import render_data
+    from studio.status_words import recount
+
+    kept = memo.kept_report()
+    if kept is None or kept.data.get("problems") != []:
+        return None  # a chapter's read problem may be among them: the full run says what it is now
+    counted = recount(root)
+    if counted is None or counted[1] != kept.data.get("chapters_committed"):
+        return None
+    data = {**kept.data, "total_chars": counted[0]}
+    try:
+        text = _dumps(data) if as_json else render_data(data, "en" if kept.lang == "en" else "zh")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return None  # a kept report of another shape (a memo edited by hand): not believed
+    memo.save(text, KeptReport(kept.lang, data))
+    return text
+
+
+def _dumps(data: Mapping[str, Any]) -> str:
+    """`--json`'s text of the report's JSON form."""
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the status (text, or JSON with --json). A missing project or a broken file raises a
     StudioError, which main() reports without a traceback (exit 1)."""
     from studio.project import Project
-    from studio.status import build_status, render_status
+    from studio.status import build_status
+    from studio.status_memo import KeptReport
+    from studio.status_text import render_data
 
     root = project_root(args)
     lang = resolve_lang(args, root)
@@ -61,12 +102,10 @@ def run(args: argparse.Namespace) -> int:
     # Prompt versions from the installed prompt files' names (`studio.prompt_pins.installed_versions`): status
     # stays light (no `pipeline`, no template parsing); runs check the templates themselves.
     report = build_status(project, lang=lang)
-    if getattr(args, "json", False):
-        text = json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2)
-    else:
-        text = render_status(report, lang)
+    data = report.model_dump(mode="json")
+    text = _dumps(data) if getattr(args, "json", False) else render_data(data, lang)
     print(text)
     memo = getattr(args, _MEMO, None)
     if memo is not None:
-        memo.save(text)
+        memo.save(text, KeptReport(lang, data))
     return 0

@@ -1,0 +1,73 @@
+"""A small JSON cache of values derived from files, valid while each file's (size, mtime_ns) is unchanged.
+
+Format: `{"version": 1, "entries": {name: [size, mtime_ns, value]}}`, kept in the user's cache folder
+(`studio.status_memo.cache_file`), never in the author's folder. A missing, corrupt or outdated cache file is
+simply empty (it gets rebuilt); a cache that cannot be written (read-only folder) is skipped silently; a write
+is atomic but not fsync'ed (a lost cache is rebuilt). Imports
+no pydantic: `status` recounts chapter text with it on its light path (`studio.status_words`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from studio.errors import FormatError
+from studio.fileio import atomic_write_text, dumps_json, parse_json
+
+CACHE_VERSION = 1
+
+
+class StatCache:
+    """The cache file at `path`: `get` a value for a file's stat, `put` a new one, `save` what this run used."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.old = self._load(path)
+        self.new: dict[str, list[Any]] = {}
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def _load(path: Path) -> dict[str, list[Any]]:
+        try:
+            data = parse_json(path.read_text(encoding="utf-8"), path)
+        except (OSError, UnicodeDecodeError, FormatError):
+            return {}
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return {}
+        entries = data.get("entries")
+        if not isinstance(entries, dict):
+            return {}
+        out: dict[str, list[Any]] = {}
+        for name, value in entries.items():
+            if (
+                isinstance(name, str)
+                and isinstance(value, list)
+                and len(value) == 3
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in value[:2])
+            ):
+                out[name] = value
+        return out
+
+    def get(self, name: str, st: os.stat_result) -> Any | None:
+        hit = self.old.get(name)
+        if hit is not None and hit[0] == st.st_size and hit[1] == st.st_mtime_ns:
+            self.hits += 1
+            self.new[name] = hit
+            return hit[2]
+        self.misses += 1
+        return None
+
+    def put(self, name: str, st: os.stat_result, value: Any) -> None:
+        self.new[name] = [st.st_size, st.st_mtime_ns, value]
+
+    def save(self) -> None:
+        if self.new == self.old:
+            return
+        try:  # atomic, not fsync'ed: a cache outside the author's folder, rebuilt when lost
+            atomic_write_text(self.path, dumps_json({"version": CACHE_VERSION, "entries": self.new}), durable=False,
+                              sync_dir=False)
+        except OSError:
+            pass

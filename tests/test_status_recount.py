@@ -1,0 +1,207 @@
+"""`status` after only chapter text changed: the report the last full run kept (`studio.status_memo`, layout key)
+is recounted and rendered without pydantic (`studio.cli.status_cmd._recounted`), and prints exactly what a run
+without any memo prints, on the sample novel and on broken files (which always take the full run)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import studio.status as status_module
+import studio.status_memo as memo_module
+from studio.cli.main import main
+from studio.init_project import init_project
+from studio.paths import ProjectPaths
+from studio.status_memo import MEMO_FILE, StatusMemo, cache_file, variant
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS: tuple[tuple[str, ...], ...] = ((), ("--lang", "en"), ("--json",))
+
+_CHILD = """
+import sys
+import studio.status_memo as memo
+memo.RACY_NS = 0  # the files were written a moment ago: trust their timestamps for this test
+from studio.cli.main import main
+rc = main(["status", "--project", sys.argv[1], *sys.argv[2:]])
+sys.stdout.flush()
+print("pydantic" in sys.modules, "studio.status" in sys.modules, rc, file=sys.stderr)
+"""
+
+
+def _child(root: Path, *extra: str) -> tuple[str, str]:
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(root), *extra], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout, done.stderr.strip().splitlines()[-1]
+
+
+def _grow(paths: ProjectPaths, n: int = 1) -> None:
+    chapter = paths.chapter(n)
+    chapter.write_text(chapter.read_text(encoding="utf-8") + "\n\n又写了一段，整整二十个字的新段落在这里结束。\n", encoding="utf-8")
+
+
+def test_chapter_text_alone_is_recounted_without_pydantic(tmp_path: Path) -> None:
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    for extra in VARIANTS:
+        _, loaded = _child(root, *extra)
+        assert loaded == "True True 0"  # the full report, kept for each variant
+    _grow(paths)
+    lights = []
+    for extra in VARIANTS:
+        light, loaded = _child(root, *extra)
+        assert loaded == "False False 0"  # recounted: no pydantic, no report module
+        again, loaded = _child(root, *extra)
+        assert again == light and loaded == "False False 0"  # and then the memo's output
+        lights.append(light)
+    cache_file(root, MEMO_FILE).unlink()
+    for extra, light in zip(VARIANTS, lights, strict=True):
+        full, loaded = _child(root, *extra)
+        assert loaded == "True True 0"
+        assert light == full, extra  # what a run without any memo prints
+    assert "字数" in lights[0] and json.loads(lights[2])["total_chars"] > 0
+
+
+@pytest.fixture
+def runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """How each `status` in this process was answered: "full" (the report built) or "light" (recounted), with
+    the racy window shut."""
+    monkeypatch.setattr(memo_module, "RACY_NS", 0)
+    seen: list[str] = []
+    real_build = status_module.build_status
+
+    def build(*args: object, **kwargs: object) -> status_module.StatusReport:
+        seen.append("full")
+        return real_build(*args, **kwargs)  # type: ignore[arg-type]
+
+    import studio.status_words as words_module
+
+    real_recount = words_module.recount
+
+    def recount(root: Path) -> tuple[int, int] | None:
+        seen.append("light")
+        return real_recount(root)
+
+    monkeypatch.setattr(status_module, "build_status", build)
+    monkeypatch.setattr(words_module, "recount", recount)
+    return seen
+
+
+def _status(capsys: pytest.CaptureFixture[str], root: Path, *extra: str) -> tuple[int, str]:
+    rc = main(["status", "--project", str(root), *extra])
+    captured = capsys.readouterr()
+    return rc, captured.out + captured.err
+
+
+def _outputs(capsys: pytest.CaptureFixture[str], root: Path) -> list[tuple[int, str]]:
+    return [_status(capsys, root, *extra) for extra in VARIANTS]
+
+
+def _bytes(data: bytes) -> Callable[[ProjectPaths], object]:
+    return lambda p: p.chapter(2).write_bytes(data)
+
+
+def _two_grow(paths: ProjectPaths) -> None:
+    _grow(paths, 1)
+    _grow(paths, 2)
+
+
+def _chapter_folder(paths: ProjectPaths) -> None:
+    paths.chapter(2).unlink()
+    paths.chapter(2).mkdir()
+
+
+# change -> whether the kept report may answer (only chapter text changed, and nothing is wrong)
+CHANGES: dict[str, tuple[Callable[[ProjectPaths], object], bool]] = {
+    "a chapter grows": (_grow, True),
+    "two chapters change": (_two_grow, True),
+    "a chapter shrinks to one line": (_bytes("# 第2章 短\n\n只剩一句。\n".encode()), True),
+    "a chapter emptied": (_bytes(b""), False),  # the cold-start check refuses: the layout differs
+    "a chapter not UTF-8": (_bytes(b"\xff\xfe\x00 broken"), False),  # a problem only the full run words
+    "a chapter removed": (lambda p: p.chapter(2).unlink(), False),
+    "a chapter added": (lambda p: p.chapter(3).write_text("# 第3章 新\n\n正文。\n", encoding="utf-8"), False),
+    "a chapter made a folder": (_chapter_folder, False),
+    "an evaluation broken": (lambda p: p.evaluation(1).write_text("{oops", encoding="utf-8"), False),
+    "world rules broken": (lambda p: p.world_rules.write_text('{"rules": 3}', encoding="utf-8"), False),
+    "a summary changed": (lambda p: p.summary(1).write_text("新的摘要。\n", encoding="utf-8"), False),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_light_and_full_answers_are_the_same(change: str, tmp_path: Path, runs: list[str],
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    _outputs(capsys, root)
+    assert runs == ["full"] * len(VARIANTS)
+    runs.clear()
+
+    apply, light = CHANGES[change]
+    apply(paths)
+    answered = _outputs(capsys, root)
+    if light:
+        assert runs == ["light"] * len(VARIANTS)
+    else:  # each answered in full (or refused: a broken file Project.open reports, exit 1)
+        assert runs.count("full") == len(VARIANTS) or all(rc == 1 for rc, _ in answered)
+    runs.clear()
+    cache_file(root, MEMO_FILE).unlink(missing_ok=True)
+    assert _outputs(capsys, root) == answered  # a run without any memo prints the same, exit status too
+    assert "light" not in runs
+
+
+def test_a_kept_report_with_problems_or_of_another_shape_is_not_believed(
+    tmp_path: Path, runs: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    paths.evaluation(1).write_text("{oops", encoding="utf-8")  # a problem the report lists
+    _status(capsys, root)
+    _grow(paths)
+    rc, text = _status(capsys, root)
+    assert rc == 0 and runs == ["full", "full"] and "chapter-001-eval.json" in text
+
+    paths.evaluation(1).unlink()
+    _status(capsys, root)
+    memo = cache_file(root, MEMO_FILE)
+    data = json.loads(memo.read_text(encoding="utf-8"))
+    for kept in data["reports"].values():
+        del kept["data"]["lock"]  # a memo edited by hand
+    memo.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    _grow(paths)
+    runs.clear()
+    rc, text = _status(capsys, root)
+    assert rc == 0 and runs == ["light", "full"] and "锁" in text
+
+
+def test_the_layout_key_leaves_out_chapter_text_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memo_module, "RACY_NS", 0)
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    key = variant(None, False)
+    before = StatusMemo.probe(root, key)
+    _grow(paths)
+    grown = StatusMemo.probe(root, key)
+    assert grown.key != before.key and grown.layout == before.layout
+    paths.chapter(1).write_bytes(b"")
+    assert StatusMemo.probe(root, key).layout != before.layout  # empty is part of the layout
+    _grow(paths)
+    paths.summary(1).write_text("新的摘要。\n", encoding="utf-8")
+    assert StatusMemo.probe(root, key).layout != before.layout  # any other file is the full key's
+
+
+def test_json_names_the_project_folder_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The memo is kept per resolved folder; `--json` prints the folder as given, so that is part of its
+    variant (a memo of `--project .` is never replayed for `--project /abs/path`)."""
+    monkeypatch.setattr(memo_module, "RACY_NS", 0)
+    root = init_project(tmp_path / "novel", sample=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["status", "--json", "--project", "novel"]) == 0
+    assert json.loads(capsys.readouterr().out)["root"] == "novel"
+    assert main(["status", "--json", "--project", str(root)]) == 0
+    assert json.loads(capsys.readouterr().out)["root"] == str(root)
