@@ -234,7 +234,7 @@ def check_commit_inputs(
     (`studio.commit_inputs`). `steps_done` is None for a fresh commit."""
     interrupted = steps_done is not None
     problems = commit_problems(paths, n, storyline_id=storyline_id, steps_done=steps_done or (),
-                               interrupted=interrupted, prepared=prepared)
+                               prepared=prepared)
     if problems:
         raise commit_refused(paths, n, problems, interrupted=interrupted)
 

@@ -424,8 +424,7 @@ def rule_commit_journals(ctx: ColdStart) -> Iterable[Finding]:
             yield finding("commit_journal_unreadable", "refuse", "way_out_commit_journal", detail=_first(exc),
                           chapter=n)
             continue
-        problems = commit_problems(ctx.paths, n, storyline_id=journal.storyline_id, steps_done=journal.steps_done,
-                                   interrupted=bool(journal.steps_done) or journal.rebuilt)
+        problems = commit_problems(ctx.paths, n, storyline_id=journal.storyline_id, steps_done=journal.steps_done)
         archive = archive_dir(ctx.paths, n)
         for problem in problems:
             if is_staged(ctx.paths, problem) or Path(problem.path).is_relative_to(archive):

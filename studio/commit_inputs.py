@@ -119,11 +119,10 @@ def commit_problems(
     *,
     storyline_id: str | None,
     steps_done: Collection[str] = (),
-    interrupted: bool = False,
     prepared: bool = True,
 ) -> list[Problem]:
     """The problems that stop the commit of chapter `n` before its next move (see the module rules).
-    `interrupted`: the journal exists and steps may have run; `prepared=False`: asked before the commit's
+    `steps_done`: the steps of an interrupted commit that already ran; `prepared=False`: asked before the commit's
     journal and chapter log are written (`prepare_commit`), so the summary metadata is read, the log not."""
     found: list[Problem] = []
 

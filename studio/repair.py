@@ -488,7 +488,7 @@ def _plan_commit_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
         except FormatError as exc:
             problem = exc.problems[0] if exc.problems else Problem(path, str(exc))
         storyline, skipped = _staged_commit_facts(paths, n)
-        staged = [p for p in commit_problems(paths, n, storyline_id=storyline, interrupted=True)
+        staged = [p for p in commit_problems(paths, n, storyline_id=storyline)
                   if is_staged(paths, p)]
         if staged:
             texts = [
