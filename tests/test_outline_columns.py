@@ -72,6 +72,15 @@ def test_160x48_cuts_the_title_and_keeps_the_word_counts(sample: Path) -> None:
     assert "守灯司的…" in lines[1] and "2747字 3.92 ✓" in lines[1]  # 守灯司的规矩, cut with an ellipsis
 
 
+def test_160x48_english_rows_keep_the_titles_chinese_rows_keep(sample: Path) -> None:
+    rows = build_outline_rows(Project.open(sample))
+    zh_columns = columns_for(rows, "zh", PANE_LABEL_CELLS[(160, 48)])
+    en_columns = columns_for(rows, "en", PANE_LABEL_CELLS[(160, 48)])
+    assert en_columns.title >= zh_columns.title and en_columns.words  # the bare number is no wider than 2725字
+    line = chapter_label(rows[0].chapters[0], en_columns, "en").plain
+    assert line.startswith("Ch 1  子时送单") and "2,725 4.15 ✓ 守灯" in line, line
+
+
 def test_100x30_drops_the_word_counts_and_then_the_title(sample: Path) -> None:
     rows = build_outline_rows(Project.open(sample))
     lines = labels(rows, PANE_LABEL_CELLS[(100, 30)])

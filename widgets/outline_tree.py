@@ -36,7 +36,9 @@ MESSAGES: Catalog = {
     "loose": ("大纲外的章节", "Chapters outside the outlines"),
     "volume_stats": ("{written}/{total}章 · {words}字", "{written}/{total} ch · {words} chars"),
     "volume_count": ("{written}/{total}章", "{written}/{total} ch"),
-    "words": ("{n}字", "{n} chars"),
+    # English rows show the bare number: the unit is on the volume line ("5,472 chars"), and " chars" on every
+    # row would cut the titles to a stub at 160x48
+    "words": ("{n}字", "{n}"),
     "chapter": ("第{n}章", "Ch {n}"),
     "legend": (
         "✓ 已提交  ! 强制通过  ↻ 手改待重建  ⚑ 需复查  ▹ 已暂存  ✎ 写作中  ∘ 计划中",
