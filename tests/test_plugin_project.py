@@ -89,7 +89,7 @@ def test_status_reports_what_was_read_with_a_caveat(plugin_root: Path, capsys: p
     changelog = [n for n in report.notices if "changelog.jsonl:1:" in n]
     assert changelog and "lines 1-3 (3 lines)" in changelog[0] and "without state_version" in changelog[0]
     assert any("quick_start_step" in n and "step F0" in n for n in report.notices)
-    assert "2 notice(s)" in render_status(report, "en")
+    assert "Notices (2; read, but note):" in render_status(report, "en")
     assert main(["status", "--project", str(plugin_root)]) == 0
     out = capsys.readouterr().out
     assert "须知 2 条" in out and "由其他工具写入" in out
