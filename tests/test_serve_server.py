@@ -130,7 +130,15 @@ async def test_a_closed_tab_ends_a_session_that_ignores_quit(tmp_path: Path) -> 
     await service.start(80, 24)
     process = service._process
     assert process is not None
-    assert "stubborn.py" in Path(f"/proc/{process.pid}/cmdline").read_text(errors="replace")  # not `sh -c`
+
+    def argv() -> list[str]:  # empty while the shell's exec is under way (read too early under load)
+        return Path(f"/proc/{process.pid}/cmdline").read_text(errors="replace").split("\0")
+
+    for _ in range(6000):  # until the shell has exec'd the command in its place (same pid; its argv[0])
+        if argv()[0] == sys.executable:
+            break
+        await asyncio.sleep(0.02)
+    assert argv()[:2] == [sys.executable, str(script)]  # the session is the command, not `sh -c` around it
     for _ in range(6000):  # until the script ignores SIGINT (a slow start must not look like a quick death)
         if ignores_sigint(process.pid):
             break
