@@ -262,7 +262,9 @@ class ConfirmDialog(ModalScreen[bool]):
             yield Label(tr(MESSAGES, "confirm_hint", self.lang), classes="dialog-hint", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one("#yes" if self.default else "#no", Button).focus()
+        found = self.query(f"#{'yes' if self.default else 'no'}")
+        if found:  # empty when mounted while the app tears down (a quit as the dialog opens): its children are gone
+            found.first().focus()
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
@@ -317,8 +319,11 @@ class NumberDialog(ModalScreen[int | None]):
             yield Label(tr(MESSAGES, "number_hint", self.lang), classes="dialog-hint", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
-        self._update(self.query_one(Input).value)
+        found = self.query(Input)
+        if not found:  # mounted while the app tears down: its children are gone
+            return
+        found.first().focus()
+        self._update(found.first().value)
 
     @property
     def value(self) -> int | None:
@@ -397,7 +402,10 @@ class TextDialog(ModalScreen[str | None]):
             yield Label(tr(MESSAGES, "text_hint", self.lang), classes="dialog-hint", markup=False)
 
     def on_mount(self) -> None:
-        area = self.query_one(TextArea)
+        found = self.query(TextArea)
+        if not found:  # mounted while the app tears down: its children are gone
+            return
+        area = found.first()
         area.focus()
         area.move_cursor(area.document.end)
 
@@ -460,7 +468,9 @@ class GotoDialog(ModalScreen[int | None]):
             yield Label(tr(MESSAGES, "goto_hint", self.lang), classes="dialog-hint", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        found = self.query(Input)
+        if found:  # empty when mounted while the app tears down: its children are gone
+            found.first().focus()
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
