@@ -27,6 +27,7 @@ from studio.init_project import init_project
 from studio.models.settings import Settings
 from studio.project import Project
 from tests.fakeapi import FakeMessagesAPI
+from tests.worker_exit import pytest_sessionfinish  # noqa: F401  (a hook: xdist workers ignore execnet's late SIGINT)
 
 SERIAL_FILES = frozenset({"test_crash_safety.py", "test_lock.py"})
 
