@@ -150,3 +150,36 @@ def test_a_vanished_terminal_stops_the_run_resumably_and_continue_finishes_it(
     assert cp["last_completed_chapter"] == 3 and cp.get("inflight_chapter") is None
     assert (sample / "chapters" / "chapter-003.md").is_file()
 
+
+
+# ------------------------------------------------------------------------ a standard input that is no terminal
+
+
+@pytest.mark.parametrize(("keys", "lang"), [("/dev/null", "zh"), ("a file", "zh"), ("a file with q", "en")])
+def test_a_studio_whose_input_is_a_file_says_it_needs_a_terminal_and_exits(
+    sample: Path, tmp_path: Path, keys: str, lang: str
+) -> None:
+    """Before: with stdin from /dev/null or a file, Textual's reader took the file's bytes as keys ("q" quit
+    with status 0) and then spun at the file's end for ever (about 3.5 CPU seconds in the first 8), with nothing
+    to watch for a hang-up. Now: a message on the terminal, in the author's language, and a non-zero exit."""
+    if keys == "/dev/null":
+        fd = os.open(os.devnull, os.O_RDONLY)
+    else:
+        typed = tmp_path / "keys.txt"
+        typed.write_bytes(b"q" if keys.endswith("q") else b"")
+        fd = os.open(typed, os.O_RDONLY)
+    term = PtyTerm.spawn(studio_argv(sample, "--lang", lang), stdin=fd)
+    os.close(fd)
+    try:
+        code, _ = term.wait_exit_cpu(120)  # generous: it exits before Textual starts
+        term.pump(0.2)
+        text = term.raw.decode("utf-8", "replace")  # the message as written, not wrapped by the screen
+    finally:
+        term.close()
+    assert code == 1, text
+    if lang == "zh":
+        assert "工作室需要在终端中运行" in text and "novel-studio continue" in text, text
+        assert ("空设备" if keys == "/dev/null" else "文件") in text, text
+    else:
+        assert "needs a terminal" in text and "the file" in text, text
+    assert not ProjectPaths(sample).lock_dir.exists()

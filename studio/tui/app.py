@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -50,7 +51,7 @@ from studio.models.quick_start import QuickStartRequest
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
-from studio.tui.hangup import HangupWatch, start_hangup_watch
+from studio.tui.hangup import HangupWatch, start_hangup_watch, stdin_refusal
 from studio.tui.heap import settle_heap
 from studio.tui.host import EventSink, PlanSession, QuickStart
 from studio.tui.keymap import apply_keymap, binding_defaults
@@ -375,6 +376,16 @@ class NovelStudioApp(App[None]):
     _hangup_watch: HangupWatch | None = None
     """The exit status after SIGINT / SIGTERM / SIGHUP or a vanished terminal (the CLI's "interrupted, progress
     can be resumed")."""
+
+    def run(self, *, headless: bool = False, **kwargs: Any) -> None:
+        """Run the app; a standard input that gives no keys and never hangs up (a file, /dev/null) is refused
+        first: return code 2 (the CLI exits 1) and a message on stderr (`studio.tui.hangup`): Textual would spin at its EOF."""
+        refusal = None if headless else stdin_refusal(self.driver_class, self.lang)
+        if refusal is not None:
+            print(refusal, file=sys.stderr)
+            self.exit(return_code=2)  # never started: only sets the return code the CLI reads
+            return None
+        return super().run(headless=headless, **kwargs)
 
     def _install_signal_handlers(self) -> None:
         """SIGINT / SIGTERM / SIGHUP (Ctrl+C on `serve`, a `kill`, a closed terminal) and a terminal gone without a

@@ -18,6 +18,11 @@ Rules:
   ends) and then the App is interrupted as on SIGHUP: the run stops resumably (checkpoint and staging
   kept, the lock released as the worker unwinds) and the studio exits 130, as `continue` does on SIGHUP.
   Headless apps and the browser driver (`serve`, whose reader ends by itself at EOF) are not watched.
+- A standard input that can give no keys and never hangs up (a regular file, /dev/null, a closed fd 0) is
+  refused before the App starts (`input_refusal`): Textual's reader would take the file's bytes as keys and
+  then spin at its EOF for ever, with nothing to watch. The studio says it needs a terminal (and what to run
+  in a script instead) and exits non-zero (the CLI's 1). A pipe stays allowed: `serve`'s sessions read
+  one, and its EOF is a hang-up.
 """
 
 from __future__ import annotations
@@ -27,13 +32,28 @@ import contextlib
 import os
 import select
 import stat
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
 
+from studio.i18n import Catalog, Lang, tr
 from widgets import compat
+
+MESSAGES: Catalog = {
+    "needs_terminal": (
+        "工作室需要在终端中运行：标准输入是{what}，读不到按键。请在终端里启动 novel-studio；在脚本中请用 "
+        "novel-studio continue 写作、novel-studio status 查看进度",
+        "the studio needs a terminal: its standard input is {what}, which gives no keys. Start novel-studio in a "
+        "terminal; in a script, write with novel-studio continue and see progress with novel-studio status",
+    ),
+    "what_null": ("空设备 {name}", "the null device {name}"),
+    "what_file": ("文件 {name}", "the file {name}"),
+    "what_closed": ("已关闭的描述符", "a closed descriptor"),
+    "what_device": ("非终端设备 {name}", "a device that is not a terminal, {name}"),
+}
 
 HANGUP = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
@@ -46,6 +66,47 @@ def can_watch(fd: int) -> bool:
     except OSError:
         return False
     return os.isatty(fd) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def stdin_refusal(driver_class: type[Any], lang: Lang) -> str | None:
+    """`input_refusal` for the process's standard input when `driver_class` (the App's) reads keys from it:
+    Textual's terminal driver (`LinuxDriver`), not the browser driver of `serve`'s sessions."""
+    try:
+        from textual.drivers.linux_driver import LinuxDriver
+    except ImportError:  # no termios: not a POSIX terminal
+        return None
+    if not issubclass(driver_class, LinuxDriver):
+        return None
+    stdin = sys.__stdin__
+    try:
+        fd = stdin.fileno() if stdin is not None else None
+    except (OSError, ValueError):
+        fd = None
+    return input_refusal(fd, lang)
+
+
+def input_refusal(fd: int | None, lang: Lang) -> str | None:
+    """Why the studio cannot read its keys from `fd` (its standard input; None: closed), in `lang`; None when
+    it can (a terminal, a pipe or a socket). See the module's rules."""
+    if fd is not None and can_watch(fd):
+        return None
+    if fd is None:
+        what = tr(MESSAGES, "what_closed", lang)
+    else:
+        try:
+            mode = os.fstat(fd).st_mode
+            name = os.readlink(f"/proc/self/fd/{fd}") if os.path.isdir("/proc/self/fd") else f"fd {fd}"
+        except OSError:
+            mode, name = None, ""
+        if mode is None:
+            what = tr(MESSAGES, "what_closed", lang)
+        elif stat.S_ISREG(mode):
+            what = tr(MESSAGES, "what_file", lang, name=name)
+        elif name == os.devnull:
+            what = tr(MESSAGES, "what_null", lang, name=name)
+        else:
+            what = tr(MESSAGES, "what_device", lang, name=name)
+    return tr(MESSAGES, "needs_terminal", lang, what=what)
 
 
 class HangupWatch:
