@@ -47,6 +47,7 @@ from studio.commit_inputs import (
     FORESHADOWING_BEFORE,
     MEMORY_BEFORE,
     STATE_BEFORE,
+    UNDO_INFO,
     archive_dir,
     commit_problems,
     is_staged,
@@ -88,8 +89,6 @@ STEPS: tuple[str, ...] = (
 
 StepHook = Callable[[str], None]
 
-UNDO_INFO = "undo.json"
-
 MESSAGES: Catalog = {
     "refused": (
         "第 {chapter} 章没有提交：以下文件无法使用，没有移动任何文件，暂存内容原样保留：\n{problems}\n{way_out}",
@@ -104,11 +103,13 @@ MESSAGES: Catalog = {
         "summarizes again, a missing evaluation judges again)",
     ),
     "way_out_interrupted": (
-        "办法：这次提交已做了一部分，要用这些暂存文件完成：用文本编辑器修正它（或从备份恢复）后再运行 continue；"
-        "运行 novel-studio repair 查看项目的其他问题",
-        "way out: this commit is partly done and is finished from these staged files: fix it in a text editor "
-        "(or restore it from a backup) and run continue again; run novel-studio repair to see the project's "
-        "other problems",
+        "办法：运行 novel-studio repair：它先把涉及的文件备份到 .novel-studio/repair/，再把这次提交退回到提交之前，并把"
+        "无法使用的暂存文件移到备份里；之后运行 continue，只重做生成它的那一步。也可以用文本编辑器修正它（或从备份恢复）"
+        "后直接运行 continue",
+        "way out: run novel-studio repair, which backs up the files involved into .novel-studio/repair/, takes this "
+        "commit back to before it started and moves the broken staged file into the backup; then run continue, "
+        "which redoes only the stage that made it. Or fix the file in a text editor (or restore it from a backup) "
+        "and run continue",
     ),
     "way_out_project": (
         "办法：用文本编辑器修正它或从备份恢复，然后运行 novel-studio repair 检查",
@@ -210,12 +211,14 @@ class CommitRefused(StudioError):
 
 
 def commit_refused(paths: ProjectPaths, n: int, problems: list[Problem], *, interrupted: bool) -> CommitRefused:
-    """The refusal in both languages: each file's problem, then the way out (the stage that made a broken
-    staged file, by hand for a partly done commit, else fixing the project file)."""
-    if interrupted:
-        way_out = "way_out_interrupted"
+    """The refusal in both languages: each file's problem, then the way out. Broken staged files: before the
+    commit point, the stage that made them (moved out, `continue` remakes them); past it (`interrupted`: the
+    journal exists, whether or not a step ran), `repair`, which takes the commit back first (a staged file
+    merely moved out would let the commit go on without it). A project file: fixed by the author."""
+    if not all(is_staged(paths, p) for p in problems):
+        way_out = "way_out_project"
     else:
-        way_out = "way_out_stage" if all(is_staged(paths, p) for p in problems) else "way_out_project"
+        way_out = "way_out_interrupted" if interrupted else "way_out_stage"
 
     def text(lang: Lang) -> str:
         lines = "\n".join(f"- {p.describe(lang)}" for p in problems)
@@ -448,7 +451,7 @@ def run_commit(
     interrupted = bool(done) or journal.rebuilt
     outcome = CommitOutcome(n, storyline_id, patch_skipped, resumed=interrupted)
     # Staging -> validate -> commit: every file still to move or rewrite is read before the next move.
-    check_commit_inputs(paths, n, storyline_id=storyline_id, steps_done=done if interrupted else None)
+    check_commit_inputs(paths, n, storyline_id=storyline_id, steps_done=done)  # past the commit point
     if not done:
         validate_before_commit(paths, n)  # again: the project may have changed since the journal was written
 

@@ -507,6 +507,9 @@ class Orchestrator:
 
     async def _side(self, n: int, missing: tuple[str, ...]) -> None:
         st = ChapterStaging(self.paths, n)
+        # A summary remade for a judged chapter (`repair` set a broken one aside) keeps its evaluation: the judge
+        # reads only the text, which is unchanged, so judging it again would pay twice for the same result.
+        judged = self._cp.pipeline_stage is PipelineStage.JUDGED and REFINE not in missing and st.evaluation.is_file()
         k = self._cp.revision_count
         text, hints = st.pass_source(k)
         coros: list[Awaitable[None]] = []
@@ -522,7 +525,7 @@ class Orchestrator:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
-        self._cp.pipeline_stage = PipelineStage.REFINED
+        self._cp.pipeline_stage = PipelineStage.JUDGED if judged else PipelineStage.REFINED
         self._save()
 
     async def _summarize(self, n: int, text: str, hints: str) -> None:

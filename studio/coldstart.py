@@ -112,6 +112,13 @@ MESSAGES: Catalog = {
         "the commit of chapter {chapter} was interrupted, and a file it needs to finish cannot be used: {detail}",
     ),
     "way_out_commit_input": (
+        "运行 novel-studio repair：它先备份，再把这次提交退回到提交之前，并把无法使用的暂存文件移到备份里；之后 continue "
+        "只重做生成它的那一步（也可以用文本编辑器修正它后再运行 continue）",
+        "run novel-studio repair: it backs up first, takes the commit back to before it started and moves the broken "
+        "staged file into the backup; continue then redoes only the stage that made it (or fix the file in a text "
+        "editor and run continue)",
+    ),
+    "way_out_commit_archive": (
         "提交已做了一部分，要用这个文件完成：用文本编辑器修正它（或从备份恢复）后再运行 continue",
         "the commit is partly done and is finished from this file: fix it in a text editor (or restore it from a "
         "backup), then run continue",
@@ -412,7 +419,8 @@ def rule_commit_journals(ctx: ColdStart) -> Iterable[Finding]:
     files. A journal that cannot be read (`CommitJournal`) is refused with `repair` as the way out (it rewrites
     the journal from the staged records, after a backup); a staged file (or the archived ledger) the commit
     still needs that cannot be used is refused naming it: the commit would stop on it before its next move
-    (`studio.commit_inputs`; the project files it reads are the other rules' findings)."""
+    (`studio.commit_inputs`; the project files it reads are the other rules' findings). The way out of a
+    broken staged file is `repair`, which takes the commit back (`studio.commit_rollback`)."""
     if not ctx.pending_journals:
         return
     from studio.models.commit_journal import CommitJournal
@@ -427,8 +435,10 @@ def rule_commit_journals(ctx: ColdStart) -> Iterable[Finding]:
         problems = commit_problems(ctx.paths, n, storyline_id=journal.storyline_id, steps_done=journal.steps_done)
         archive = archive_dir(ctx.paths, n)
         for problem in problems:
-            if is_staged(ctx.paths, problem) or Path(problem.path).is_relative_to(archive):
+            if is_staged(ctx.paths, problem):  # `repair` takes the commit back (`studio.commit_rollback`)
                 yield finding("commit_input_broken", "refuse", "way_out_commit_input", detail=problem, chapter=n)
+            elif Path(problem.path).is_relative_to(archive):
+                yield finding("commit_input_broken", "refuse", "way_out_commit_archive", detail=problem, chapter=n)
 
 
 def rule_chapters(ctx: ColdStart) -> Iterable[Finding]:

@@ -37,6 +37,7 @@ from studio.paths import ProjectPaths, numbered_files
 MEMORY_BEFORE = "memory-before.md"
 FORESHADOWING_BEFORE = "foreshadowing-before.json"
 STATE_BEFORE = "state-before.json"  # current-state.json before this chapter: undo's starting point
+UNDO_INFO = "undo.json"  # what existed before the chapter (storyline, memory, ledger); written once, last
 
 
 _JOURNAL_NAME = re.compile(r"^commit-(chapter-\d{3,})\.json$")

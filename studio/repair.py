@@ -37,6 +37,13 @@ items in order. Safe fixes, each one exact or loss-free:
   runs every step again, which the commit's steps are made for (each is idempotent). When a staged file the
   commit still needs cannot be used either, `commit_journal_manual` (cannot) says what to do by hand.
 
+- `commit_rolled_back`: an interrupted chapter commit (its journal readable) that a broken staged file stops
+  (`studio.commit_inputs`): the commit is taken back to where it was before its commit point
+  (`studio.commit_rollback`: the project files restored from the archive's "before" copies, the chapter's
+  changelog line cut, the files it copied in removed, the files it archived moved back to the staging) and
+  the broken staged files set aside, everything it touches backed up first; `continue` then redoes only the
+  stage that made the broken file. A problem outside the staging stays the cold start's finding.
+
 A commit-point journal that cannot be read (a tool change's, a plan apply's): `continue` refuses
 over it, and what it records may be half applied, so `journal_unreadable` (cannot) names it, the backup to
 compare with and what to do by hand; the journal is left where it is.
@@ -65,6 +72,7 @@ from studio import own_writes
 from studio.coldstart import Finding, check_cold_start, refusals
 from studio.coldstart import _ranges as chapter_ranges  # the cold start's own wording of chapter lists
 from studio.commit_inputs import archive_dir, commit_problems, is_staged, pending_commits
+from studio.commit_rollback import Rollback, apply_rollback, plan_rollback
 from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, read_text, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
@@ -195,6 +203,18 @@ MESSAGES: Catalog = {
         "{chapter}'s lines from state/changelog.jsonl and chapters/{cid}.md, and move chapter {chapter}'s files out "
         "of staging/",
     ),
+    "commit_rolled_back": (
+        "第 {chapter} 章的提交被中断（已做的步骤：{done}），完成它要用的暂存文件无法使用：{staged}。先把涉及的 {count} "
+        "个文件备份，再把这次提交退回到提交之前：按 logs/{cid}/ 中提交前的副本恢复状态、伏笔和故事线记忆，删去变更日志中"
+        "本章的行和已复制进项目的本章文件，把归档的草稿和调用记录移回暂存区，并把无法使用的暂存文件移到备份里；之后运行 "
+        "continue 只重做生成它们的那一步，完好的正文和结果不重做",
+        "chapter {chapter}'s commit was interrupted (steps done: {done}) and a staged file it needs to finish cannot "
+        "be used: {staged}. The {count} files involved are backed up first, then the commit is taken back to before "
+        "it started: the state, the foreshadowing ledger and the storyline memory restored from the copies in "
+        "logs/{cid}/, the chapter's changelog line and the chapter files already copied into the project removed, "
+        "the archived drafts and call records moved back to the staging, and the broken staged files moved into "
+        "the backup; continue then redoes only the stage that made them, and nothing intact is redone",
+    ),
     "checkpoint_behind": (
         "检查点只记录到第 {done} 章，但第 {chapters} 章的正文和状态变更都已在磁盘上：把检查点改为已完成第 {last} 章",
         "the checkpoint records chapters done up to {done}, but the chapters after them are on disk with their "
@@ -266,6 +286,7 @@ class RepairPlan:
     set_aside: list[Path] = field(default_factory=list)  # staged files moved into the backup
     kept_copies: list[Path] = field(default_factory=list)  # files copied into the backup and left in place
     journals: dict[Path, CommitJournal] = field(default_factory=dict)  # commit journals written again
+    rollbacks: list[Rollback] = field(default_factory=list)  # interrupted commits taken back
 
     @property
     def fixes(self) -> list[RepairItem]:
@@ -483,10 +504,12 @@ def _plan_commit_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
     for n in pending_commits(paths):
         path = paths.commit_journal(n)
         try:
-            CommitJournal.load(path)
-            continue
+            journal = CommitJournal.load(path)
         except FormatError as exc:
             problem = exc.problems[0] if exc.problems else Problem(path, str(exc))
+        else:
+            _plan_commit_rollback(paths, plan, journal)
+            continue
         storyline, skipped = _staged_commit_facts(paths, n)
         staged = [p for p in commit_problems(paths, n, storyline_id=storyline)
                   if is_staged(paths, p)]
@@ -504,6 +527,22 @@ def _plan_commit_journals(paths: ProjectPaths, plan: RepairPlan) -> None:
         plan.journals[path] = CommitJournal(chapter=n, storyline_id=storyline, patch_skipped=skipped, rebuilt=True)
         plan.items.append(_item("fix", "commit_journal_rebuilt", problem=problem, chapter=n,
                                 count=len([p for p in work if p != path]), storyline=storyline or "-"))
+
+
+def _plan_commit_rollback(paths: ProjectPaths, plan: RepairPlan, journal: CommitJournal) -> None:
+    """A readable journal whose commit a broken staged file stops: taken back (see the module rules)."""
+    n = journal.chapter
+    rb = plan_rollback(paths, n, storyline_id=journal.storyline_id, steps_done=journal.steps_done)
+    if rb is None:
+        return
+    plan.rollbacks.append(rb)
+    texts = [
+        tr(MESSAGES, "commit_rolled_back", lang, chapter=n, cid=chapter_id(n), count=len(rb.touched(paths)),
+           done=", ".join(journal.steps_done) or "-",
+           staged=("；" if lang == "zh" else "; ").join(p.describe(lang) for p in rb.problems))
+        for lang in ("zh", "en")
+    ]
+    plan.items.append(RepairItem("fix", "commit_rolled_back", *texts))
 
 
 def _staged_commit_facts(paths: ProjectPaths, n: int) -> tuple[str | None, bool]:
@@ -759,6 +798,8 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
     if "checkpoint_unclear" in {i.key for i in plan.items}:
         handled.add("checkpoint_unreadable")
     handled.add("commit_journal_unreadable")  # each one rebuilt or said by `_plan_commit_journals`
+    if plan.rollbacks:  # every problem of these commits is a staged file the rollback sets aside
+        handled.add("commit_input_broken")
     reported = {i.key for i in plan.items}
     for f in refusals(check_cold_start(paths, plan.checkpoint)):
         if f.key in handled or (f.key == "changelog_invalid" and "changelog_unusable" in reported):
@@ -789,8 +830,8 @@ def apply_repair(paths: ProjectPaths, plan: RepairPlan, *, now: datetime | None 
     if not plan.fixes:
         return None
     changed = [paths.changelog, paths.current_state, paths.checkpoint, *plan.set_aside, *plan.kept_copies,
-               *plan.journals]
-    backup = _backup(paths, changed, now)
+               *plan.journals, *(p for rb in plan.rollbacks for p in rb.touched(paths))]
+    backup = _backup(paths, sorted(set(changed)), now)
     for path, journal in plan.journals.items():  # the unreadable journal's bytes are in the backup now
         journal.save(path)
     for path in plan.set_aside:  # copied into the backup above; removed only now
@@ -804,4 +845,6 @@ def apply_repair(paths: ProjectPaths, plan: RepairPlan, *, now: datetime | None 
         plan.state.save(paths.current_state)
     if plan.checkpoint is not None:
         save_checkpoint(paths, plan.checkpoint)
+    for rb in plan.rollbacks:  # last: it restores the state from before the chapter over any fix above
+        apply_rollback(paths, rb)
     return backup

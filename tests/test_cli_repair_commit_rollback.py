@@ -1,0 +1,164 @@
+"""`novel-studio repair` and an interrupted commit stopped by a broken staged file (issue 11 item 5): the whole way
+out (`studio.commit_rollback`).
+
+A commit killed after some step, then a staged file it has still to use broken: `continue` refuses naming the file
+and `repair`; `repair` backs up everything it touches, takes the commit back to before its commit point and sets
+the broken file aside; `continue` then redoes only the stage that made the file and commits, to the same chapter,
+summary, evaluation, state, ledger and memory as a run that was never interrupted, without paying again for
+what was intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline.decisions import take_recommended
+from pipeline.orchestrator import Orchestrator
+from studio.cli import continue_cmd
+from studio.cli.main import main
+from studio.init_project import init_project
+from studio.models.checkpoint import Checkpoint
+from studio.models.settings import Settings
+from studio.paths import ProjectPaths
+from tests.fake_agents import FakeAgents
+from tests.test_orchestrator import assert_consistent, patch_chapters, staging_files
+
+
+class Killed(BaseException):
+    """A kill simulated in process (nothing after the hook runs)."""
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return init_project(tmp_path_factory.mktemp("rollback") / "novel", sample=True)
+
+
+@pytest.fixture(scope="module")
+def reference(sample: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("reference") / "novel"
+    shutil.copytree(sample, root)
+    asyncio.run(Orchestrator(root, FakeAgents(ProjectPaths(root)), decider=take_recommended, emit=lambda e: None,
+                             settings=Settings()).run(1))
+    return _result(root)
+
+
+def _result(root: Path) -> dict[str, object]:
+    """What the commit makes, the changelog's lines without their time stamps."""
+    paths = ProjectPaths(root)
+    files = [paths.chapter(3), paths.summary(3), paths.evaluation(3), paths.current_state,
+             paths.global_foreshadowing, paths.storyline_memory("main-arc")]
+    got: dict[str, object] = {p.relative_to(root).as_posix(): p.read_bytes() for p in files}
+    lines = [json.loads(line) for line in paths.changelog.read_text(encoding="utf-8").splitlines()]
+    got["changelog"] = [{k: v for k, v in line.items() if k != "recorded_at"} for line in lines]
+    return got
+
+
+def _kill_commit_after(root: Path, step: str) -> None:
+    def hook(name: str) -> None:
+        if name == f"commit:{step}":
+            raise Killed(name)
+
+    orchestrator = Orchestrator(root, FakeAgents(ProjectPaths(root)), decider=take_recommended, emit=lambda e: None,
+                                settings=Settings(), step_hook=hook)
+    with pytest.raises(Killed):
+        asyncio.run(orchestrator.run(1))
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def _staged(paths: ProjectPaths, what: str) -> Path:
+    return {
+        "text": paths.staged_chapter(3), "summary": paths.staged_summary(3), "delta": paths.staged_delta(3),
+        "evaluation": paths.staged_evaluation(3), "memory": paths.staged_memory("main-arc"),
+        "log": paths.staged_log(3),
+    }[what]
+
+
+# The commit killed after each step that leaves a staged file still to use, and the file broken then; and the
+# stages `continue` runs again afterwards (the chapter log is rebuilt without a model call).
+CASES: list[tuple[str, str, set[str]]] = [
+    ("prepared", "text", {"write", "summarize", "refine", "judge"}),
+    ("archive", "summary", {"summarize"}),
+    ("chapter", "evaluation", {"judge"}),
+    ("summary", "delta", {"summarize"}),
+    ("evaluation", "memory", {"summarize"}),
+    ("memory", "log", set()),
+    ("state", "log", set()),
+    ("foreshadowing", "log", set()),
+]
+
+
+@pytest.mark.parametrize(("step", "what", "redone"), CASES, ids=[f"{s}-{w}" for s, w, _ in CASES])
+def test_refuse_then_repair_then_continue_redoes_only_the_broken_stage(
+    sample: Path, reference: dict[str, object], tmp_path: Path, step: str, what: str, redone: set[str],
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    root = tmp_path / "novel"
+    shutil.copytree(sample, root)
+    _kill_commit_after(root, step)
+    paths = ProjectPaths(root)
+    assert paths.commit_journal(3).is_file()
+    broken = _staged(paths, what)
+    broken.write_bytes(b"" if what == "text" else b"\xff" + broken.read_bytes())
+    rel = broken.relative_to(root).as_posix()
+    before = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+              if p.is_file() and ".novel-studio" not in p.relative_to(root).parts}
+    agents: list[FakeAgents] = []
+
+    def factory(r: Path, s: object, o: object) -> FakeAgents:
+        agents.append(FakeAgents(ProjectPaths(r)))
+        return agents[-1]
+
+    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", factory)
+    project = ["--project", str(root)]
+
+    code, said = _run(["continue", "1", "--offline", "--yes", *project], capsys)
+    assert code != 0
+    assert rel in said and "novel-studio repair" in said, said
+
+    code, repaired = _run(["repair", "--yes", *project], capsys)
+    assert code == 0, repaired
+    assert "第 3 章的提交被中断" in repaired and rel in repaired and "continue" in repaired, repaired
+    [backup] = list((root / ".novel-studio" / "repair").glob("*"))
+    kept = {p.relative_to(backup).as_posix(): p.read_bytes() for p in backup.rglob("*") if p.is_file()}
+    assert kept[rel] == before[rel] and kept["staging/commit-chapter-003.json"] == before[
+        "staging/commit-chapter-003.json"], "the backup must hold the broken file and the journal as they were"
+    assert all(before[k] == v for k, v in kept.items() if k in before), "the backup holds the files as they were"
+    assert not broken.exists() and not paths.commit_journal(3).exists()
+    assert not paths.chapter(3).exists() and patch_chapters(root) == [1, 2]
+
+    agents.clear()
+    code, said = _run(["continue", "1", "--offline", "--yes", *project], capsys)
+    assert code == 0, said
+    assert Checkpoint.load(paths.checkpoint).last_completed_chapter == 3
+    assert patch_chapters(root) == [1, 2, 3] and _result(root) == reference
+    assert {stage for a in agents for stage, _ in a.log} == redone, [a.log for a in agents]
+    assert staging_files(root) == []
+    assert_consistent(root)
+
+
+def test_a_broken_archived_ledger_is_not_rolled_back(
+    sample: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A problem outside the staging (the archive's ledger copy the rollback would restore from) is the author's:
+    repair changes nothing for it and says so."""
+    root = tmp_path / "novel"
+    shutil.copytree(sample, root)
+    _kill_commit_after(root, "chapter")
+    paths = ProjectPaths(root)
+    paths.staged_evaluation(3).write_bytes(b"\xff")
+    (root / "logs" / "chapter-003" / "foreshadowing-before.json").write_bytes(b"\xff")
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "writes.jsonl"}
+    code, said = _run(["repair", "--yes", "--project", str(root)], capsys)
+    assert code != 0
+    assert "logs/chapter-003/foreshadowing-before.json" in said, said
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "writes.jsonl"} == before
