@@ -96,9 +96,10 @@ MESSAGES: Catalog = {
         "work is kept as it is:\n{problems}\n{way_out}",
     ),
     "way_out_stage": (
-        "办法：用文本编辑器修正它；或把它移出项目再运行 continue，生成它的那一步会重做（正文缺了重写本章，摘要、记忆或"
-        "状态变更缺了重新摘要，评审缺了重新评审）",
-        "way out: fix it in a text editor; or move it out of the project and run continue, which redoes the "
+        "办法：用文本编辑器修正它；或运行 novel-studio repair 把它移到备份里，或自己把它移出项目再运行 continue，"
+        "生成它的那一步会重做（正文缺了重写本章，摘要、记忆或状态变更缺了重新摘要，评审缺了重新评审）",
+        "way out: fix it in a text editor; or run novel-studio repair, which moves it into a backup, or move it "
+        "out of the project yourself; then run continue, which redoes the "
         "stage that made it (a missing text rewrites the chapter, a missing summary, memory or state change "
         "summarizes again, a missing evaluation judges again)",
     ),

@@ -23,14 +23,15 @@ from the commit's own records (`studio.commit_inputs`, `pipeline.commit`'s steps
 - `remove`: a project file a copy step wrote (chapter text, summary, evaluation, chapter log) whose bytes
   equal its staged source; the copy may have run without its step being recorded (a kill between them),
   so equal bytes, not the journal, say it was copied; a differing file is not this commit's and stays;
-- `broken`: the staged files that cannot be used, and those made with or from them (`_with_products`), set
+- `broken`: the staged files that cannot be used, and those made with or from them (`with_products`), set
   aside (the caller backs them up first).
 
-`apply_rollback` runs the plan in an order a kill can interrupt at any point: the project files first (each
-step can be redone: a second `repair` plans the same rollback while the journal is there), then the moved
+`apply_rollback` runs the plan in an order a kill can interrupt at any point (a test kills it at every
+write): the project files first, the state before the changelog line (each step can be redone: a second
+`repair` plans the same rollback while the journal is there), then the moved
 files back, then the journal is removed (the rollback's own commit point), then the broken files and the
-archive folder. A kill after the journal is gone leaves a judged chapter whose broken file `continue`
-names with the same way out.
+archive folder. A kill after the journal is gone leaves a judged chapter with a broken staged file and no
+journal: `continue` names it with the same way out, and `repair` run again sets it aside (`staged_set_aside`).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def _staging_folder(paths: ProjectPaths, n: int, name: str) -> Path | None:
     return None
 
 
-def _with_products(paths: ProjectPaths, n: int, storyline_id: str | None, broken: set[Path]) -> list[Path]:
+def with_products(paths: ProjectPaths, n: int, storyline_id: str | None, broken: set[Path]) -> list[Path]:
     """`broken` and the staged files made with or from them, which must be made again with them: the summary
     stage writes the summary, its metadata, the delta and the storyline memory together (the recovery counts
     the summary as done by the summary and the delta alone); the text feeds all of them, the refine and polish
@@ -159,7 +160,7 @@ def plan_rollback(paths: ProjectPaths, n: int, *, storyline_id: str | None, step
     if not problems or not all(is_staged(paths, p) for p in problems):
         return None
     rb = Rollback(n, problems, journal=paths.commit_journal(n))
-    rb.broken = _with_products(paths, n, storyline_id, {Path(p.path) for p in problems})
+    rb.broken = with_products(paths, n, storyline_id, {Path(p.path) for p in problems})
     archive = archive_dir(paths, n)
     staged_copies = {paths.staged_summary(n).name, paths.staged_summary_meta(n).name,
                      paths.staged_evaluation(n).name, paths.staged_delta(n).name}
@@ -203,11 +204,14 @@ def _delete(path: Path) -> None:
 
 def apply_rollback(paths: ProjectPaths, rb: Rollback) -> None:
     """Run the plan (see the module's order); the caller has backed up `rb.touched(paths)`."""
+    # The state before the log line: cut short between them, the log is one line ahead of the state, which
+    # `repair` run again merges (`merge_interrupted`) before this rollback restores it; the other way round
+    # the state would be ahead of the log, which `repair` cannot rebuild safely.
+    for target, before in rb.restore.items():
+        atomic_write_bytes(target, before.read_bytes())
     cut = _patch_line_cut(paths, rb.chapter)  # read now: `repair` may have fixed the log's tail just before
     if cut is not None:
         atomic_write_bytes(paths.changelog, cut)
-    for target, before in rb.restore.items():
-        atomic_write_bytes(target, before.read_bytes())
     for path in rb.remove:
         _delete(path)
     for archived, staged in rb.unmove.items():

@@ -42,7 +42,9 @@ items in order. Safe fixes, each one exact or loss-free:
   (`studio.commit_rollback`: the project files restored from the archive's "before" copies, the chapter's
   changelog line cut, the files it copied in removed, the files it archived moved back to the staging) and
   the broken staged files set aside, everything it touches backed up first; `continue` then redoes only the
-  stage that made the broken file. A problem outside the staging stays the cold start's finding.
+  stage that made the broken file. A problem outside the staging stays the cold start's finding;
+- `staged_set_aside`: the same broken staged file before the commit point (no journal): it and the files made
+  with it are set aside into the backup, and `continue` redoes that stage.
 
 A commit-point journal that cannot be read (a tool change's, a plan apply's): `continue` refuses
 over it, and what it records may be half applied, so `journal_unreadable` (cannot) names it, the backup to
@@ -72,7 +74,7 @@ from studio import own_writes
 from studio.coldstart import Finding, check_cold_start, refusals
 from studio.coldstart import _ranges as chapter_ranges  # the cold start's own wording of chapter lists
 from studio.commit_inputs import archive_dir, commit_problems, is_staged, pending_commits
-from studio.commit_rollback import Rollback, apply_rollback, plan_rollback
+from studio.commit_rollback import Rollback, apply_rollback, plan_rollback, with_products
 from studio.errors import FormatError, Problem, StateVersionMismatch
 from studio.fileio import atomic_write_bytes, find_temp_files, read_text, sweep_temp_files
 from studio.i18n import Catalog, Lang, tr
@@ -214,6 +216,13 @@ MESSAGES: Catalog = {
         "logs/{cid}/, the chapter's changelog line and the chapter files already copied into the project removed, "
         "the archived drafts and call records moved back to the staging, and the broken staged files moved into "
         "the backup; continue then redoes only the stage that made them, and nothing intact is redone",
+    ),
+    "staged_set_aside": (
+        "第 {chapter} 章暂存的文件无法使用：{staged}。把它和与它一同生成的暂存文件（共 {count} 个）移到备份文件夹（需要时可"
+        "按原路径复制回来）；之后运行 continue 只重做生成它们的那一步",
+        "chapter {chapter}'s staged files cannot be used: {staged}. They and the staged files made with them "
+        "(count: {count}) move into the backup folder (copy them back to the same paths to restore them); continue "
+        "then redoes only the stage that made them",
     ),
     "checkpoint_behind": (
         "检查点只记录到第 {done} 章，但第 {chapters} 章的正文和状态变更都已在磁盘上：把检查点改为已完成第 {last} 章",
@@ -545,6 +554,29 @@ def _plan_commit_rollback(paths: ProjectPaths, plan: RepairPlan, journal: Commit
     plan.items.append(RepairItem("fix", "commit_rolled_back", *texts))
 
 
+def _plan_staged_set_aside(paths: ProjectPaths, plan: RepairPlan, cp: Checkpoint) -> None:
+    """The inflight chapter before its commit point (no journal) with a staged file the commit would refuse
+    (broken, not missing): set aside with the files made with it, so `continue` redoes that stage (what the
+    refusal tells the author to do by hand; also what is left when a rollback is killed after its journal
+    went)."""
+    n = cp.inflight_chapter
+    if n is None or paths.commit_journal(n).exists():
+        return
+    storyline, _ = _staged_commit_facts(paths, n)
+    broken = {Path(p.path) for p in commit_problems(paths, n, storyline_id=storyline, prepared=False)
+              if is_staged(paths, p) and Path(p.path).is_file()}
+    if not broken:
+        return
+    files = with_products(paths, n, storyline, broken)
+    plan.set_aside += [p for p in files if p not in plan.set_aside]
+    problems = [p for p in commit_problems(paths, n, storyline_id=storyline, prepared=False)
+                if Path(p.path) in broken]
+    texts = [tr(MESSAGES, "staged_set_aside", lang, chapter=n, count=len(files),
+                staged=("；" if lang == "zh" else "; ").join(p.describe(lang) for p in problems))
+             for lang in ("zh", "en")]
+    plan.items.append(RepairItem("fix", "staged_set_aside", *texts))
+
+
 def _staged_commit_facts(paths: ProjectPaths, n: int) -> tuple[str | None, bool]:
     """(storyline id, whether the patch was skipped) of chapter `n`'s commit, from its staged summary metadata
     or delta, else from the archive's `undo.json` (a cleanup cut short may have removed the staged records)."""
@@ -784,6 +816,8 @@ def plan_repair(paths: ProjectPaths) -> RepairPlan:
 
     _plan_journals(paths, plan)
     _plan_commit_journals(paths, plan)
+    if cp is not None and plan.checkpoint is None:  # an absurd inflight chapter's work is set aside whole above
+        _plan_staged_set_aside(paths, plan, cp)
     _plan_settings(paths, plan)
     _plan_project_files(paths, plan)
     if cp is not None and entries:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from studio.models.checkpoint import Checkpoint
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from tests.fake_agents import FakeAgents
+from tests.fault_runner import forked, kill_sweep
 from tests.test_orchestrator import assert_consistent, patch_chapters, staging_files
 
 
@@ -162,3 +164,85 @@ def test_a_broken_archived_ledger_is_not_rolled_back(
     assert code != 0
     assert "logs/chapter-003/foreshadowing-before.json" in said, said
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "writes.jsonl"} == before
+
+
+def test_a_repair_killed_at_any_write_point_is_run_again_and_continue_finishes(
+    sample: Path, reference: dict[str, object], tmp_path: Path,
+) -> None:
+    """`repair` dies by SIGKILL at each of its writes (fault injection, `tests/fault_runner.py`); run again, it
+    finishes the rollback (or, past the rollback's journal removal, sets the broken file aside), and `continue`
+    then commits the same chapter as an uninterrupted run."""
+    base = tmp_path / "base"
+    shutil.copytree(sample, base)
+    _kill_commit_after(base, "state")  # the most to take back: chapter, summary, evaluation, memory, state merged
+    ProjectPaths(base).staged_log(3).write_bytes(b"\xff")  # the one staged file left to use
+
+    def repair(root: Path) -> int:
+        return main(["repair", "--yes", "--project", str(root)])
+
+    def resume(root: Path) -> int:
+        orchestrator = Orchestrator(root, FakeAgents(ProjectPaths(root)), decider=take_recommended,
+                                    emit=lambda e: None, settings=Settings())
+        return asyncio.run(orchestrator.run(1)).exit_code
+
+    probe = tmp_path / "probe"
+    shutil.copytree(base, probe)
+    report = tmp_path / "writes.txt"
+    assert forked(partial(repair, probe), None, report) == 0
+    writes = int(report.read_text())
+    assert writes >= 8  # the backup's copies, the restores, the removals, the moves back
+
+    def fresh(n: int) -> Path:
+        root = tmp_path / f"kill-{n}"
+        shutil.copytree(base, root)
+        return root
+
+    def check(root: Path) -> list[str]:
+        if (code := forked(partial(resume, root), None)) != 0:
+            return [f"continue exited {code}"]
+        got = _result(root)
+        wrong = [k for k in reference if got.get(k) != reference[k]]
+        if staging_files(root):
+            wrong.append(f"staging left: {staging_files(root)}")
+        return wrong
+
+    sweep = kill_sweep(range(1, writes + 1), fresh, repair, check)
+    assert sweep.checked == list(range(1, writes + 1))
+    assert not sweep.failures, sweep.failures
+
+
+def test_a_broken_staged_file_before_the_commit_point_is_set_aside(
+    sample: Path, reference: dict[str, object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No journal (the chapter judged, or a rollback cut short after removing it) and a broken staged summary:
+    `continue` refuses naming `repair`; `repair` sets the summary and the files made with it aside."""
+    root = tmp_path / "novel"
+    shutil.copytree(sample, root)
+    _kill_commit_after(root, "prepared")
+    paths = ProjectPaths(root)
+    paths.commit_journal(3).unlink()
+    paths.staged_summary(3).write_bytes(b"\xff")
+    agents: list[FakeAgents] = []
+
+    def factory(r: Path, s: object, o: object) -> FakeAgents:
+        agents.append(FakeAgents(ProjectPaths(r)))
+        return agents[-1]
+
+    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", factory)
+    project = ["--project", str(root)]
+    code, said = _run(["continue", "1", "--offline", "--yes", *project], capsys)
+    assert code != 0 and "staging/summaries/chapter-003-summary.md" in said and "novel-studio repair" in said, said
+
+    code, repaired = _run(["repair", "--yes", *project], capsys)
+    assert code == 0 and "第 3 章暂存的文件无法使用" in repaired, repaired
+    assert not paths.staged_summary(3).exists() and not paths.staged_delta(3).exists()
+    [backup] = list((root / ".novel-studio" / "repair").glob("*"))
+    assert (backup / "staging" / "summaries" / "chapter-003-summary.md").read_bytes() == b"\xff"
+
+    agents.clear()
+    code, said = _run(["continue", "1", "--offline", "--yes", *project], capsys)
+    assert code == 0, said
+    assert _result(root) == reference and staging_files(root) == []
+    assert {stage for a in agents for stage, _ in a.log} == {"summarize"}
+    assert_consistent(root)
