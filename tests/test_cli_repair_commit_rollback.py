@@ -28,11 +28,8 @@ from studio.models.settings import Settings
 from studio.paths import ProjectPaths
 from tests.fake_agents import FakeAgents
 from tests.fault_runner import forked, kill_sweep
+from tests.test_cli_repair_commit_journal import _kill_commit_after
 from tests.test_orchestrator import assert_consistent, patch_chapters, staging_files
-
-
-class Killed(BaseException):
-    """A kill simulated in process (nothing after the hook runs)."""
 
 
 @pytest.fixture(scope="module")
@@ -60,15 +57,16 @@ def _result(root: Path) -> dict[str, object]:
     return got
 
 
-def _kill_commit_after(root: Path, step: str) -> None:
-    def hook(name: str) -> None:
-        if name == f"commit:{step}":
-            raise Killed(name)
+def _recording_agents(monkeypatch: pytest.MonkeyPatch) -> list[FakeAgents]:
+    """`continue`'s agents are fakes, each kept in the returned list (their `log` says which stages ran)."""
+    agents: list[FakeAgents] = []
 
-    orchestrator = Orchestrator(root, FakeAgents(ProjectPaths(root)), decider=take_recommended, emit=lambda e: None,
-                                settings=Settings(), step_hook=hook)
-    with pytest.raises(Killed):
-        asyncio.run(orchestrator.run(1))
+    def factory(r: Path, s: object, o: object) -> FakeAgents:
+        agents.append(FakeAgents(ProjectPaths(r)))
+        return agents[-1]
+
+    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", factory)
+    return agents
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -114,13 +112,7 @@ def test_refuse_then_repair_then_continue_redoes_only_the_broken_stage(
     rel = broken.relative_to(root).as_posix()
     before = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
               if p.is_file() and ".novel-studio" not in p.relative_to(root).parts}
-    agents: list[FakeAgents] = []
-
-    def factory(r: Path, s: object, o: object) -> FakeAgents:
-        agents.append(FakeAgents(ProjectPaths(r)))
-        return agents[-1]
-
-    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", factory)
+    agents = _recording_agents(monkeypatch)
     project = ["--project", str(root)]
 
     code, said = _run(["continue", "1", "--offline", "--yes", *project], capsys)
@@ -223,13 +215,7 @@ def test_a_broken_staged_file_before_the_commit_point_is_set_aside(
     paths = ProjectPaths(root)
     paths.commit_journal(3).unlink()
     paths.staged_summary(3).write_bytes(b"\xff")
-    agents: list[FakeAgents] = []
-
-    def factory(r: Path, s: object, o: object) -> FakeAgents:
-        agents.append(FakeAgents(ProjectPaths(r)))
-        return agents[-1]
-
-    monkeypatch.setattr(continue_cmd, "AGENTS_FACTORY", factory)
+    agents = _recording_agents(monkeypatch)
     project = ["--project", str(root)]
     code, said = _run(["continue", "1", "--offline", "--yes", *project], capsys)
     assert code != 0 and "staging/summaries/chapter-003-summary.md" in said and "novel-studio repair" in said, said
