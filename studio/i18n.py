@@ -10,6 +10,10 @@ number with its unit), everywhere a count is shown:
   字数), 万 with at most two decimals from 10,000 (`1.29万字`, `12.5万字`, `100万字`, as a book's); the unit
   follows the number without a space, so `2747字` and `1.29万字` read alike;
 - English with a comma every three digits (`2,747 characters`, `12,918 characters`, `1 character`).
+
+Token counts are abbreviated by `format_tokens` wherever a total is shown (the studio's header, `status`), and
+the unit is the word `tokens` in both languages (`本次 12.3万 tokens`, `run 123.4k tokens`): Chinese 万/亿, English
+k/M; below 10,000 the number as it is.
 """
 
 from __future__ import annotations
@@ -74,3 +78,12 @@ def chars_text(n: int, lang: Lang, /) -> str:
     if lang == "en":
         return f"{format_count(n, lang)} {'character' if n == 1 else 'characters'}"
     return f"{format_count(n, lang)}字"
+
+
+def format_tokens(n: int, lang: Lang, /) -> str:
+    """A token total, abbreviated: Chinese `9999`, `12.3万`, `1.23亿`; English `9999`, `123.4k`, `1.23M`."""
+    if n < 10_000:
+        return str(n)
+    if lang == "zh":
+        return f"{n / 10_000:.1f}万" if n < 100_000_000 else f"{n / 100_000_000:.2f}亿"
+    return f"{n / 1000:.1f}k" if n < 1_000_000 else f"{n / 1_000_000:.2f}M"

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from studio.i18n import Catalog, Lang, chars_text, format_count, tr
-from studio.i18n_names import STORYLINE_ROLES, stage_name, state_name
+from studio.i18n import Catalog, Lang, chars_text, format_count, format_tokens, tr
+from studio.i18n_names import stage_name, state_name, storyline_role_name
 
 # The report's JSON form: `StatusReport.model_dump(mode="json")` (field names and nesting of that model).
 ReportData = Mapping[str, Any]
@@ -74,20 +74,6 @@ MESSAGES: Catalog = {
 }
 
 
-def _chars_text(n: int, lang: Lang) -> str:
-    return chars_text(n, lang)  # the one rule for character counts (studio.i18n)
-
-
-def _tokens_text(n: int, lang: Lang) -> str:
-    if lang == "zh" and n >= 10000:
-        return f"{n / 10000:.1f}万"
-    if lang == "en" and n >= 1_000_000:
-        return f"{n / 1_000_000:.2f}M"
-    if lang == "en" and n >= 10_000:
-        return f"{n / 1000:.1f}k"
-    return str(n)
-
-
 def _age_text(seconds: float, lang: Lang) -> str:
     s = max(0, int(seconds))
     if s < 120:
@@ -134,7 +120,7 @@ def render_data(report: ReportData, lang: Lang = "zh") -> str:
 
     if report["chapters_committed"]:
         avg = report["total_chars"] // report["chapters_committed"]
-        lines.append(tr(MESSAGES, "words", lang, total=_chars_text(report["total_chars"], lang),
+        lines.append(tr(MESSAGES, "words", lang, total=chars_text(report["total_chars"], lang),
                         chapters=report["chapters_committed"], avg=format_count(avg, lang)))
         lines.extend(f"  {n['text'] if lang == 'zh' else n['text_en']}" for n in report['notes'])
     else:
@@ -168,7 +154,8 @@ def render_data(report: ReportData, lang: Lang = "zh") -> str:
         for line in report["active_storylines"]:
             label = line["name"] or line["id"]
             if line["volume_role"]:
-                label += f"（{ROLE_NAMES[line['volume_role']][0]}）" if lang == "zh" else f" ({line['volume_role']})"
+                role = storyline_role_name(line["volume_role"], lang)
+                label += f"（{role}）" if lang == "zh" else f" ({role})"
             names.append(label)
         lines.append(tr(MESSAGES, "storylines", lang, lines=("、" if lang == "zh" else ", ").join(names)))
     else:
@@ -185,8 +172,8 @@ def render_data(report: ReportData, lang: Lang = "zh") -> str:
         lines.append(tr(MESSAGES, key, lang, holder=holder, since=lock["since"] or "?",
                         ago=_age_text(lock["age_seconds"], lang)))
 
-    cost = tr(MESSAGES, "cost", lang, cost=report["cost_usd"], inp=_tokens_text(report["input_tokens"], lang),
-              out=_tokens_text(report["output_tokens"], lang))
+    cost = tr(MESSAGES, "cost", lang, cost=report["cost_usd"], inp=format_tokens(report["input_tokens"], lang),
+              out=format_tokens(report["output_tokens"], lang))
     if report["chapters_without_cost"]:
         cost += tr(MESSAGES, "cost_unknown", lang, n=report["chapters_without_cost"])
     if report["ledger_unreadable_lines"]:
@@ -247,6 +234,3 @@ def _prompt_lines(report: ReportData, lang: Lang) -> list[str]:
         for n in report["prompt_updates"]
     ]
     return [tr(MESSAGES, "prompts_newer", lang, items=("、" if lang == "zh" else ", ").join(items))]
-
-
-ROLE_NAMES = STORYLINE_ROLES  # their home is studio.i18n_names

@@ -337,5 +337,5 @@ def test_header_render() -> None:
     info = HeaderInfo(title="雾港守灯人", volume=1, chapter=3, state="running", stage="draft", provider="offline",
                       offline=True, run_tokens=12345, run_cost=0.5)
     text = render_header(info, "zh", elapsed=75).plain
-    assert "离线模式" in text and "起草 1:15" in text and "12k" in text
+    assert "离线模式" in text and "起草 1:15" in text and "1.2万 tokens" in text
     assert format_elapsed(3600) == "60:00"

@@ -45,7 +45,7 @@ def fake_command(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[argpars
 def test_no_subcommand_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 0
     out = capsys.readouterr().out
-    assert "usage: novel-studio" in out and "init" in out
+    assert "用法：novel-studio" in out and "init" in out  # Chinese by default, argparse's words too
 
 
 def test_help_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
@@ -63,7 +63,7 @@ def test_help_follows_lang(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("argv", [["--bogus"], ["nosuchcommand"], ["init", "--lang", "fr"]])
 def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == ExitCode.USAGE
-    assert "usage:" in capsys.readouterr().err
+    assert "用法：" in capsys.readouterr().err
 
 
 def test_missing_command_module_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:

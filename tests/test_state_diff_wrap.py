@@ -72,7 +72,7 @@ async def test_the_english_pane_at_100x30_keeps_the_name_whole(sample: Path) -> 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("width", [20, 21, 36, 76])
 def test_the_header_keeps_the_versions_together(sample: Path, lang: str, width: int) -> None:
-    """`状态版本 1 -> 2` is never broken inside (`状态版本 1` / `-> 2` at the 100x30 pane's width before)."""
+    """`状态版本 1 → 2` is never broken inside (`状态版本 1` / `→ 2` at the 100x30 pane's width before)."""
     _, lines = wrapped(width, lang, sample)
     assert lines[0] == ("第2章" if lang == "zh" else "Ch 2")
-    assert lines[1] == ("状态版本 1 -> 2" if lang == "zh" else "version 1 -> 2")
+    assert lines[1] == ("状态版本 1 → 2" if lang == "zh" else "version 1 -> 2")

@@ -124,8 +124,8 @@ def test_header_says_the_book_cost_may_be_incomplete(sample: Path) -> None:
     figures = spend_figures(Project.open(sample))
     assert figures.ledger_unreadable_lines == 3
     partial = HeaderInfo(project_cost=figures.cost_usd, project_cost_partial=True)
-    assert "全书 0 tok ≥$" in render_header(partial, "zh", width=160).plain
-    assert "book 0 tok ≥$" in render_header(partial, "en", width=160).plain
+    assert "全书 0 tokens ≥$" in render_header(partial, "zh", width=160).plain
+    assert "book 0 tokens ≥$" in render_header(partial, "en", width=160).plain
 
 
 class GarblingAgents(FakeAgents):

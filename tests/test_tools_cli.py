@@ -148,7 +148,7 @@ def test_a_reply_that_stays_wrong_writes_nothing(sample: Path, capsys: pytest.Ca
         api.script(*[Reply('{"characters": []}') for _ in range(3)])
         code, data = _run(capsys, "character", "add", "周衡", "--yes", "--project", str(sample))
         assert api.request_count == 3
-    assert code == 1 and "CharacterWeaver" in str(data["error"])
+    assert code == 1 and "模型的回复不合格" in str(data["error"])
     assert not ProjectPaths(sample).character("zhou-heng").exists()
     assert "周衡" not in read_text(ProjectPaths(sample).current_state)
 

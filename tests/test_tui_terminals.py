@@ -178,7 +178,7 @@ def test_header_layout_by_width() -> None:
         assert "\n" not in wide and cell_len(wide) <= 158
         narrow = render_header(info, lang, elapsed=75, width=78).plain.split("\n")
         assert len(narrow) == 2 and all(cell_len(line) <= 78 for line in narrow)
-        assert "deepseek" in narrow[1] and "2.3M" in narrow[1] and "$31.50" in narrow[1]
+        assert "deepseek" in narrow[1] and ("234.6万" if lang == "zh" else "2.35M") in narrow[1] and "$31.50" in narrow[1]
         assert "1:15" in narrow[0]
     # a long title is shortened (never the totals), and may push a wide header onto two lines
     long = HeaderInfo(title="一个非常非常长的书名" * 4, volume=12, chapter=345, offline=True, provider="offline")

@@ -127,17 +127,17 @@ def test_state_diff_sample_chapter_2(sample: Project) -> None:
     assert titles == ["沈照 (shen-zhao)", "许青禾 (xu-qing-he)", "远舟旧书店 (yuan-zhou-bookshop)", "世界状态"]
     shen = diff.entities[0]
     assert [c.render() for c in shen.changes] == [
-        "emotional_state: 惊魂未定 -> 将信将疑",
-        "relationships.xu-qing-he: 0 -> 10 (+10)",
+        "emotional_state: 惊魂未定 → 将信将疑",
+        "relationships.xu-qing-he: 0 → 10 (+10)",
         "inventory: + 许青禾留下的电话号码",
     ]
     xu = diff.entities[1]
-    assert "location: 城北 -> 青石巷" in [c.render() for c in xu.changes]
+    assert "location: 城北 → 青石巷" in [c.render() for c in xu.changes]
     assert [(f.id, f.action) for f in diff.foreshadowing] == [("bell-in-fog", "advanced"), ("thirteenth-lamp", "planted")]
     assert diff.foreshadowing[0].detail.startswith("许青禾")
     assert diff.dropped == []
     text = diff.render()
-    assert "time_marker: 十月初七·子时 -> 十月初八·卯时" in text
+    assert "time_marker: 十月初七·子时 → 十月初八·卯时" in text
     assert "thirteenth-lamp: 埋下" in text
     assert state_diff_for_chapter(sample, 3) is None
 
@@ -163,9 +163,9 @@ def test_state_diff_grouping_and_dropped_ops() -> None:
     diff = build_state_diff(before, ops, warnings, display_names={"chen-lao": "陈老"})
     lin, su, token = diff.entities
     assert [c.render() for c in lin.changes] == [
-        "location: 魔都 -> 幽暗森林",
+        "location: 魔都 → 幽暗森林",
         "inventory: + 密信",
-        "relationships.chen-lao: 50 -> 60 (+10)",
+        "relationships.chen-lao: 50 → 60 (+10)",
         "inventory: - 密信",
     ]
     assert lin.changes[3].after == []
@@ -176,7 +176,7 @@ def test_state_diff_grouping_and_dropped_ops() -> None:
     assert field_label("relationships.chen-lao", "zh", diff.display_names) == "关系·陈老"
     assert field_label("location", "en") == "location"
     assert format_value(None) == "（无）" and format_value(["a", "b"]) == "a、b"
-    assert FieldChange(path="hp", op="inc", before=None, after=5, value=5).render() == "hp: （无） -> 5 (+5)"
+    assert FieldChange(path="hp", op="inc", before=None, after=5, value=5).render() == "hp: （无） → 5 (+5)"
 
 
 def test_state_diff_staged_delta(sample: Project) -> None:
@@ -200,7 +200,7 @@ def test_state_diff_staged_delta(sample: Project) -> None:
     )
     diff = state_diff_for_chapter(sample, 3)
     assert diff is not None and diff.staged
-    assert [c.render() for c in diff.entities[0].changes] == ["emotional_state: 平静 -> 动摇"]
+    assert [c.render() for c in diff.entities[0].changes] == ["emotional_state: 平静 → 动摇"]
     assert len(diff.dropped) == 2  # the entry that is not an object, and the inc on a string
 
 

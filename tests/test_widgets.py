@@ -218,7 +218,7 @@ async def test_state_diff_view(sample: Project, size: tuple[int, int]) -> None:
         await pilot.pause()
         body = view.body_text
         assert "沈照 (shen-zhao)" in body
-        assert "关系·许青禾：0 -> 10 (+10)" in body
+        assert "关系·许青禾：0 → 10 (+10)" in body
         assert "随身物品：+ 许青禾留下的电话号码" in body
         assert "[推进] bell-in-fog" in body
         view.show_diff(None)

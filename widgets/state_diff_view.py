@@ -1,8 +1,8 @@
-"""状态变更 / State diff pane: a chapter's state patch as before -> after, grouped by entity.
+"""状态变更 / State diff pane: a chapter's state patch as before → after, grouped by entity.
 
 Renders a `studio.views.state_diff.StateDiff` (built by `state_diff_for_chapter(project, n)`) as Rich Text
 in a scrolling container: entity titles with display names, one line per change with Chinese field labels
-(`情绪：惊魂未定 -> 将信将疑`, `随身物品：+ 密信`, `关系·许青禾：0 -> 10 (+10)`), the foreshadowing ops and the
+(`情绪：惊魂未定 → 将信将疑`, `随身物品：+ 密信`, `关系·许青禾：0 → 10 (+10)`; ` -> ` in English), the foreshadowing ops and the
 ops the state engine dropped, with the reason. Additions and removals carry `+`/`-`, so the meaning does not
 depend on colour.
 """
@@ -13,6 +13,7 @@ from rich.text import Text
 
 from studio.i18n import Catalog, Lang, tr
 from studio.views.state_diff import KIND_LABELS, StateDiff, field_label
+from studio.views.state_diff import MESSAGES as DIFF_MESSAGES
 from widgets.text_pane import TextPane
 
 MESSAGES: Catalog = {
@@ -21,8 +22,8 @@ MESSAGES: Catalog = {
     "error": ("无法读取状态变更：{error}", "Cannot read the state changes: {error}"),
     "select": ("（未选择章节）", "(no chapter selected)"),
     "header": ("第{n}章", "Ch {n}"),
-    # its own line: in a narrow pane a one-line header broke inside `1 -> 2`
-    "version": ("状态版本 {base} -> {version}", "version {base} -> {version}"),
+    # its own line: in a narrow pane a one-line header broke inside `1 → 2`
+    "version": ("状态版本 {base} → {version}", "version {base} -> {version}"),
     "staged": ("（暂存，尚未提交）", " (staged, not committed yet)"),
     "new": ("新", "new"),
     "foreshadowing": ("伏笔", "Foreshadowing"),
@@ -72,10 +73,9 @@ def render_state_diff(diff: StateDiff | None, lang: Lang = "zh") -> Text:
             elif change.op == "remove":
                 out.append(change.change_text(lang), style=REMOVE_STYLE)
             else:
-                before, _, after = change.change_text(lang).partition(" -> ")
-                out.append(before, style="dim")
-                out.append(" -> ")
-                out.append(after, style="bold")
+                out.append(change.before_text(lang), style="dim")
+                out.append(tr(DIFF_MESSAGES, "arrow", lang))
+                out.append(change.after_text(lang), style="bold")
             out.append("\n")
     if diff.foreshadowing:
         out.append("\n")

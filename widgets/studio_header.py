@@ -30,7 +30,7 @@ from textual.events import Resize
 from textual.timer import Timer
 from textual.widgets import Static
 
-from studio.i18n import Catalog, Lang, tr
+from studio.i18n import Catalog, Lang, format_tokens, tr
 from studio.i18n_names import stage_name, state_name
 
 MESSAGES: Catalog = {
@@ -38,10 +38,10 @@ MESSAGES: Catalog = {
     "position": ("第{volume}卷·第{chapter}章", "Vol {volume} Ch {chapter}"),
     "stage": ("阶段：{stage}", "stage: {stage}"),
     "no_stage": ("阶段：—", "stage: -"),
-    "run": ("本次 {tokens} tok ${cost:.2f}", "run {tokens} tok ${cost:.2f}"),
-    "project": ("全书 {tokens} tok ${cost:.2f}", "book {tokens} tok ${cost:.2f}"),
+    "run": ("本次 {tokens} tokens ${cost:.2f}", "run {tokens} tokens ${cost:.2f}"),
+    "project": ("全书 {tokens} tokens ${cost:.2f}", "book {tokens} tokens ${cost:.2f}"),
     # the spend ledger has lines it could not count: at least this much (`status` names the lines)
-    "project_partial": ("全书 {tokens} tok ≥${cost:.2f}", "book {tokens} tok ≥${cost:.2f}"),
+    "project_partial": ("全书 {tokens} tokens ≥${cost:.2f}", "book {tokens} tokens ≥${cost:.2f}"),
     "provider": ("模型：{name}", "provider: {name}"),
     "provider_offline": ("离线", "offline"),  # the offline provider's name, `offline`, in the UI's language
     "cache": ("缓存 {share}%", "cache {share}%"),
@@ -66,14 +66,6 @@ def format_elapsed(seconds: float) -> str:
     seconds = max(0, int(seconds))
     minutes, sec = divmod(seconds, 60)
     return f"{minutes}:{sec:02d}"
-
-
-def format_tokens(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    if n >= 10_000:
-        return f"{n / 1000:.0f}k"
-    return str(n)
 
 
 @dataclass(frozen=True)
@@ -143,10 +135,10 @@ def _where(info: HeaderInfo, lang: Lang, elapsed: float | None, title: str) -> T
 def _costs(info: HeaderInfo, lang: Lang) -> Text:
     """Run and book tokens and cost, provider."""
     text = Text(no_wrap=True, overflow="ellipsis", end="")
-    text.append(tr(MESSAGES, "run", lang, tokens=format_tokens(info.run_tokens), cost=info.run_cost))
+    text.append(tr(MESSAGES, "run", lang, tokens=format_tokens(info.run_tokens, lang), cost=info.run_cost))
     text.append(" · ")
     key = "project_partial" if info.project_cost_partial else "project"
-    text.append(tr(MESSAGES, key, lang, tokens=format_tokens(info.project_tokens), cost=info.project_cost))
+    text.append(tr(MESSAGES, key, lang, tokens=format_tokens(info.project_tokens, lang), cost=info.project_cost))
     if info.cache_share is not None:
         text.append(" · ")
         text.append(tr(MESSAGES, "cache", lang, share=round(info.cache_share * 100)))

@@ -162,9 +162,10 @@ MESSAGES: Catalog = {
     "model_error": ("“{step}”这一步调用模型出错（进度已保存）：{message}", "step \"{step}\": the model call failed "
                     "(progress saved): {message}"),
     "sample_error": ("{message}", "{message}"),
+    # names the chapters, so the dialog adds no "第 3 章 ·" / "Chapter 3 ·" of its own (the question is on all three)
     "q_title": (
-        "试写的三章已完成：确认、调整还是重来？",
-        "The three trial chapters are written: confirm, adjust or start over?",
+        "试写的第 1-{n} 章已完成：确认、调整还是重来？",
+        "Trial chapters 1-{n} are written: confirm, adjust or start over?",
     ),
     "o_confirm": ("确认，进入卷规划（第1-3章保留）", "confirm: go on to volume planning (chapters 1-3 stay)"),
     "o_adjust": ("调整（纲领 / 某个角色 / 风格 / 重写试写章节）", "adjust (brief / a character / style / rewrite the trial chapters)"),
@@ -285,8 +286,8 @@ def trial_question(paths: ProjectPaths) -> Question:
     return Question(
         kind=QuestionKind.TRIAL_CONFIRM,
         chapter=TRIAL_CHAPTERS,
-        title_zh=tr(MESSAGES, "q_title", "zh"),
-        title_en=tr(MESSAGES, "q_title", "en"),
+        title_zh=tr(MESSAGES, "q_title", "zh", n=TRIAL_CHAPTERS),
+        title_en=tr(MESSAGES, "q_title", "en", n=TRIAL_CHAPTERS),
         facts=facts["zh"],
         options=[Option(k, tr(MESSAGES, f"o_{k}", "zh"), tr(MESSAGES, f"o_{k}", "en"))
                  for k in ("confirm", "adjust", "restart")],

@@ -5,7 +5,8 @@ domain side: what the list shows and where a finding sits in the chapter text. N
   every 10th chapter's whole-window run); a missing or broken report is skipped (the checks rewrite it).
 - `fresh_findings`: every cheap check over the whole book now (what `novel-studio check --quick` reports),
   read-only, waived findings left out.
-- `finding_label`: one line: `第N章 · 第P段 · 高 · message` (the chapter-wide ones without a paragraph).
+- `finding_label`: one line: `第N章 · 第P段 · 高 · message` (the chapter-wide ones without a paragraph; the message
+  in the UI's language, `studio.checks.finding_text`).
 - `text_location`: the (row, column) of a finding in the chapter's text, from its paragraph and offset (the one
   paragraph numbering, `studio.checks.paragraphs`); None when it has none or the text changed under it.
 Sorted most severe first, then by chapter, paragraph and offset.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from studio.checks.finding_text import message_of
 from studio.checks.paragraphs import Paragraphs
 from studio.errors import FormatError
 from studio.i18n import Catalog, Lang, tr
@@ -73,7 +75,7 @@ def finding_label(finding: Finding, lang: Lang = "zh") -> str:
     if finding.paragraph:
         parts.append(tr(MESSAGES, "paragraph", lang, n=finding.paragraph))
     parts.append(tr(MESSAGES, finding.severity, lang))
-    parts.append(finding.message or f"{finding.kind}: {finding.text}")
+    parts.append(message_of(finding, lang))
     return " · ".join(parts)
 
 

@@ -44,10 +44,8 @@ from studio.tools.shared import ToolError
 
 MESSAGES: Catalog = {
     "help": ("角色工具：新增、修改、改名、退场", "character tools: add, update, rename, retire"),
-    "add": ("新增角色（CharacterWeaver 生成档案与 L2 契约）", "add a character (CharacterWeaver writes the profile and L2 "
-            "contracts)"),
-    "update": ("修改角色（按字段，或附要求由 CharacterWeaver 修改）", "update a character (by fields, or by CharacterWeaver "
-               "with a note)"),
+    "add": ("新增角色（由模型写出档案与 L2 契约）", "add a character (the model writes the profile and L2 contracts)"),
+    "update": ("修改角色（按字段，或附要求由模型修改）", "update a character (by fields, or by the model with a note)"),
     "rename": ("给角色改名（角色文件、状态、关系、故事线、未写的大纲与契约；已写正文不改）", "rename a character (its file, "
                "state, relationships, storylines, unwritten outline and contracts; committed text is not changed)"),
     "retire": ("角色退场（移到 characters/retired/；受归档保护的角色不能退场）", "retire a character (moved to "
@@ -56,18 +54,17 @@ MESSAGES: Catalog = {
     "slug": ("角色 id（characters/active/<id>.json）", "the character id (characters/active/<id>.json)"),
     "new_name": ("新名字", "the new name"),
     "opt_role": ("角色定位（主角、对手、导师……）", "the role (protagonist, rival, mentor, ...)"),
-    "opt_brief": ("角色设定（给 CharacterWeaver）", "what the character is (for CharacterWeaver)"),
+    "opt_brief": ("角色设定（交给模型）", "what the character is (for the model)"),
     "opt_slug": ("指定角色 id（默认：名字的拼音）", "the id to use (default: the pinyin of the name)"),
     "opt_manual": ("不调用模型，只写一个骨架（无契约）", "call no model: write a skeleton (no contracts)"),
     "opt_field": ("设置字段 k=v（值可为 JSON），可重复", "set a field k=v (the value may be JSON); repeatable"),
-    "opt_note": ("修改要求（由 CharacterWeaver 修改档案与契约）", "what to change (CharacterWeaver updates profile and "
-                 "contracts)"),
+    "opt_note": ("修改要求（由模型修改档案与契约）", "what to change (the model updates profile and contracts)"),
     "opt_new_slug": ("同时修改角色 id（文件改名）", "also change the id (the files are renamed)"),
     "opt_keep_alias": ("把旧名保留为别名（化名、曾用名）", "keep the old name as an alias (a former name)"),
     "opt_reason": ("退场原因", "why the character leaves"),
     "need_change": ("请给出 --field 或 --note", "give --field or --note"),
-    "rejected": ("CharacterWeaver 的回复不合格，未做任何改动：{message}", "CharacterWeaver's reply was not usable; "
-                 "nothing was changed: {message}"),
+    "rejected": ("模型的回复不合格，未做任何改动：{message}", "the model's reply was not usable; nothing was changed: "
+                 "{message}"),
     "reused": ("沿用上次暂停时模型给出的回复（相同请求），不再调用模型", "reusing the reply kept when the same request "
                "paused last time; no new call"),
     "model_error": ("调用模型出错，未做任何改动：{message}", "the model call failed; nothing was changed: {message}"),

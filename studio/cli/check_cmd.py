@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from studio.checks.finding_text import KIND_LABELS as KIND_LABELS
+from studio.checks.finding_text import kind_label
 from studio.checks.registry import default_checks, is_expensive
 from studio.checks.run import project_context, run_checks
 from studio.cli.common import ExitCode, add_common_arguments, emit, help_lang, require_project, resolve_lang
@@ -84,33 +86,6 @@ MESSAGES: Catalog = {
     "sev_high": ("高", "high"),
 }
 
-KIND_LABELS: Catalog = {
-    "name_variant": ("人名疑似笔误", "name typo"),
-    "new_name": ("未登记的名字", "unregistered name"),
-    "punctuation": ("标点", "punctuation"),
-    "blacklist": ("AI 腔黑名单", "blacklisted phrase"),
-    "blacklist_density": ("限用词过密", "limited phrases too dense"),
-    "structural_tic": ("句式习惯", "structural tic"),
-    "repeated_phrase": ("重复用语", "repeated phrase"),
-    "chapter_length": ("章节字数", "chapter length"),
-    "empty_chapter": ("空章节", "empty chapter"),
-    "unreadable": ("无法读取", "unreadable"),
-    "judge_quote_missing": ("评审引文不存在", "judge quote not found"),
-    "check_failed": ("检查出错", "check failed"),
-    "recent_repeat": ("跨章重复用语", "repeated across chapters"),
-    "continuity_status": ("已退场角色出场", "absent or dead character acts"),
-    "continuity_item": ("物品归属矛盾", "item used by a former holder"),
-    "continuity_attribute": ("等级变化无交代", "rank change without an event"),
-    "storyline_leak": ("故事线串线", "storyline leak"),
-    "storyline_leak_hint": ("疑似串线", "possible storyline leak"),
-    "foreshadowing_overdue": ("伏笔超期", "foreshadowing overdue"),
-    "foreshadowing_never_advanced": ("伏笔未推进", "foreshadowing never advanced"),
-    "foreshadowing_long_idle": ("长线伏笔搁置", "long thread idle"),
-    "style_drift": ("风格偏移", "style drift"),
-    "structure_repeat": ("结构重复", "repeated structure"),
-    "structure_goal_stalled": ("卷目标停滞", "volume goal stalled"),
-    "structure_balance": ("故事线配比偏离", "storyline balance off plan"),
-}
 
 
 def _chapter_number(value: str) -> int:
@@ -141,10 +116,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_common_arguments(parser)
     parser.set_defaults(func=run)
-
-
-def kind_label(kind: str, lang: Lang) -> str:
-    return tr(KIND_LABELS, kind, lang) if kind in KIND_LABELS else kind
 
 
 def render_report(report: ChecksReport, lang: Lang) -> str:

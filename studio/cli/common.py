@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from studio.errors import PausedForAuthor, ProjectNotFoundError, StudioError
 from studio.i18n import DEFAULT_LANG, Catalog, Lang, normalize_lang, tr
@@ -51,6 +53,12 @@ MESSAGES: Catalog = {
         "Paused: this needs an answer from the author and stdin is not a terminal: {question}",
     ),
     "choices": ("可选：{choices}", "choices: {choices}"),
+    # argparse's own words, in the help language too (`StudioArgumentParser`)
+    "usage": ("用法：", "usage: "),
+    "positionals": ("参数", "positional arguments"),
+    "options": ("选项", "options"),
+    "opt_help": ("显示本帮助并退出", "show this help message and exit"),
+    "parse_error": ("{prog}：错误：{message}", "{prog}: error: {message}"),
     "bad_choice": ("请输入以下之一：{choices}", "please answer one of: {choices}"),
 }
 
@@ -62,6 +70,123 @@ def set_help_lang(lang: Lang) -> None:
     """Called by main() before commands register, so their help texts can follow the language."""
     global _help_lang
     _help_lang = lang
+
+
+# argparse's own error messages (Python 3.11's wording) in Chinese; anything else is shown as argparse says it
+_ARGPARSE_ZH: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^argument (.+?): (.*)$"), r"参数 \1：\2"),
+    (re.compile(r"invalid choice: (.+) \(choose from (.+)\)$"), r"无效的选项 \1（可选：\2）"),
+    (re.compile(r"invalid (\w+) value: (.+)$"), r"无效的值 \2（应为 \1）"),
+    (re.compile(r"^unrecognized arguments: (.+)$"), r"无法识别的参数：\1"),
+    (re.compile(r"^the following arguments are required: (.+)$"), r"缺少参数：\1"),
+    (re.compile(r"expected one argument$"), "需要一个值"),
+    (re.compile(r"not allowed with argument (.+)$"), r"不能与参数 \1 同时使用"),
+)
+
+
+def argparse_message(message: str, lang: Lang) -> str:
+    """An argparse error message in `lang` (the known ones; others as they are)."""
+    if lang != "zh":
+        return message
+    for pattern, replacement in _ARGPARSE_ZH:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def _cells(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+_TOKENS = re.compile(r"[^\s\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]+|\s+|.")
+_NO_LINE_START = frozenset("，。、；：？！）」』”》…")
+_NO_LINE_END = frozenset("（「『“《")
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` terminal cells: Chinese may break between any two characters, a run of
+    Latin letters, digits and ASCII punctuation never; a closing mark never starts a line (it may overhang), an
+    opening mark never ends one."""
+    lines: list[str] = []
+    line = ""
+    for token in _TOKENS.findall(" ".join(text.split())):
+        if token.isspace():
+            line += " " if line else ""
+            continue
+        if line.strip() and _cells(line + token) > width and token[0] not in _NO_LINE_START:
+            carried = ""
+            while line and line[-1] in _NO_LINE_END:  # an opening mark goes down with what it opens
+                carried, line = line[-1] + carried, line[:-1]
+            if line.strip():
+                lines.append(line.rstrip())
+            line = line + carried + token if not line.strip() else carried + token
+        else:
+            line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+class StudioHelpFormatter(argparse.HelpFormatter):
+    """The usage line's prefix in the help language (`用法：`); help texts with Chinese wrapped by terminal cells
+    (argparse counts characters and breaks only at spaces, so a Chinese line ran twice as wide as the terminal)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if _cells(text) == len(text):
+            return super()._split_lines(text, width)
+        return wrap_cells(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if _cells(text) == len(text):
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in wrap_cells(text, width - len(indent)))
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, tr(MESSAGES, "usage", _help_lang) if prefix is None else prefix)
+
+    def _format_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None) -> str:
+        """argparse measures the prefix in characters; `用法：` is wider on screen than it is long: the usage is
+        laid out for a width narrower by the difference and its continuation lines are indented by it."""
+        extra = _cells(prefix or "") - len(prefix or "")
+        if extra <= 0:
+            return super()._format_usage(usage, actions, groups, prefix)
+        self._width -= extra
+        try:
+            text = super()._format_usage(usage, actions, groups, prefix)
+        finally:
+            self._width += extra
+        lines = text.split("\n")
+        return "\n".join([lines[0], *(" " * extra + line if line.startswith(" ") else line for line in lines[1:])])
+
+
+class StudioArgumentParser(argparse.ArgumentParser):
+    """argparse in the help language of the moment (`set_help_lang`): the usage prefix, the argument groups'
+    titles, `-h` and the error line, in Chinese by default as the commands' own help texts are. Subcommands made
+    with `add_parser` are of this class too. A Chinese group title ends with a full-width colon."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        add_help = kwargs.pop("add_help", True)
+        kwargs.setdefault("formatter_class", StudioHelpFormatter)
+        kwargs["add_help"] = False  # its own -h below, with a help text in the help language
+        super().__init__(*args, **kwargs)
+        self.lang: Lang = _help_lang
+        self._positionals.title = tr(MESSAGES, "positionals", self.lang)
+        self._optionals.title = tr(MESSAGES, "options", self.lang)
+        if add_help:
+            self.add_argument(
+                "-h", "--help", action="help", default=argparse.SUPPRESS, help=tr(MESSAGES, "opt_help", self.lang)
+            )
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if self.lang != "zh":
+            return text
+        titles = {group.title for group in self._action_groups if group.title}
+        return "\n".join(f"{line[:-1]}：" if line[:-1] in titles else line for line in text.split("\n"))
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        message = argparse_message(message, self.lang)
+        self.exit(2, tr(MESSAGES, "parse_error", self.lang, prog=self.prog, message=message) + "\n")
 
 
 def help_lang() -> Lang:

@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from studio.cli.common import add_common_arguments, resolve_lang
+from studio.cli.common import add_common_arguments, help_lang, resolve_lang
 from studio.i18n import Catalog, tr
 from studio.init_project import init_project
 from studio.project import Project
@@ -22,6 +22,7 @@ MESSAGES: Catalog = {
     "help": ("创建示例小说并展示（离线，无需 API key）", "create the sample novel and show it (offline, no API key)"),
     "created": ("示例小说已创建：{path}", "Sample novel created at {path}"),
     "no_tui": ("只打印状态，不打开工作室", "print the status instead of opening the studio"),
+    "opt_dir": ("示例小说的文件夹（默认：新建一个临时文件夹）", "target folder (default: a new temporary folder)"),
     "next": (
         "下一步：novel-studio status --project {path}",
         "Next: novel-studio status --project {path}",
@@ -34,10 +35,11 @@ MESSAGES: Catalog = {
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("demo", help=tr(MESSAGES, "help", "zh"))
+    lang = help_lang()
+    parser = subparsers.add_parser("demo", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang))
     add_common_arguments(parser)
-    parser.add_argument("dir", nargs="?", type=Path, help="target folder (default: a new temporary folder)")
-    parser.add_argument("--no-tui", action="store_true", help=tr(MESSAGES, "no_tui", "zh"))
+    parser.add_argument("dir", nargs="?", type=Path, metavar="DIR", help=tr(MESSAGES, "opt_dir", lang))
+    parser.add_argument("--no-tui", action="store_true", help=tr(MESSAGES, "no_tui", lang))
     parser.set_defaults(func=run)
 
 

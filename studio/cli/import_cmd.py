@@ -37,7 +37,7 @@ from typing import Any
 
 from pipeline.importing.extract import estimate_extraction
 from pipeline.providers.factory import is_offline
-from studio.cli.check_cmd import kind_label
+from studio.checks.finding_text import kind_label
 from studio.cli.common import (
     ExitCode,
     JsonOut,

@@ -28,6 +28,7 @@ from pathlib import Path
 from studio.cli.common import (
     PIN_COMMANDS,
     ExitCode,
+    StudioArgumentParser,
     add_common_arguments,
     pre_scan_lang,
     resolve_lang,
@@ -127,7 +128,7 @@ def requested_command(argv: Sequence[str], value_options: set[str]) -> str | Non
 
 
 def _top_parser(lang: Lang) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="novel-studio", description=tr(MESSAGES, "description", lang))
+    parser = StudioArgumentParser(prog="novel-studio", description=tr(MESSAGES, "description", lang))
     add_common_arguments(parser, top_level=True)  # --offline included: one flag, before or after the command
     return parser
 

@@ -73,7 +73,7 @@ MESSAGES: Catalog = {
     ),
     "opt_length": ("本卷章数（默认 {n}）", "chapters in the volume (default {n})"),
     "opt_yes": ("不提问，直接批准计划", "ask nothing: approve the plan"),
-    "opt_note": ("给 PlotArchitect 的要求（本卷要发生的事、节奏）", "a note for PlotArchitect (what the volume must hold)"),
+    "opt_note": ("对本卷规划的要求（本卷要发生的事、节奏）", "a note for the volume plan (what the volume must hold)"),
     "opt_cost": ("费用上限（美元）：预计超出时不调用模型", "stop before a call whose estimate passes this cost (USD)"),
     "locked_stale": (
         "项目锁的持有进程已经不在了；确认没有其他程序在写这部小说后，用 --yes 接管",

@@ -50,6 +50,7 @@ from studio.config import load_settings
 from studio.errors import StudioError, UsageError
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import STAGES, STATES
 from studio.models.evaluation import Evaluation
 from studio.models.settings import Settings
 from studio.models.volume_plan import VolumePlan, load_volume_plan
@@ -74,6 +75,31 @@ ALIASES: dict[str, str] = {
     "review": "volume-review",
     "survey": "import-survey",
 }
+# alias -> what the step is called in the studio and the rest of the CLI (the stage and state names of
+# studio.i18n_names), for the help
+ALIAS_NAMES: Catalog = {
+    "writer": STAGES["draft"],
+    "reviser": STAGES["revise"],
+    "summarizer": STAGES["summarize"],
+    "refiner": STAGES["refine"],
+    "judge": STAGES["judge"],
+    "world": ("世界观", "world"),
+    "character": ("角色", "characters"),
+    "plot": STATES["VOL_PLANNING"],
+    "contracts": ("章节契约", "chapter contracts"),
+    "style": ("文风", "style"),
+    "review": STATES["VOL_REVIEW"],
+    "survey": STAGES["import-cast"],
+}
+
+
+def alias_list(lang: Lang) -> str:
+    """`writer（起草）、reviser（修订）……`; `writer (draft), reviser (revise), ...`."""
+    if lang == "zh":
+        return "、".join(f"{alias}（{tr(ALIAS_NAMES, alias, lang)}）" for alias in ALIASES)
+    return ", ".join(f"{alias} ({tr(ALIAS_NAMES, alias, lang)})" for alias in ALIASES)
+
+
 # prompt id -> the agent name of the settings' [models] / [max_tokens] tables
 SETTINGS_AGENT: dict[str, str] = {
     "chapter-writer": "chapter_writer",
@@ -94,12 +120,13 @@ PLANNING_AGENTS = frozenset({"world-builder", "character-weaver", "plot-architec
 
 MESSAGES: Catalog = {
     "help": (
-        "查看某个智能体将要发送给模型的完整请求（不发送、不加锁）",
-        "show the request an agent would send to the model (nothing is sent, no lock is taken)",
+        "查看某一步（起草、评审、卷规划……）将要发送给模型的完整请求（不发送、不加锁）",
+        "show the request a step (draft, judge, volume planning ...) would send to the model (nothing is sent, no "
+        "lock is taken)",
     ),
     "arg_agent": (
-        "智能体：提示词 id（如 chapter-writer）或简称 {aliases}",
-        "agent: a prompt id (like chapter-writer) or an alias: {aliases}",
+        "哪一步：提示词 id（如 chapter-writer）或简称 {aliases}",
+        "which step: a prompt id (like chapter-writer) or an alias: {aliases}",
     ),
     "arg_chapter": ("章号（默认：下一章）", "chapter number (default: the next chapter)"),
     "unknown_agent": ("没有名为 {name} 的智能体。可用：{known}", "No agent named {name}. Known: {known}"),
@@ -167,7 +194,7 @@ class PromptPreview:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lang = help_lang()
     parser = subparsers.add_parser("prompt", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang))
-    parser.add_argument("agent", metavar="AGENT", help=tr(MESSAGES, "arg_agent", lang, aliases=", ".join(ALIASES)))
+    parser.add_argument("agent", metavar="AGENT", help=tr(MESSAGES, "arg_agent", lang, aliases=alias_list(lang)))
     parser.add_argument("chapter", metavar="CHAPTER", nargs="?", help=tr(MESSAGES, "arg_chapter", lang))
     add_common_arguments(parser)
     parser.set_defaults(func=run)

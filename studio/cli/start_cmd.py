@@ -231,7 +231,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--sample", action="append", default=[], metavar="FILE", help=tr(MESSAGES, "opt_sample", lang))
     p.add_argument("--reference", default="", metavar="NAME", help=tr(MESSAGES, "opt_reference", lang))
     p.add_argument("--preset", default="", metavar="NAME",
-                   help=tr(MESSAGES, "opt_preset", lang, presets="、".join(TONE_PRESETS)))
+                   help=tr(MESSAGES, "opt_preset", lang, presets=("、" if lang == "zh" else ", ").join(TONE_PRESETS)))
     p.add_argument("--brief-field", action="append", default=[], metavar="KEY=VALUE",
                    help=tr(MESSAGES, "opt_brief", lang, keys=keys))
     p.add_argument("--answer", default=None, metavar="TEXT", help=tr(MESSAGES, "opt_answer", lang))

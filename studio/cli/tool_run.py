@@ -49,8 +49,7 @@ MESSAGES: Catalog = {
     "no_key": ("没有找到 API 密钥：环境变量 {env} 未设置。请先 export {env}=你的密钥，或使用 --offline 或 --manual",
                "No API key: {env} is not set. Run `export {env}=<your key>`, or use --offline or --manual"),
     "offline": ("离线模式：角色由离线演示生成，不花钱", "offline mode: the character comes from the offline demo, no cost"),
-    "estimate": ("调用 CharacterWeaver（{model}）：预计最多 ${cost:.4f}", "calling CharacterWeaver ({model}): at most "
-                 "${cost:.4f} estimated"),
+    "estimate": ("调用模型（{model}）：预计最多 ${cost:.4f}", "calling the model ({model}): at most ${cost:.4f} estimated"),
     "over_cost": ("预计费用 ${cost:.4f} 超过上限 ${limit:.4f}，未调用模型，未做任何改动", "the estimate ${cost:.4f} "
                   "passes the limit ${limit:.4f}; no model was called and nothing was changed"),
     "spent": ("模型花费 ${cost:.4f}（{calls} 次调用，已记入 logs/spend.jsonl）", "model cost ${cost:.4f} ({calls} calls, "

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from studio.checks.finding_text import finding_message
 from studio.checks.findings_list import MESSAGES as FINDING_WORDS
 from studio.errors import StudioError
 from studio.fileio import read_text
@@ -130,7 +131,14 @@ class FindingRow:
     chapter: int
     kind: str
     severity: str
-    text: str
+    text: str  # the saved message (or the quoted text when there is none), as the check wrote it
+    quote: str = ""  # the chapter text the finding points at
+    suggestion: str | None = None
+    message: str = ""
+
+    def said(self, lang: Lang) -> str:
+        """The row's text in `lang`: a message saved in the other language gives way to the kind's name."""
+        return finding_message(self.kind, self.message, self.quote, self.suggestion, lang)
 
 
 @dataclass
@@ -283,7 +291,8 @@ def _findings(paths: ProjectPaths, numbers: Iterable[int]) -> tuple[list[Finding
         except StudioError:
             continue
         ran = True
-        rows += [FindingRow(n, f.kind, f.severity, (f.message or f.text).strip()) for f in report.findings]
+        rows += [FindingRow(n, f.kind, f.severity, (f.message or f.text).strip(), f.text, f.suggestion, f.message.strip())
+                 for f in report.findings]
     rows.sort(key=lambda f: (-severity_rank(f.severity), f.chapter))
     return rows, ran
 
@@ -382,7 +391,7 @@ def render_review(review: VolumeReview, lang: Lang = "zh", *, final_state: str |
         for f in review.findings[:MAX_FINDINGS]:
             # the severity as the findings list says it (高 / high); the check's kind is an identifier, not shown
             severity = tr(FINDING_WORDS, f.severity, lang) if f.severity in FINDING_WORDS else f.severity
-            out.append(tr(MESSAGES, "finding_row", lang, n=f.chapter, severity=severity, text=f.text))
+            out.append(tr(MESSAGES, "finding_row", lang, n=f.chapter, severity=severity, text=f.said(lang)))
         if len(review.findings) > MAX_FINDINGS:
             out.append(tr(MESSAGES, "more_findings", lang, n=len(review.findings) - MAX_FINDINGS))
     else:

@@ -84,7 +84,7 @@ MESSAGES: Catalog = {
     "t_update": ("修改角色：{name}（{slug}）", "updated {name} ({slug})"),
     "t_rename": ("改名：{old} → {new}（{slug}）", "renamed {old} -> {new} ({slug})"),
     "t_retire": ("退场：{name}（{slug}）", "retired {name} ({slug})"),
-    "l_source_model": ("来源：CharacterWeaver", "source: CharacterWeaver"),
+    "l_source_model": ("来源：模型生成", "source: written by the model"),
     "l_source_manual": ("来源：手动骨架（无契约，请补充）", "source: a manual skeleton (no contract yet: add some)"),
     "l_role": ("定位：{role}", "role: {role}"),
     "l_contracts": ("L2 契约 {n} 条：{ids}", "{n} L2 contracts: {ids}"),

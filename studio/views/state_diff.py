@@ -4,9 +4,12 @@
 of the state before the patch, so each change knows its before and after value:
 
     沈照 (shen-zhao)
-      location: 魔都 -> 幽暗森林
+      location: 魔都 → 幽暗森林
       inventory: + 密信
-      relationships.chen-lao: 50 -> 60
+      relationships.chen-lao: 50 → 60
+
+(the arrow is the UI's: ` → ` in Chinese as everywhere in the Chinese UI, ` -> ` in English; values in the
+UI's language too: 是/否 and （空） for true/false and an empty value)
 
 plus the foreshadowing ops (id, action, detail) and the ops the engine dropped with the reason.
 `state_diff_for_chapter(project, n)` finds chapter n's line in `state/changelog.jsonl` (or its staged delta
@@ -69,7 +72,11 @@ MESSAGES: Catalog = {
     "foreshadowing": ("伏笔", "Foreshadowing"),
     "dropped": ("被丢弃的操作", "Dropped ops"),
     "staged": ("（暂存，未提交）", " (staged, not committed)"),
-    "header": ("第{n}章 · 状态版本 {base} -> {version}", "Ch {n} · state version {base} -> {version}"),
+    "header": ("第{n}章 · 状态版本 {base} → {version}", "Ch {n} · state version {base} -> {version}"),
+    "arrow": (" → ", " -> "),
+    "true": ("是", "yes"),
+    "false": ("否", "no"),
+    "empty_value": ("（空）", "(empty)"),
     "new_entity": ("（新）", " (new)"),
 }
 
@@ -97,15 +104,24 @@ class FieldChange:
     value: Any = None  # the op's own value (the item added or removed, the increment)
 
     def render(self, lang: Lang = "zh") -> str:
-        """`location: 魔都 -> 幽暗森林`, `inventory: + 密信`, `relationships.chen-lao: 50 -> 60`."""
+        """`location: 魔都 → 幽暗森林`, `inventory: + 密信`, `relationships.chen-lao: 50 → 60`."""
         return f"{self.path or '*'}: {self.change_text(lang)}"
 
     def change_text(self, lang: Lang = "zh") -> str:
+        """`+ 密信`, `- 密信`, or `魔都 → 幽暗森林` (`50 -> 60 (+10)` in English)."""
         if self.op == "add":
             return f"+ {format_value(self.value, lang)}"
         if self.op == "remove":
             return f"- {format_value(self.value, lang)}"
-        text = f"{format_value(self.before, lang)} -> {format_value(self.after, lang)}"
+        return f"{self.before_text(lang)}{tr(MESSAGES, 'arrow', lang)}{self.after_text(lang)}"
+
+    def before_text(self, lang: Lang = "zh") -> str:
+        """The value before a set/inc, as the diff shows it."""
+        return format_value(self.before, lang)
+
+    def after_text(self, lang: Lang = "zh") -> str:
+        """The value after a set/inc, with an increment's step: `60 (+10)`."""
+        text = format_value(self.after, lang)
         if self.op == "inc" and isinstance(self.value, int | float) and not isinstance(self.value, bool):
             text += f" ({self.value:+g})"
         return text
@@ -193,18 +209,19 @@ class StateDiff:
 
 
 def format_value(value: Any, lang: Lang = "zh") -> str:
-    """A state value for the diff: none -> （无）, lists joined with 、, objects as compact JSON."""
+    """A state value for the diff in the UI's language: none -> （无）, true -> 是, "" or [] -> （空）, lists
+    joined with 、, objects as compact JSON."""
     if value is None or value is _MISSING:
         return tr(MESSAGES, "none", lang)
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return tr(MESSAGES, "true" if value else "false", lang)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, str):
-        return value or '""'
+        return value or tr(MESSAGES, "empty_value", lang)
     if isinstance(value, list):
         if not value:
-            return "[]"
+            return tr(MESSAGES, "empty_value", lang)
         return ("、" if lang == "zh" else ", ").join(format_value(v, lang) for v in value)
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
