@@ -41,7 +41,7 @@ from studio.models.style_drift import StyleDrift
 from studio.models.style_profile import StyleProfile
 from studio.models.world_rules import WorldRules
 from studio.outline import VolumeOutline, parse_outline
-from studio.paths import SETTINGS_FILE, ProjectPaths, numbered_files
+from studio.paths import EVALUATION_FILE, SETTINGS_FILE, ProjectPaths, numbered_files
 from studio.state_engine import load_changelog
 
 if TYPE_CHECKING:
@@ -85,7 +85,6 @@ MESSAGES: Catalog = {
 # formats has no novel-studio.toml and must still open.
 PROJECT_MARKERS: tuple[str, ...] = (SETTINGS_FILE, ".checkpoint.json", "state", "chapters")
 
-_EVAL_NAME = re.compile(r"^(chapter-\d{3,})-eval\.json$")
 _LOG_NAME = re.compile(r"^(chapter-\d{3,})-log\.json$")
 _CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
 _CONTRACT_NAME = re.compile(r"^(chapter-\d{3,})\.json$")
@@ -361,7 +360,7 @@ class Project:
         return out
 
     def evaluation_files(self) -> dict[int, Path]:
-        return numbered_files(self.paths.root / "evaluations", _EVAL_NAME)
+        return numbered_files(self.paths.root / "evaluations", EVALUATION_FILE)
 
     def log_files(self) -> dict[int, Path]:
         return numbered_files(self.paths.root / "logs", _LOG_NAME)
