@@ -39,7 +39,9 @@ Rules that keep the answer from ever being stale:
 
 Where: `cache_folder(root)/status-output.json` in the user cache folder (platformdirs), never in the author's
 folder. Format: `{"version": 2, "key": "<hex>", "outputs": {"<variant>": "<text printed>"}, "layout": "<hex>",
-"reports": {"<variant>": {"lang": "zh", "data": {<StatusReport's JSON form>}}}}`. A memo that cannot be read
+"reports": {"<variant>": {"lang": "zh", "data": {<StatusReport's JSON form>}, "scores": "<hex>"}}}` (`scores`: the
+hash of the evaluations' full stat lines the report was scored under; while it is the same, the light path
+reads no evaluation and no score cache). A memo that cannot be read
 is a miss; one that cannot be written is skipped. This module imports nothing heavier than
 platformdirs and `studio.paths` (no pydantic, no project model), so the repeat path stays light.
 """
@@ -97,6 +99,7 @@ class _Fingerprint:
 
     digest: hashlib._Hash = field(default_factory=hashlib.sha256)
     layout: hashlib._Hash = field(default_factory=hashlib.sha256)
+    scores: hashlib._Hash = field(default_factory=hashlib.sha256)  # the full lines of the evaluations folder's entries
     newest_ns: int = 0
     seen: set[tuple[int, int]] = field(default_factory=set)  # (dev, inode) of folders walked: no symlink loops
     entries: int = 0
@@ -114,6 +117,8 @@ class _Fingerprint:
         line = f"{label}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n"
         layout = parent in _LAYOUT_FILES or label in _LAYOUT_FILES
         self.update(line, _layout_line(label, st, parent) if layout else None)
+        if parent == EVALUATIONS_LABEL:
+            self.scores.update(line.encode("utf-8", "surrogateescape"))
         self.newest_ns = max(self.newest_ns, st.st_mtime_ns, st.st_ctime_ns)
 
     def walk(self, folder: str, label: str) -> None:
@@ -183,6 +188,7 @@ class KeptReport:
 
     lang: str
     data: dict[str, Any]
+    scores: str = ""  # the evaluations' key (`StatusMemo.scores`) its scores were read under: equal, none to read again
 
 
 @dataclass(frozen=True)
@@ -194,6 +200,7 @@ class StatusMemo:
     variant: str
     storable: bool  # no lock folder, nothing changed within RACY_NS of the run's start
     layout: str = ""  # the key with chapter text and evaluations left out
+    scores: str = ""  # the hash of the evaluations folder's entries alone (their full stat lines)
 
     @classmethod
     def probe(cls, root: Path, variant: str, env: Mapping[str, str] | None = None) -> StatusMemo:
@@ -217,7 +224,8 @@ class StatusMemo:
             return cls(cache_file(root, MEMO_FILE), "", variant, storable=False)
         locked = (root / LOCK_DIR).exists()
         storable = not locked and fp.newest_ns <= started - RACY_NS
-        return cls(cache_file(root, MEMO_FILE), fp.digest.hexdigest(), variant, storable, fp.layout.hexdigest())
+        return cls(cache_file(root, MEMO_FILE), fp.digest.hexdigest(), variant, storable, fp.layout.hexdigest(),
+                   fp.scores.hexdigest())
 
     def _load(self) -> dict[str, Any]:
         """The memo file's content, {} when missing, unreadable or of another version."""
@@ -247,7 +255,8 @@ class StatusMemo:
         kept = self._section(self._load(), "layout", self.layout, "reports").get(self.variant)
         if not isinstance(kept, dict) or not isinstance(kept.get("data"), dict) or kept.get("lang") not in LANGS:
             return None
-        return KeptReport(kept["lang"], kept["data"])
+        scores = kept.get("scores")
+        return KeptReport(kept["lang"], kept["data"], scores if isinstance(scores, str) else "")
 
     def save(self, text: str, report: KeptReport | None = None) -> None:
         """Keep `text` (what a successful run printed) for this key, and `report` for this layout key; other
@@ -259,7 +268,7 @@ class StatusMemo:
         outputs[self.variant] = text
         reports = self._section(old, "layout", self.layout, "reports")
         if report is not None:
-            reports[self.variant] = {"lang": report.lang, "data": report.data}
+            reports[self.variant] = {"lang": report.lang, "data": report.data, "scores": report.scores}
         data = {"version": MEMO_VERSION, "key": self.key, "outputs": outputs, "layout": self.layout,
                 "reports": reports}
         try:

@@ -263,3 +263,34 @@ def test_json_names_the_project_folder_as_given(tmp_path: Path, monkeypatch: pyt
     assert json.loads(capsys.readouterr().out)["root"] == "novel"
     assert main(["status", "--json", "--project", str(root)]) == 0
     assert json.loads(capsys.readouterr().out)["root"] == str(root)
+
+
+def test_only_a_changed_evaluation_is_rescored(tmp_path: Path, runs: list[str], monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A chapter edit alone reads no evaluation and no score cache: the kept report's scores were read under the
+    same evaluations (`KeptReport.scores`); an evaluation's change rescores."""
+    import studio.status_scores as scores_module
+
+    rescored: list[Path] = []
+    real = scores_module.rescore
+
+    def rescore(root: Path) -> dict[str, object] | None:
+        rescored.append(root)
+        return real(root)
+
+    monkeypatch.setattr(scores_module, "rescore", rescore)
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    _status(capsys, root)
+    _grow(paths)
+    _status(capsys, root)
+    _grow(paths, 2)
+    _status(capsys, root)
+    assert runs == ["full", "light", "light"] and rescored == []
+    _rejudge(paths)
+    _status(capsys, root)
+    _grow(paths)
+    _, grown = _status(capsys, root)
+    assert runs[3:] == ["light", "light"] and len(rescored) == 1
+    cache_file(root, MEMO_FILE).unlink()
+    assert _status(capsys, root)[1] == grown  # what a run without any memo prints

@@ -77,15 +77,18 @@ def _refreshed(memo: StatusMemo, root: Path, as_json: bool) -> str | None:
     counted = recount(root)
     if counted is None or counted[1] != kept.data.get("chapters_committed"):
         return None
-    scores = rescore(root)
-    if scores is None:
-        return None
+    scores: dict[str, Any] = {}
+    if not kept.scores or kept.scores != memo.scores:  # an evaluation changed since these scores were read
+        rescored = rescore(root)
+        if rescored is None:
+            return None
+        scores = rescored
     data = {**kept.data, "total_chars": counted[0], **scores}
     try:
         text = _dumps(data) if as_json else render_data(data, "en" if kept.lang == "en" else "zh")
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None  # a kept report of another shape (a memo edited by hand): not believed
-    memo.save(text, KeptReport(kept.lang, data))
+    memo.save(text, KeptReport(kept.lang, data, memo.scores))
     return text
 
 
@@ -113,5 +116,5 @@ def run(args: argparse.Namespace) -> int:
     print(text)
     memo = getattr(args, _MEMO, None)
     if memo is not None:
-        memo.save(text, KeptReport(lang, data))
+        memo.save(text, KeptReport(lang, data, memo.scores))
     return 0
