@@ -114,11 +114,16 @@ class _Fingerprint:
         if st is None:
             self.update(f"{label}\0-\n")
             return
-        line = f"{label}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n"
-        layout = parent in _LAYOUT_FILES or label in _LAYOUT_FILES
-        self.update(line, _layout_line(label, st, parent) if layout else None)
-        if parent == EVALUATIONS_LABEL:
-            self.scores.update(line.encode("utf-8", "surrogateescape"))
+        data = f"{label}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n".encode(
+            "utf-8", "surrogateescape")
+        self.digest.update(data)
+        if parent in _LAYOUT_FILES or label in _LAYOUT_FILES:  # inlined `update`: the walk's hot path
+            layout_line = _layout_line(label, st, parent)
+            self.layout.update(data if layout_line is None else layout_line.encode("utf-8", "surrogateescape"))
+            if parent == EVALUATIONS_LABEL:
+                self.scores.update(data)
+        else:
+            self.layout.update(data)
         self.newest_ns = max(self.newest_ns, st.st_mtime_ns, st.st_ctime_ns)
 
     def walk(self, folder: str, label: str) -> None:
