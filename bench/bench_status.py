@@ -10,8 +10,11 @@ which counts that child alone):
 - first run after a change: one chapter file rewritten (same text, new mtime), `RACY_NS` waited out so the
   run may keep its output (`studio.status_memo`): only chapter text changed, so the report the last full run
   kept is recounted (no pydantic);
-- first run after another change: one evaluation file rewritten (same bytes, new mtime): the full report is
-  built, its caches warm;
+- first run after another change: one evaluation file rewritten (same bytes, new mtime): its stat misses the
+  score cache, so it is validated with its model (pydantic imported, the evaluation's classes built) and the
+  report the last full run kept is rescored (`studio.status_scores`), as after a judge ran again;
+- first run after a change the full report needs: `state/current-state.json` rewritten (same bytes, new
+  mtime): the whole report is built (`studio.status`), its caches warm;
 - repeat: nothing changed since the last run: the memo's output is printed.
 Each case's child peak resident memory follows. Separate lines are the imports alone (fresh interpreters): the
 repeat path (`studio.cli.main`, `status_cmd`, `status_memo`) and the full report's (`studio.status`,
@@ -218,15 +221,19 @@ def main(argv: list[str] | None = None) -> int:
             cmd = [sys.executable, "-m", "studio.cli.main", "status", "--project", str(root)]
             first: list[ChildRun] = []
             other: list[ChildRun] = []
+            full: list[ChildRun] = []
             repeat: list[ChildRun] = []
             for _ in range(args.runs):
                 touch_chapter(root, "evaluations", "*.json")
                 other.append(run_child(cmd, env)[0])
+                touch_chapter(root, "state", "current-state.json")
+                full.append(run_child(cmd, env)[0])
                 touch_chapter(root)
                 first.append(run_child(cmd, env)[0])
                 repeat.append(run_child(cmd, env)[0])
             for label, runs in (("first run after a change", first),
-                                ("first run after another change (an evaluation: the full report)", other),
+                                ("first run after another change (an evaluation: rescored)", other),
+                                ("first run after a change of state (the full report)", full),
                                 ("repeat, nothing changed", repeat)):
                 print(f"status as a whole process, {label}, {args.runs} runs: wall {_ms([r.wall_s for r in runs])}, "
                       f"CPU (user+sys of the child) {_ms([r.cpu_s for r in runs])}; exit {runs[-1].exit_code}")

@@ -12,6 +12,7 @@ from studio.ids import chapter_id, check_slug, parse_chapter_id, safe_join, volu
 
 SETTINGS_FILE = "novel-studio.toml"
 CHAPTER_FILE = re.compile(r"^(chapter-\d{3,})\.md$")  # a committed chapter in chapters/ (`numbered_files` pattern)
+EVALUATION_FILE = re.compile(r"^(chapter-\d{3,})-eval\.json$")  # a chapter's evaluation in evaluations/
 
 
 @dataclass(frozen=True)

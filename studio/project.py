@@ -5,6 +5,13 @@ foreshadowing ledger, storylines, world rules, active characters, style files, t
 schedule and chapter contracts) and reports every problem at once. It reads no chapter text: opening a
 project of 500 chapters costs the same as opening one of 5. Everything else is read lazily, on request.
 
+The parts a cold start does not look at (storyline spec, world rules, style profile and drift, active
+characters, the current volume's chapter contracts) are loaded on first use instead (`Later`) when every file
+of the part is missing or was validated before and is unchanged (`studio.validated_files`, records in the user's
+cache folder): their models are then not even imported. A file without such a record is validated at open as
+before, so a broken file is reported by `open` exactly as it always was; each file loaded without a problem is
+recorded for the next open.
+
 Projects made by the reference plugin (DankerMu/novel-writer-plugin) open too: each model accepts the
 plugin's shapes (see their docstrings), chapter contracts may be Markdown (`chapter-NNN.md`, read by
 studio/contract_markdown.py; a `.json` contract of the same chapter wins), and `notices()` lists what
@@ -19,36 +26,37 @@ import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 from studio.config import read_toml
-from studio.contract_markdown import load_contract_markdown
 from studio.errors import FormatError, Problem, ProjectNotFoundError, UnsafeIdError
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, env_lang, tr
 from studio.ids import is_slug
 from studio.models.blacklist import AiBlacklist
 from studio.models.changelog import ChangelogEntry
-from studio.models.character import CharacterFile
 from studio.models.checkpoint import Checkpoint, OrchestratorState
-from studio.models.contract import ChapterContract
 from studio.models.foreshadowing import ForeshadowingLedger
 from studio.models.schedule import StorylineSchedule
 from studio.models.state import CurrentState
-from studio.models.storyline_spec import StorylineSpec
 from studio.models.storylines import Storylines
-from studio.models.style_drift import StyleDrift
-from studio.models.style_profile import StyleProfile
-from studio.models.world_rules import WorldRules
 from studio.outline import VolumeOutline, parse_outline
-from studio.paths import SETTINGS_FILE, ProjectPaths, numbered_files
+from studio.paths import EVALUATION_FILE, SETTINGS_FILE, ProjectPaths, numbered_files
 from studio.state_engine import load_changelog
+from studio.validated_files import ValidatedFiles
 
 if TYPE_CHECKING:
-    # Per-chapter files, read on request (`evaluation`, `log`): imported there, so that opening a project
-    # (and `status`, whose caches hold their figures) does not build their models.
+    # Per-chapter files, read on request (`evaluation`, `log`), and the parts loaded on first use when their
+    # files were validated before (`Later`): imported there, so that opening a project (and `status`, whose
+    # caches hold their figures) does not build their models.
+    from studio.models.character import CharacterFile
+    from studio.models.contract import ChapterContract
     from studio.models.evaluation import Evaluation
     from studio.models.pipeline_log import PipelineLog
+    from studio.models.storyline_spec import StorylineSpec
+    from studio.models.style_drift import StyleDrift
+    from studio.models.style_profile import StyleProfile
+    from studio.models.world_rules import WorldRules
 
 MESSAGES: Catalog = {
     "not_found": (
@@ -85,7 +93,6 @@ MESSAGES: Catalog = {
 # formats has no novel-studio.toml and must still open.
 PROJECT_MARKERS: tuple[str, ...] = (SETTINGS_FILE, ".checkpoint.json", "state", "chapters")
 
-_EVAL_NAME = re.compile(r"^(chapter-\d{3,})-eval\.json$")
 _LOG_NAME = re.compile(r"^(chapter-\d{3,})-log\.json$")
 _CHAPTER_NAME = re.compile(r"^(chapter-\d{3,})\.md$")
 _CONTRACT_NAME = re.compile(r"^(chapter-\d{3,})\.json$")
@@ -106,22 +113,75 @@ def is_project(root: Path) -> bool:
 
 
 class _Collector:
-    """Runs loaders and collects their problems instead of stopping at the first."""
+    """Runs loaders and collects their problems instead of stopping at the first; with `records`, a file loaded
+    without a problem as `kind` is recorded as validated (`studio.validated_files`)."""
 
-    def __init__(self, lang: Lang) -> None:
+    def __init__(self, lang: Lang, records: ValidatedFiles | None = None) -> None:
         self.lang = lang
+        self.records = records
         self.problems: list[Problem] = []
 
-    def run(self, loader: Callable[[], T], default: T, path: Path) -> T:
+    def run(self, loader: Callable[[], T], default: T, path: Path, kind: str | None = None) -> T:
+        st = self.records.stat(path) if self.records is not None and kind is not None else None
         try:
-            return loader()
+            value = loader()
         except FormatError as exc:
             self.problems.extend(exc.problems)
         except UnsafeIdError as exc:
             self.problems.append(Problem(path, str(exc)))
         except OSError as exc:
             self.problems.append(Problem(path, tr(MESSAGES, "unreadable", self.lang, error=exc.strerror or exc)))
+        else:
+            if self.records is not None and kind is not None:
+                self.records.note(path, st, kind)
+            return value
         return default
+
+
+class Later(Generic[T]):
+    """A part of the project loaded on first use: every file of it was validated before and is unchanged
+    since (`studio.validated_files`), so opening the project need not read it. A file changed after the open
+    raises its FormatError at first use, as opening the project again would."""
+
+    def __init__(self, load: Callable[[], T]) -> None:
+        self._load: Callable[[], T] | None = load
+        self._value: T | None = None
+
+    @classmethod
+    def now(cls, value: T) -> Later[T]:
+        later = cls(lambda: value)
+        later.get()
+        return later
+
+    @property
+    def loaded(self) -> bool:
+        return self._load is None
+
+    def get(self) -> T:
+        if self._load is not None:
+            self._value = self._load()
+            self._load = None
+        return self._value  # type: ignore[return-value]  # set above, T may be Optional
+
+
+class _OnUse(Generic[T]):
+    """A `Project` attribute held as a `Later` (assigning a plain value loads it at once)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}_later"
+
+    @overload
+    def __get__(self, obj: None, objtype: type | None = None) -> _OnUse[T]: ...
+    @overload
+    def __get__(self, obj: Project, objtype: type | None = None) -> T: ...
+    def __get__(self, obj: Project | None, objtype: type | None = None) -> T | _OnUse[T]:
+        if obj is None:
+            return self
+        later: Later[T] = getattr(obj, self.slot)
+        return later.get()
+
+    def __set__(self, obj: Project, value: T | Later[T]) -> None:
+        setattr(obj, self.slot, value if isinstance(value, Later) else Later.now(value))
 
 
 def _load_outline(path: Path) -> VolumeOutline | None:
@@ -176,6 +236,14 @@ def _settings_title(path: Path) -> str | None:
 class Project:
     """One novel project folder, validated for a cold start. Build it with `Project.open(root)`."""
 
+    # Loaded at open unless every file of each was validated before and is unchanged (then on first use).
+    storyline_spec: _OnUse[StorylineSpec] = _OnUse()
+    world_rules: _OnUse[WorldRules] = _OnUse()
+    characters: _OnUse[dict[str, CharacterFile]] = _OnUse()
+    style_profile: _OnUse[StyleProfile] = _OnUse()
+    style_drift: _OnUse[StyleDrift] = _OnUse()
+    contracts: _OnUse[dict[int, ChapterContract]] = _OnUse()
+
     def __init__(
         self,
         root: Path,
@@ -184,15 +252,15 @@ class Project:
         state: CurrentState,
         foreshadowing: ForeshadowingLedger,
         storylines: Storylines,
-        storyline_spec: StorylineSpec,
-        world_rules: WorldRules,
-        characters: dict[str, CharacterFile],
-        style_profile: StyleProfile,
+        storyline_spec: StorylineSpec | Later[StorylineSpec],
+        world_rules: WorldRules | Later[WorldRules],
+        characters: dict[str, CharacterFile] | Later[dict[str, CharacterFile]],
+        style_profile: StyleProfile | Later[StyleProfile],
         ai_blacklist: AiBlacklist,
-        style_drift: StyleDrift,
+        style_drift: StyleDrift | Later[StyleDrift],
         outline: VolumeOutline | None,
         schedule: StorylineSchedule | None,
-        contracts: dict[int, ChapterContract],
+        contracts: dict[int, ChapterContract] | Later[dict[int, ChapterContract]],
         has_settings: bool,
     ) -> None:
         self.root = root
@@ -236,7 +304,23 @@ class Project:
         if not is_project(root):
             raise ProjectNotFoundError(tr(MESSAGES, "not_found", lang, dir=root))
         paths = ProjectPaths(root)
-        c = _Collector(lang)
+        records = ValidatedFiles(root)
+        c = _Collector(lang, records)
+
+        def on_use(files: list[tuple[Path, str]], load: Callable[[_Collector], T]) -> T | Later[T]:
+            """`load` now (its problems collected, its files recorded), unless every file is missing or was
+            validated before and is unchanged: then on first use."""
+            if not all(not path.exists() or records.known(path, kind) for path, kind in files):
+                return load(c)
+
+            def later() -> T:
+                inner = _Collector(lang)
+                value = load(inner)
+                if inner.problems:
+                    raise FormatError(inner.problems)
+                return value
+
+            return Later(later)
 
         checkpoint = c.run(lambda: Checkpoint.load_or_default(paths.checkpoint), Checkpoint(), paths.checkpoint)
         state = c.run(lambda: CurrentState.load_or_default(paths.current_state), CurrentState(), paths.current_state)
@@ -246,42 +330,32 @@ class Project:
             paths.global_foreshadowing,
         )
         storylines = c.run(lambda: Storylines.load_or_default(paths.storylines), Storylines(), paths.storylines)
-        storyline_spec = c.run(
-            lambda: StorylineSpec.load_or_default(paths.storyline_spec), StorylineSpec(), paths.storyline_spec
-        )
-        world_rules = c.run(lambda: WorldRules.load_or_default(paths.world_rules), WorldRules(), paths.world_rules)
-        style_profile = c.run(
-            lambda: StyleProfile.load_or_default(paths.style_profile), StyleProfile(), paths.style_profile
-        )
+        storyline_spec = on_use([(paths.storyline_spec, "StorylineSpec")], partial(_storyline_spec, paths.storyline_spec))
+        world_rules = on_use([(paths.world_rules, "WorldRules")], partial(_world_rules, paths.world_rules))
+        style_profile = on_use([(paths.style_profile, "StyleProfile")], partial(_style_profile, paths.style_profile))
         ai_blacklist = c.run(
             lambda: AiBlacklist.load_or_default(paths.ai_blacklist), AiBlacklist(), paths.ai_blacklist
         )
-        style_drift = c.run(lambda: StyleDrift.load_or_default(paths.style_drift), StyleDrift(), paths.style_drift)
+        style_drift = on_use([(paths.style_drift, "StyleDrift")], partial(_style_drift, paths.style_drift))
 
-        characters: dict[str, CharacterFile] = {}
         try:
             char_files = sorted(p for p in paths.characters_active.glob("*.json") if p.is_file())
         except OSError:
             char_files = []
-        for path in char_files:
-            loaded = c.run(partial(CharacterFile.load, path), None, path)
-            if loaded is not None:
-                characters[path.stem] = loaded
+        characters = on_use([(p, "CharacterFile") for p in char_files], partial(_characters, char_files))
 
         volume = _volume_of(checkpoint)
         outline: VolumeOutline | None = None
         schedule: StorylineSchedule | None = None
-        contracts: dict[int, ChapterContract] = {}
+        contracts: dict[int, ChapterContract] | Later[dict[int, ChapterContract]] = {}
         if volume >= 1:
             outline_path = paths.outline(volume)
             outline = c.run(lambda: _load_outline(outline_path), None, outline_path)
             schedule_path = paths.schedule(volume)
             schedule = c.run(lambda: _load_schedule(schedule_path), None, schedule_path)
-            contract_dir = paths.volume_dir(volume) / "chapter-contracts"
-            for n, path in sorted(_contract_files(contract_dir).items()):
-                contract = c.run(partial(_load_contract, path, n), None, path)
-                if contract is not None:
-                    contracts[n] = contract
+            contract_files = sorted(_contract_files(paths.volume_dir(volume) / "chapter-contracts").items())
+            contracts = on_use([(p, _CONTRACT_KIND + p.suffix) for _, p in contract_files],
+                               partial(_contracts, contract_files))
 
         project = cls(
             root,
@@ -300,6 +374,7 @@ class Project:
             contracts=contracts,
             has_settings=paths.settings.is_file(),
         )
+        records.save()
         return project, c.problems
 
     # ------------------------------------------------------------------ identity
@@ -361,7 +436,7 @@ class Project:
         return out
 
     def evaluation_files(self) -> dict[int, Path]:
-        return numbered_files(self.paths.root / "evaluations", _EVAL_NAME)
+        return numbered_files(self.paths.root / "evaluations", EVALUATION_FILE)
 
     def log_files(self) -> dict[int, Path]:
         return numbered_files(self.paths.root / "logs", _LOG_NAME)
@@ -418,6 +493,55 @@ class Project:
         return validate_project(self.root, include_text=include_text)
 
 
+_CONTRACT_KIND = "ChapterContract"  # a contract's record kind, with its file's suffix (.json, or the plugin's .md)
+
+
+def _storyline_spec(path: Path, c: _Collector) -> StorylineSpec:
+    from studio.models.storyline_spec import StorylineSpec
+
+    return c.run(lambda: StorylineSpec.load_or_default(path), StorylineSpec(), path, "StorylineSpec")
+
+
+def _world_rules(path: Path, c: _Collector) -> WorldRules:
+    from studio.models.world_rules import WorldRules
+
+    return c.run(lambda: WorldRules.load_or_default(path), WorldRules(), path, "WorldRules")
+
+
+def _style_profile(path: Path, c: _Collector) -> StyleProfile:
+    from studio.models.style_profile import StyleProfile
+
+    return c.run(lambda: StyleProfile.load_or_default(path), StyleProfile(), path, "StyleProfile")
+
+
+def _style_drift(path: Path, c: _Collector) -> StyleDrift:
+    from studio.models.style_drift import StyleDrift
+
+    return c.run(lambda: StyleDrift.load_or_default(path), StyleDrift(), path, "StyleDrift")
+
+
+def _characters(files: list[Path], c: _Collector) -> dict[str, CharacterFile]:
+    """The active characters by file stem (a file with a problem is left out, its problem collected)."""
+    from studio.models.character import CharacterFile
+
+    characters: dict[str, CharacterFile] = {}
+    for path in files:
+        loaded = c.run(partial(CharacterFile.load, path), None, path, "CharacterFile")
+        if loaded is not None:
+            characters[path.stem] = loaded
+    return characters
+
+
+def _contracts(files: list[tuple[int, Path]], c: _Collector) -> dict[int, ChapterContract]:
+    """The current volume's chapter contracts by chapter (a file with a problem is left out)."""
+    contracts: dict[int, ChapterContract] = {}
+    for n, path in files:
+        contract = c.run(partial(_load_contract, path, n), None, path, _CONTRACT_KIND + path.suffix)
+        if contract is not None:
+            contracts[n] = contract
+    return contracts
+
+
 def _contract_files(folder: Path) -> dict[int, Path]:
     """Chapter contracts by chapter: `chapter-NNN.json`, else the plugin's Markdown `chapter-NNN.md`."""
     return {**numbered_files(folder, _CONTRACT_MD_NAME), **numbered_files(folder, _CONTRACT_NAME)}
@@ -425,7 +549,11 @@ def _contract_files(folder: Path) -> dict[int, Path]:
 
 def _load_contract(path: Path, chapter: int) -> ChapterContract:
     if path.suffix == ".md":
+        from studio.contract_markdown import load_contract_markdown
+
         return load_contract_markdown(path, chapter)
+    from studio.models.contract import ChapterContract
+
     return ChapterContract.load(path)
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from studio.coldstart import check_cold_start
 from studio.config import load_settings
@@ -42,6 +42,9 @@ from studio.stat_cache import StatCache as StatCache  # its home; `studio.views.
 # defined in the memo module, which the repeat `status` imports alone; re-exported here
 from studio.status_memo import cache_file
 from studio.status_memo import cache_folder as cache_folder
+from studio.status_scores import EVALUATION_CACHE as EVALUATION_CACHE
+from studio.status_scores import RECENT_SCORES as RECENT_SCORES
+from studio.status_scores import score_rows, score_summary
 from studio.status_text import MESSAGES as MESSAGES
 from studio.status_text import render_data
 from studio.status_words import WORDCOUNT_CACHE as WORDCOUNT_CACHE
@@ -50,12 +53,10 @@ from studio.status_words import count_words
 if TYPE_CHECKING:
     from studio.models.pipeline_log import PipelineLog, StageLog
 
-EVALUATION_CACHE = "evaluations.json"  # cache file names, in `cache_file(root, name)`
 LOG_CACHE = "logs.json"
 LOG_CACHE_SHARE = "log-cache-share.json"
 PROPOSALS_CACHE = "blacklist-proposals.json"
 LEDGER_CACHE = "spend-ledger.json"
-RECENT_SCORES = 5
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -219,41 +220,19 @@ def _enum_text(value: object) -> str | None:
 
 
 def _scores(project: Project, problems: list[Problem]) -> tuple[float | None, int, list[ChapterScore]]:
-    """(average overall, evaluated chapters, the last RECENT_SCORES scores) from evaluations/."""
-    cache = StatCache(cache_file(project.root, EVALUATION_CACHE))
-    scores: list[ChapterScore] = []
-    for n, path in sorted(project.evaluation_files().items()):
-        st = _stat(path, problems)
-        if st is None:
-            continue
-        value = cache.get(path.name, st)
-        if not isinstance(value, dict):
-            try:
-                ev = project.evaluation(n)
-            except FormatError as exc:
-                problems.extend(exc.problems)
-                continue
-            except OSError as exc:
-                problems.append(_unreadable(path, exc))
-                continue
-            if ev is None:
-                continue
-            # The judge's `overall` is recorded but not trusted: the weighted mean is what counts.
-            value = {
-                "overall": ev.computed_overall(),
-                "recommendation": _enum_text(ev.recommendation),
-                "force_passed": bool(ev.force_passed),
-            }
-            cache.put(path.name, st, value)
-        try:
-            scores.append(ChapterScore(chapter=n, **value))
-        except ValidationError:
-            continue
-    cache.save()
-    if not scores:
-        return None, 0, []
-    average = round(sum(s.overall for s in scores) / len(scores), 2)
-    return average, len(scores), scores[-RECENT_SCORES:]
+    """(average overall, evaluated chapters, the last RECENT_SCORES scores) from evaluations/
+    (`studio.status_scores`, the light path's reader too)."""
+
+    def report(path: Path, exc: OSError | FormatError) -> None:
+        if isinstance(exc, FormatError):
+            problems.extend(exc.problems)
+        else:
+            problems.append(_unreadable(path, exc))
+
+    rows = score_rows(project.evaluation_files(), cache_file(project.root, EVALUATION_CACHE), report,
+                      lambda n, path: project.evaluation(n))
+    summary = score_summary(rows)
+    return summary["average_score"], summary["evaluated_chapters"], [ChapterScore(**r) for r in summary["recent_scores"]]
 
 
 def _costs(project: Project, problems: list[Problem]) -> tuple[float, int, int, int]:

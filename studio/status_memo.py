@@ -3,13 +3,18 @@
 A repeat `status` on an unchanged project then imports no pydantic model and reads no project file: it stats
 the project's files, hashes what it saw and prints the output the last full run printed for the same hash.
 
-A second key, the layout key, is the same hash with chapter text left out: each `chapters/chapter-NNN.md`
-(`studio.paths.CHAPTER_FILE`) enters with its name, mode and whether it is empty, the `chapters` folder with its
-name and mode. Nothing in the report but the 字数 depends on more of a chapter file than that (the cold-start
-check looks at names and empty files; a chapter that cannot be read shows in `problems`), so a run whose layout
-key is a full run's needs only the chapters counted again: the full run keeps its report's JSON form and
-language under the layout key (`KeptReport`), and `studio.cli.status_cmd` recounts and renders it without
-pydantic. The first run after any other change builds the whole report (`studio.status`).
+A second key, the layout key, is the same hash with chapter text and evaluations left out: each
+`chapters/chapter-NNN.md` (`studio.paths.CHAPTER_FILE`) enters with its name, mode and whether it is empty, each
+`evaluations/chapter-NNN-eval.json` (`studio.paths.EVALUATION_FILE`) with its name and mode, the `chapters` and
+`evaluations` folders with their names and modes. Nothing in the report but the 字数 depends on more of a
+chapter file than that (the cold-start check looks at names and empty files; a chapter that cannot be read
+shows in `problems`), and nothing but the scores (`average_score`, `evaluated_chapters`, `recent_scores`; an
+evaluation that cannot be read shows in `problems`) on more of an evaluation. So a run whose layout key is a
+full run's needs only the chapters counted and the evaluations scored again: the full run keeps its report's
+JSON form and language under the layout key (`KeptReport`), and `studio.cli.status_cmd` recounts
+(`studio.status_words`), rescores (`studio.status_scores`: pydantic's `Evaluation` model is imported only for an
+evaluation whose score is not cached) and renders it. The first run after any other change builds the whole
+report (`studio.status`).
 
 The key (sha256) covers:
 - `MEMO_VERSION` (the command's variant, `--lang` as given and `--json`, picks one of the outputs kept under
@@ -34,7 +39,9 @@ Rules that keep the answer from ever being stale:
 
 Where: `cache_folder(root)/status-output.json` in the user cache folder (platformdirs), never in the author's
 folder. Format: `{"version": 2, "key": "<hex>", "outputs": {"<variant>": "<text printed>"}, "layout": "<hex>",
-"reports": {"<variant>": {"lang": "zh", "data": {<StatusReport's JSON form>}}}}`. A memo that cannot be read
+"reports": {"<variant>": {"lang": "zh", "data": {<StatusReport's JSON form>}, "scores": "<hex>"}}}` (`scores`: the
+hash of the evaluations' full stat lines the report was scored under; while it is the same, the light path
+reads no evaluation and no score cache). A memo that cannot be read
 is a miss; one that cannot be written is skipped. This module imports nothing heavier than
 platformdirs and `studio.paths` (no pydantic, no project model), so the repeat path stays light.
 """
@@ -54,11 +61,11 @@ from typing import Any
 
 import platformdirs
 
-from studio.paths import CHAPTER_FILE
+from studio.paths import CHAPTER_FILE, EVALUATION_FILE
 from studio.settings_path import user_settings_path
 
 MEMO_FILE = "status-output.json"
-MEMO_VERSION = 2  # 2: the layout key and the reports kept under it
+MEMO_VERSION = 3  # 2: the layout key and the reports kept under it; 3: evaluations out of the layout key
 LANGS = ("zh", "en")  # `studio.i18n.Lang`
 RACY_NS = 2_000_000_000  # FAT's 2 s timestamps are the coarsest a project folder may sit on
 LOCK_DIR = ".novel.lock"  # `studio.paths.ProjectPaths.lock_dir` (a property of a project's paths: not built here)
@@ -80,16 +87,19 @@ def cache_file(root: Path, name: str) -> Path:
     return cache_folder(root) / name
 
 
-CHAPTERS_LABEL = "project/chapters"  # the walk's label of the chapters folder
+CHAPTERS_LABEL = "project/chapters"  # the walk's labels of the folders the layout key leaves the content out of
+EVALUATIONS_LABEL = "project/evaluations"
+_LAYOUT_FILES = {CHAPTERS_LABEL: CHAPTER_FILE, EVALUATIONS_LABEL: EVALUATION_FILE}  # folder -> its files' names
 
 
 @dataclass
 class _Fingerprint:
     """Two running hashes of what was seen, and the newest change among it (mtime or ctime, ns): `digest` of
-    every entry's stat, `layout` of the same with chapter text left out (see the module rules)."""
+    every entry's stat, `layout` of the same with chapter text and evaluations left out (see the module rules)."""
 
     digest: hashlib._Hash = field(default_factory=hashlib.sha256)
     layout: hashlib._Hash = field(default_factory=hashlib.sha256)
+    scores: hashlib._Hash = field(default_factory=hashlib.sha256)  # the full lines of the evaluations folder's entries
     newest_ns: int = 0
     seen: set[tuple[int, int]] = field(default_factory=set)  # (dev, inode) of folders walked: no symlink loops
     entries: int = 0
@@ -99,13 +109,21 @@ class _Fingerprint:
         self.digest.update(data)
         self.layout.update(data if layout_line is None else layout_line.encode("utf-8", "surrogateescape"))
 
-    def add(self, label: str, st: os.stat_result | None, *, in_chapters: bool = False) -> None:
-        """One entry; `in_chapters`: it lies directly in the chapters folder (see `_layout_line`)."""
+    def add(self, label: str, st: os.stat_result | None, *, parent: str = "") -> None:
+        """One entry; `parent`: the label of the folder it lies in (see `_layout_line`)."""
         if st is None:
             self.update(f"{label}\0-\n")
             return
-        line = f"{label}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n"
-        self.update(line, _layout_line(label, st, in_chapters) if in_chapters or label == CHAPTERS_LABEL else None)
+        data = f"{label}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n".encode(
+            "utf-8", "surrogateescape")
+        self.digest.update(data)
+        if parent in _LAYOUT_FILES or label in _LAYOUT_FILES:  # inlined `update`: the walk's hot path
+            layout_line = _layout_line(label, st, parent)
+            self.layout.update(data if layout_line is None else layout_line.encode("utf-8", "surrogateescape"))
+            if parent == EVALUATIONS_LABEL:
+                self.scores.update(data)
+        else:
+            self.layout.update(data)
         self.newest_ns = max(self.newest_ns, st.st_mtime_ns, st.st_ctime_ns)
 
     def walk(self, folder: str, label: str) -> None:
@@ -119,7 +137,6 @@ class _Fingerprint:
         self.entries += len(entries)
         if self.entries > MAX_ENTRIES:
             raise _TooBig
-        in_chapters = label == CHAPTERS_LABEL
         for entry in entries:
             if entry.name in SKIPPED_DIRS:
                 continue
@@ -128,21 +145,25 @@ class _Fingerprint:
                 st: os.stat_result | None = entry.stat()
             except OSError:
                 st = None  # a dangling symlink: its presence is still part of the key
-            self.add(name, st, in_chapters=in_chapters)
+            self.add(name, st, parent=label)
             if st is not None and stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) not in self.seen:
                 self.seen.add((st.st_dev, st.st_ino))
                 self.walk(entry.path, name)
 
 
-def _layout_line(label: str, st: os.stat_result, in_chapters: bool) -> str | None:
+def _layout_line(label: str, st: os.stat_result, parent: str) -> str | None:
     """An entry's line in the layout key where it differs from the full key's (None: the same line): a chapter
-    text file counts by its name, mode and whether it is empty (the cold-start check's `chapters_empty`); the
-    chapters folder by its name and mode (every atomic write into it changes its times and size)."""
-    if label == CHAPTERS_LABEL:
+    text file counts by its name, mode and whether it is empty (the cold-start check's `chapters_empty`), an
+    evaluation by its name and mode; the chapters and evaluations folders by their names and modes (every
+    atomic write into them changes their times and size)."""
+    if label in _LAYOUT_FILES:
         return f"{label}\0{st.st_mode:o}\n"
-    if in_chapters and CHAPTER_FILE.match(label.rpartition("/")[2]):
+    pattern = _LAYOUT_FILES.get(parent)
+    if pattern is None or not pattern.match(label.rpartition("/")[2]):
+        return None
+    if parent == CHAPTERS_LABEL:
         return f"{label}\0{st.st_mode:o}\0{'empty' if st.st_size == 0 else 'text'}\n"
-    return None
+    return f"{label}\0{st.st_mode:o}\n"
 
 
 class _TooBig(Exception):
@@ -168,10 +189,11 @@ def _code_folders() -> list[str]:
 @dataclass(frozen=True)
 class KeptReport:
     """A full run's report in its JSON form (`StatusReport.model_dump(mode="json")`) and the language it was
-    rendered in, kept under the layout key: what a run that finds only chapter text changed starts from."""
+    rendered in, kept under the layout key: what a run that finds only chapter text and evaluations changed starts from."""
 
     lang: str
     data: dict[str, Any]
+    scores: str = ""  # the evaluations' key (`StatusMemo.scores`) its scores were read under: equal, none to read again
 
 
 @dataclass(frozen=True)
@@ -182,7 +204,8 @@ class StatusMemo:
     key: str
     variant: str
     storable: bool  # no lock folder, nothing changed within RACY_NS of the run's start
-    layout: str = ""  # the key with chapter text left out
+    layout: str = ""  # the key with chapter text and evaluations left out
+    scores: str = ""  # the hash of the evaluations folder's entries alone (their full stat lines)
 
     @classmethod
     def probe(cls, root: Path, variant: str, env: Mapping[str, str] | None = None) -> StatusMemo:
@@ -206,7 +229,8 @@ class StatusMemo:
             return cls(cache_file(root, MEMO_FILE), "", variant, storable=False)
         locked = (root / LOCK_DIR).exists()
         storable = not locked and fp.newest_ns <= started - RACY_NS
-        return cls(cache_file(root, MEMO_FILE), fp.digest.hexdigest(), variant, storable, fp.layout.hexdigest())
+        return cls(cache_file(root, MEMO_FILE), fp.digest.hexdigest(), variant, storable, fp.layout.hexdigest(),
+                   fp.scores.hexdigest())
 
     def _load(self) -> dict[str, Any]:
         """The memo file's content, {} when missing, unreadable or of another version."""
@@ -236,7 +260,8 @@ class StatusMemo:
         kept = self._section(self._load(), "layout", self.layout, "reports").get(self.variant)
         if not isinstance(kept, dict) or not isinstance(kept.get("data"), dict) or kept.get("lang") not in LANGS:
             return None
-        return KeptReport(kept["lang"], kept["data"])
+        scores = kept.get("scores")
+        return KeptReport(kept["lang"], kept["data"], scores if isinstance(scores, str) else "")
 
     def save(self, text: str, report: KeptReport | None = None) -> None:
         """Keep `text` (what a successful run printed) for this key, and `report` for this layout key; other
@@ -248,7 +273,7 @@ class StatusMemo:
         outputs[self.variant] = text
         reports = self._section(old, "layout", self.layout, "reports")
         if report is not None:
-            reports[self.variant] = {"lang": report.lang, "data": report.data}
+            reports[self.variant] = {"lang": report.lang, "data": report.data, "scores": report.scores}
         data = {"version": MEMO_VERSION, "key": self.key, "outputs": outputs, "layout": self.layout,
                 "reports": reports}
         try:

@@ -115,8 +115,9 @@ CHANGES: dict[str, Callable[[ProjectPaths, pytest.MonkeyPatch, Path], object]] =
 }
 
 
-# Chapter text alone: the kept report is recounted (`status_cmd._recounted`, tests/test_status_recount.py).
-RECOUNTED = frozenset({"chapter text", "chapter text, same size and mtime"})
+# Chapter text and evaluations alone: the kept report is recounted and rescored (`status_cmd._refreshed`,
+# tests/test_status_recount.py).
+RECOUNTED = frozenset({"chapter text", "chapter text, same size and mtime", "evaluation"})
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))
@@ -130,7 +131,7 @@ def test_any_change_makes_a_full_run(change: str, tmp_path: Path, counted: list[
 
     CHANGES[change](paths, monkeypatch, tmp_path)
     after = _status(capsys, root)
-    assert len(counted) == (1 if change in RECOUNTED else 2)  # a full run again, or the word count alone
+    assert len(counted) == (1 if change in RECOUNTED else 2)  # a full run again, or the light refresh
     cache_file(root, MEMO_FILE).unlink(missing_ok=True)
     assert _status(capsys, root) == after  # what a run without any memo prints
     if change not in ("a new file", "chapter text, same size and mtime"):  # these two change no figure

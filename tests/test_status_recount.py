@@ -1,10 +1,13 @@
-"""`status` after only chapter text changed: the report the last full run kept (`studio.status_memo`, layout key)
-is recounted and rendered without pydantic (`studio.cli.status_cmd._recounted`), and prints exactly what a run
-without any memo prints, on the sample novel and on broken files (which always take the full run)."""
+"""`status` after only chapter text and evaluations changed: the report the last full run kept
+(`studio.status_memo`, layout key) is recounted, rescored and rendered without the full report
+(`studio.cli.status_cmd._refreshed`; pydantic only for an evaluation whose score is not cached), and prints
+exactly what a run without any memo prints, on the sample novel and on broken files (which always take the full
+run)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -67,6 +70,33 @@ def test_chapter_text_alone_is_recounted_without_pydantic(tmp_path: Path) -> Non
     assert "字数" in lights[0] and json.loads(lights[2])["total_chars"] > 0
 
 
+_MODELS_CHILD = _CHILD.replace("print(", """
+def subs(c):
+    for s in c.__subclasses__():
+        yield s
+        yield from subs(s)
+base = sys.modules["pydantic"].BaseModel if "pydantic" in sys.modules else None
+built = sorted({s.__name__ for s in subs(base) if s.__module__.startswith("studio")}) if base else []
+print(",".join(built), file=sys.stderr)
+print(""", 1)
+
+
+def test_a_rejudged_evaluation_builds_only_its_own_models(tmp_path: Path) -> None:
+    """The first `status` after a judge ran again on one chapter validates that evaluation alone: no report
+    module, no project model, only the evaluation's model classes (the full report builds over 60)."""
+    root = init_project(tmp_path / "novel", sample=True)
+    _child(root)
+    _rejudge(ProjectPaths(root))
+    done = subprocess.run([sys.executable, "-c", _MODELS_CHILD, str(root)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    built, loaded = done.stderr.strip().splitlines()[-2:]
+    assert loaded == "True False 0"  # the evaluation validated; no full report
+    names = built.split(",")
+    assert "Evaluation" in names and "Checkpoint" not in names and "StatusReport" not in names
+    assert len(names) <= 12, names
+
+
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """How each `status` in this process was answered: "full" (the report built) or "light" (recounted), with
@@ -111,6 +141,26 @@ def _two_grow(paths: ProjectPaths) -> None:
     _grow(paths, 2)
 
 
+def _rejudge(paths: ProjectPaths, **fields: object) -> None:
+    """Chapter 1's evaluation with other scores (and `fields`), as a judge run again would write it."""
+    path = paths.evaluation(1)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["scores"]["plot_logic"]["score"] = 2
+    data["scores"]["immersion"]["score"] = 3
+    path.write_text(json.dumps({**data, **fields}, ensure_ascii=False), encoding="utf-8")
+
+
+def _touch_evaluation(paths: ProjectPaths) -> None:
+    path = paths.evaluation(2)
+    path.write_bytes(path.read_bytes())
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns - 5_000_000_000))  # another mtime, in the past
+
+
+def _rejudge_and_grow(paths: ProjectPaths) -> None:
+    _rejudge(paths)
+    _grow(paths)
+
+
 def _chapter_folder(paths: ProjectPaths) -> None:
     paths.chapter(2).unlink()
     paths.chapter(2).mkdir()
@@ -127,6 +177,14 @@ CHANGES: dict[str, tuple[Callable[[ProjectPaths], object], bool]] = {
     "a chapter added": (lambda p: p.chapter(3).write_text("# 第3章 新\n\n正文。\n", encoding="utf-8"), False),
     "a chapter made a folder": (_chapter_folder, False),
     "an evaluation broken": (lambda p: p.evaluation(1).write_text("{oops", encoding="utf-8"), False),
+    "an evaluation rejudged": (_rejudge, True),
+    "an evaluation rejudged, the plugin's words": (lambda p: _rejudge(p, recommendation="pause_for_user"), True),
+    "an evaluation force-passed": (lambda p: _rejudge(p, force_passed=True, recommendation="revise"), True),
+    "an evaluation touched": (_touch_evaluation, True),
+    "an evaluation and a chapter change": (_rejudge_and_grow, True),
+    "an evaluation without a dimension": (lambda p: _rejudge(p, scores={"plot_logic": {"score": 3}}), False),
+    "an evaluation removed": (lambda p: p.evaluation(2).unlink(), False),
+    "an evaluation added": (lambda p: p.evaluation(3).write_bytes(p.evaluation(1).read_bytes()), False),
     "world rules broken": (lambda p: p.world_rules.write_text('{"rules": 3}', encoding="utf-8"), False),
     "a summary changed": (lambda p: p.summary(1).write_text("新的摘要。\n", encoding="utf-8"), False),
 }
@@ -205,3 +263,34 @@ def test_json_names_the_project_folder_as_given(tmp_path: Path, monkeypatch: pyt
     assert json.loads(capsys.readouterr().out)["root"] == "novel"
     assert main(["status", "--json", "--project", str(root)]) == 0
     assert json.loads(capsys.readouterr().out)["root"] == str(root)
+
+
+def test_only_a_changed_evaluation_is_rescored(tmp_path: Path, runs: list[str], monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A chapter edit alone reads no evaluation and no score cache: the kept report's scores were read under the
+    same evaluations (`KeptReport.scores`); an evaluation's change rescores."""
+    import studio.status_scores as scores_module
+
+    rescored: list[Path] = []
+    real = scores_module.rescore
+
+    def rescore(root: Path) -> dict[str, object] | None:
+        rescored.append(root)
+        return real(root)
+
+    monkeypatch.setattr(scores_module, "rescore", rescore)
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    _status(capsys, root)
+    _grow(paths)
+    _status(capsys, root)
+    _grow(paths, 2)
+    _status(capsys, root)
+    assert runs == ["full", "light", "light"] and rescored == []
+    _rejudge(paths)
+    _status(capsys, root)
+    _grow(paths)
+    _, grown = _status(capsys, root)
+    assert runs[3:] == ["light", "light"] and len(rescored) == 1
+    cache_file(root, MEMO_FILE).unlink()
+    assert _status(capsys, root)[1] == grown  # what a run without any memo prints

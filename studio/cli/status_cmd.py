@@ -2,10 +2,12 @@
 
 A repeat `status` with nothing changed prints the last output again (`studio.status_memo`): `early` runs before
 the CLI resolves the language (which loads the settings' models) and imports only light modules (no pydantic).
-When only chapter text changed since the last full run (the memo's layout key is the same), `early` recounts the
-字数 (`studio.status_words.recount`) into the report that run kept and renders it (`studio.status_text`); any
-problem on the way (a chapter that cannot be read, a kept report that lists problems or does not render) means
-the full run. A full run keeps its output and its report for the next time.
+When only chapter text and evaluations changed since the last full run (the memo's layout key is the same),
+`early` recounts the 字数 (`studio.status_words.recount`) and the scores (`studio.status_scores.rescore`, which
+imports the evaluation model only for an evaluation whose score is not cached) into the report that run kept
+and renders it (`studio.status_text`); any problem on the way (a chapter or an evaluation that cannot be read, a
+kept report that lists problems or does not render) means the full run. A full run keeps its output and its
+report for the next time.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def early(args: argparse.Namespace) -> int | None:
     memo = StatusMemo.probe(root, variant(getattr(args, "lang", None), as_json, str(root)))
     text = memo.replay()
     if text is None:
-        text = _recounted(memo, root, as_json)
+        text = _refreshed(memo, root, as_json)
     if text is not None:
         sys.stdout.write(text + "\n")
         return 0
@@ -61,25 +63,32 @@ def early(args: argparse.Namespace) -> int | None:
     return None
 
 
-def _recounted(memo: StatusMemo, root: Path, as_json: bool) -> str | None:
-    """The kept report of this layout with the chapters' 字数 counted again, as printed (and kept); None: the
-    full run (see the module rules)."""
+def _refreshed(memo: StatusMemo, root: Path, as_json: bool) -> str | None:
+    """The kept report of this layout with the chapters' 字数 counted and the evaluations scored again, as
+    printed (and kept); None: the full run (see the module rules)."""
     from studio.status_memo import KeptReport
+    from studio.status_scores import rescore
     from studio.status_text import render_data
     from studio.status_words import recount
 
     kept = memo.kept_report()
     if kept is None or kept.data.get("problems") != []:
-        return None  # a chapter's read problem may be among them: the full run says what it is now
+        return None  # a chapter's or evaluation's read problem may be among them: the full run says what it is now
     counted = recount(root)
     if counted is None or counted[1] != kept.data.get("chapters_committed"):
         return None
-    data = {**kept.data, "total_chars": counted[0]}
+    scores: dict[str, Any] = {}
+    if not kept.scores or kept.scores != memo.scores:  # an evaluation changed since these scores were read
+        rescored = rescore(root)
+        if rescored is None:
+            return None
+        scores = rescored
+    data = {**kept.data, "total_chars": counted[0], **scores}
     try:
         text = _dumps(data) if as_json else render_data(data, "en" if kept.lang == "en" else "zh")
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return None  # a kept report of another shape (a memo edited by hand): not believed
-    memo.save(text, KeptReport(kept.lang, data))
+    memo.save(text, KeptReport(kept.lang, data, memo.scores))
     return text
 
 
@@ -107,5 +116,5 @@ def run(args: argparse.Namespace) -> int:
     print(text)
     memo = getattr(args, _MEMO, None)
     if memo is not None:
-        memo.save(text, KeptReport(lang, data))
+        memo.save(text, KeptReport(lang, data, memo.scores))
     return 0

@@ -1,0 +1,109 @@
+"""Records of project files that passed their model's validation, so that opening a project can leave the
+files it does not need yet unread (`studio.project`: world rules, style files, the storyline spec, characters
+and chapter contracts are loaded on first use when every one of them has a record).
+
+Rules:
+- a record is written only after the file was validated by its model without a problem, and names the
+  file's (size, mtime_ns, ctime_ns, inode) as stat'ed before it was read, and the model (`kind`); never for a
+  file changed within `RACY_NS` of that stat (`studio.status_memo`'s rule: a file rewritten within the file
+  system's timestamp granularity could keep its stat);
+- a record counts only while the file's stat is the same on all four and the models' code is the same
+  (`code_key`: the size and mtime_ns of every module of `studio/models` and of `studio/contract_markdown.py`):
+  a hand edit, another tool's write, a restore, a chmod or an upgrade each make the file be validated again;
+- correctness never depends on the records: a file without a valid record is validated as if there were none;
+  a missing, corrupt or outdated record file is empty; one that cannot be written is skipped.
+
+Where: `validated.json` in the project's cache folder (`studio.status_memo.cache_file`, the user's cache
+folder), never in the author's folder. Format: `{"version": 1, "code": "<code_key>", "files": {"<path relative
+to the project>": [size, mtime_ns, ctime_ns, inode, "<kind>"]}}`. Imports no pydantic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from studio.status_memo import RACY_NS, cache_file
+
+RECORDS_FILE = "validated.json"
+RECORDS_VERSION = 1
+_CODE = (Path(__file__).resolve().parent / "models", Path(__file__).resolve().parent / "contract_markdown.py")
+
+
+def code_key() -> str:
+    """A digest of the stats of the models' code (see the module rules)."""
+    digest = hashlib.sha256()
+    folder, extra = _CODE
+    try:
+        entries = sorted((e.name, e.stat()) for e in os.scandir(folder) if e.name.endswith(".py"))
+        entries.append((extra.name, extra.stat()))
+    except OSError:
+        return ""  # no key: no record counts
+    for name, st in entries:
+        digest.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _signature(st: os.stat_result, kind: str) -> list[Any]:
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, kind]
+
+
+class ValidatedFiles:
+    """The records of the project at `root`: `stat` a file before reading it, ask `known`, `note` a success,
+    `save` at the end."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.path = cache_file(self.root, RECORDS_FILE)
+        self.code = code_key()
+        self.old = self._load() if self.code else {}
+        self.new = dict(self.old)
+
+    def _load(self) -> dict[str, list[Any]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("version") != RECORDS_VERSION or data.get("code") != self.code:
+            return {}
+        files = data.get("files")
+        return {k: v for k, v in files.items() if isinstance(v, list)} if isinstance(files, dict) else {}
+
+    def _name(self, path: Path) -> str:
+        try:
+            return Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    @staticmethod
+    def stat(path: Path) -> os.stat_result | None:
+        """The file's stat, taken before it is read (None: it cannot be stat'ed)."""
+        try:
+            return os.stat(path)
+        except OSError:
+            return None
+
+    def known(self, path: Path, kind: str) -> bool:
+        """Whether `path` holds what was validated as `kind` (see the module rules)."""
+        st = self.stat(path)
+        return st is not None and bool(self.code) and self.old.get(self._name(path)) == _signature(st, kind)
+
+    def note(self, path: Path, st: os.stat_result | None, kind: str) -> None:
+        """`path`, stat'ed as `st` before it was read, passed its validation as `kind`."""
+        if st is not None and self.code and max(st.st_mtime_ns, st.st_ctime_ns) <= time.time_ns() - RACY_NS:
+            self.new[self._name(path)] = _signature(st, kind)
+
+    def save(self) -> None:
+        if self.new == self.old or not self.code:
+            return
+        data = {"version": RECORDS_VERSION, "code": self.code, "files": self.new}
+        try:
+            from studio.fileio import atomic_write_text
+
+            atomic_write_text(self.path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
+        except OSError:
+            pass
