@@ -26,7 +26,7 @@ TEXT = "\n".join(
 
 
 def _rows(area: TextArea) -> list[tuple[Any, Any]]:
-    return [(plain_text_line(area, y), area._render_line(y)) for y in range(area.size.height)]
+    return [(plain_text_line(area, y), TextArea._render_line(area, y)) for y in range(area.size.height)]
 
 
 async def test_plain_lines_are_textuals_lines() -> None:

@@ -139,11 +139,12 @@ class ReaderArea(QuietFocus, TextArea):
         if self.show_cursor:
             super()._watch__cursor_visible()
 
-    def render_line(self, y: int) -> Strip:
-        """A plain line (the chapter pane's, no cursor and no highlight) straight from the document
-        (`compat.plain_text_line`); any other Textual's way, through its line cache."""
+    def _render_line(self, y: int) -> Strip:
+        """`TextArea._render_line` (private, Textual 8.2: `render_line` calls it on a miss of its line cache): a
+        plain line (the chapter pane's, no cursor and no highlight) straight from the document
+        (`compat.plain_text_line`), any other Textual's way; both kept in TextArea's line cache."""
         strip = plain_text_line(self, y)
-        return strip if strip is not None else super().render_line(y)
+        return strip if strip is not None else super()._render_line(y)
 
     def _refresh_size(self) -> None:
         """`TextArea._refresh_size` (private, Textual 8.2: every edit and new text calls it) without the layout
