@@ -39,8 +39,8 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     outline, `pagedown`/`pageup` in the chapter pane), the screen cells handed to the compositor as dirty, the
     widget lines styled again (`StylesCache.render_line`), the widget lines handed to the compositor
     ("composed": `Widget.render_lines` rows, styled or from their caches), what a terminal would be sent (the
-    update rendered to escape sequences, as a real terminal's app does and a headless one skips) and screen
-    layouts, median (and the most layouts) over the presses; and the main thread's CPU per key
+    update rendered to escape sequences, as a real terminal's app does and a headless one skips), screen
+    layouts and frames (a chapter selection is one: the moved cursor and its chapter together), median (and the most layouts) over the presses; and the main thread's CPU per key
     (`time.thread_time`, Pilot's own work and the terminal rendering included). Then
     the same while chapter n+1 streams, held mid-draft (`HeldStreamProvider`: no delta lands in a measure):
     "selection, streaming" (`up`/`down` between the draft and the chapter before it) and "draft flush" (one
@@ -670,7 +670,8 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
         for kind, row in figures["repaint"].items():
             out(f"  {kind:<21} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
                 f"{row['composed']:,.0f} composed, {row['bytes'] / 1024:,.1f} KB written, "
-                f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}); main-thread CPU {ms(row['cpu'])}")
+                f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}), {row['frames']:.0f} frames; "
+                f"main-thread CPU {ms(row['cpu'])}")
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
     return figures
 
@@ -704,6 +705,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
         # a headless app writes nothing; a terminal's gets this (its CPU counted as a real terminal's would be)
         if isinstance(renderable, CompositorUpdate):
             tally["bytes"] += len(renderable.render_segments(self.console).encode("utf-8"))
+            tally["frames"] += 1
         display(self, screen, renderable)
 
     def spy_update(self: Compositor, widgets: Any) -> None:
@@ -723,7 +725,8 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     figures: dict[str, dict[str, float]] = {}
 
     async def measure(pilot: Any, step: Callable[[int], Any], count: int, settle: float = 0.0) -> dict[str, float]:
-        rows: dict[str, list[float]] = {name: [] for name in ("cells", "lines", "composed", "bytes", "layouts", "cpu")}
+        names = ("cells", "lines", "composed", "bytes", "layouts", "frames")
+        rows: dict[str, list[float]] = {name: [] for name in (*names, "cpu")}
         for i in range(count):
             await pilot.pause(0.05)
             tally.clear()
@@ -733,7 +736,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
             if settle:
                 await pilot.pause(settle)  # a timer the step started (the draft's flush) has fired
             rows["cpu"].append(time.thread_time() - cpu)
-            for name in ("cells", "lines", "composed", "bytes", "layouts"):
+            for name in names:
                 rows[name].append(tally[name])
         row = {name: statistics.median(values) for name, values in rows.items()}
         row["max_layouts"] = max(rows["layouts"])

@@ -354,8 +354,9 @@ class MainScreen(Screen[None]):
         self.imports = ExtractionFlow(self, self._extraction_screen)
         committed = self.project.committed_chapters()
         if committed:
-            self.show_chapter(committed[-1])
-            self.outline.select_chapter(committed[-1])
+            self.show_chapter(committed[-1], select=True)
+        # a cursor move shows its chapter in the key's own frame (not a message's hops and a frame later)
+        self.watch(self.outline, "cursor_chapter", self._cursor_on_chapter, init=False)
         self.focus_pane(self.active_pane)
         self.call_after_refresh(self.reload_marks)
         self.call_after_refresh(self.start_checks)
@@ -587,9 +588,9 @@ class MainScreen(Screen[None]):
     def show_chapter(self, n: int, *, select: bool = False) -> None:
         """Show chapter `n` in the chapter, diff and scores panes (the live draft if it is being written);
         `select`: also move the outline's cursor to it."""
-        if select:
-            self.outline.select_chapter(n)
         self.selected = n
+        if select:
+            self.outline.select_chapter(n)  # its cursor's watcher finds `n` selected: nothing shown twice
         title = self._chapter_title(n)
         view = self.chapter_view
         if self.running and n == self.inflight and self.draft_stage is not None:
@@ -610,10 +611,17 @@ class MainScreen(Screen[None]):
         self.header.update_info(chapter=n)
         self._show_marks()  # why it is marked stays under its title, not in a toast
 
+    def _cursor_on_chapter(self, n: int | None) -> None:
+        """The outline's cursor moved onto chapter `n` (`OutlineTree.cursor_chapter`, inside the key's handler)."""
+        if n is not None and n != self.selected:
+            self.show_chapter(n)
+
     @on(OutlineTree.ChapterSelected)
     def _chapter_selected(self, event: OutlineTree.ChapterSelected) -> None:
+        """Enter on a chapter shows it again (a cursor move was shown by `_cursor_on_chapter`, at once; its
+        message arrives later and may name a chapter the cursor has already left)."""
         event.stop()
-        if event.number != self.selected or event.activated:
+        if event.activated:
             self.show_chapter(event.number)
 
     def reload(self) -> None:

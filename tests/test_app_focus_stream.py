@@ -27,8 +27,11 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.worker import WorkerCancelled
 
+from studio.views import typeset as typeset_module
+from studio.views.typeset import typeset
 from tests.bench_loader import load_bench
 from tests.tui_helpers import RecordingStudio, WidgetApp, main_screen, wait_for
+from widgets import chapter_view
 from widgets.chapter_view import ChapterView
 from widgets.scores_view import ScoresView
 from widgets.text_pane import TextPane
@@ -227,3 +230,43 @@ async def test_the_diff_and_scores_bodies_change_without_a_layout(monkeypatch: p
         spy.clear()
         await settled(pilot, lambda: pane.show_body(short))
         assert pane.scroll_y == 0 and pane.body_text == short.plain
+
+
+async def test_a_draft_selected_again_is_typeset_only_where_it_grew(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Away from the draft (another chapter shown) and back while it streams: only the paragraph that was being
+    written and what came since are typeset again, not the whole draft; the lines are the whole draft's. A
+    draft that does not continue the one left (a retry that started over) is typeset whole."""
+    app = WidgetApp(ChapterView(id="chapter"))
+    async with app.run_test(size=(60, 30)) as pilot:
+        view = app.widget
+        draft = "# 第3章 雾\n\n" + "\n".join(f"　　第{i}段，沈照推开灯铺的门，雾里的人影没有动。" for i in range(40))
+        view.begin_stream("第3章 雾", draft)
+        await pilot.pause()
+        view.show_text("另一章的正文。", title="第2章")
+        await pilot.pause()
+        whole: list[str] = []
+        wrapped: list[str] = []
+        real_typeset, real_wrap = chapter_view.typeset, typeset_module.wrap_paragraph
+
+        def spy_typeset(text: str, width: int, **kwargs: Any) -> Any:
+            whole.append(text)
+            return real_typeset(text, width, **kwargs)
+
+        def spy_wrap(paragraph: str, width: int) -> list[str]:
+            wrapped.append(paragraph)
+            return real_wrap(paragraph, width)
+
+        monkeypatch.setattr(chapter_view, "typeset", spy_typeset)
+        monkeypatch.setattr(typeset_module, "wrap_paragraph", spy_wrap)
+        grown = draft + FLUSH_DELTA + "\n　　新的一段。"
+        view.begin_stream("第3章 雾", grown)
+        await pilot.pause()
+        assert whole == [] and len(wrapped) == 2, (len(whole), wrapped)
+        assert view.is_streaming and view.text == grown
+        assert view.display_layout == real_typeset(grown, view.display_layout.width)
+        assert view.text_area.text == "\n".join(view.display_layout.lines)
+        view.show_text("另一章的正文。", title="第2章")
+        view.begin_stream("第3章 雾", "　　重新开始。")
+        await pilot.pause()
+        assert whole == ["　　重新开始。"]
+        assert view.display_layout == typeset("　　重新开始。", view.display_layout.width)

@@ -10,6 +10,7 @@ from rich.cells import cell_len
 from studio.views.typeset import (
     LINE_END_FORBIDDEN,
     LINE_START_FORBIDDEN,
+    extend_layout,
     split_heading,
     typeset,
     wrap_paragraph,
@@ -95,3 +96,28 @@ def test_random_text_keeps_every_rule(seed: int) -> None:
         if moved:
             assert line[:1] not in LINE_START_FORBIDDEN or before in ("……", "——"), (before, line)
             assert before[-1:] not in LINE_END_FORBIDDEN or len(before) <= 2, (before, line)
+
+
+DRAFT = (
+    "# 第3章 雾港\n\n　　沈照把灯往前递了半寸，雾里的人影没有动。“你来晚了。”那人说。\n"
+    "　　他没有答话——只是把灯放低了些……潮水在脚下退去，露出一排黑色的礁石。\n\n"
+    "　　“明天，”他终于开口，“明天再来。”ABC123 的灯号在远处闪了三下。\n"
+)
+
+
+@pytest.mark.parametrize("width", [12, 21, 40, 76])
+def test_extend_layout_equals_typesetting_the_whole_draft(width: int) -> None:
+    """A draft cut anywhere, typeset, then extended to the whole text: the same lines and origins as the whole
+    typeset at once (the streaming view and a draft selected again rely on it); None only while the text before
+    the body is not settled."""
+    for cut in range(len(DRAFT) + 1):
+        old = typeset(DRAFT[:cut], width)
+        extended = extend_layout(old, DRAFT)
+        whole = typeset(DRAFT, width)
+        if extended is None:
+            assert split_heading(DRAFT[:cut])[2] != whole.skipped or not old.origins, cut
+            continue
+        layout, first_row = extended
+        assert layout == whole, cut
+        assert layout.lines[:first_row] == old.lines[:first_row]
+        assert first_row >= len(old.lines) - len(wrap_paragraph(DRAFT[:cut].split("\n")[-1], width)), cut

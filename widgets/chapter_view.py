@@ -16,7 +16,8 @@ Deltas are buffered and flushed into the TextArea at most `FLUSH_HZ` times per s
 SSH link become ~15 small screen updates. While streaming the view stays pinned to the end (Textual's `anchor`),
 unless the author scrolls up; scrolling back to the end pins it again. A flush typesets only the paragraph being
 written (and what follows it), so a long draft costs the same per flush as a short one, and it repaints only
-those rows (or the whole view when it scrolls to show a new line).
+those rows (or the whole view when it scrolls to show a new line). A draft left for another chapter keeps its
+layout: selected again, it typesets only what was written meanwhile (`studio.views.typeset.extend_layout`).
 
 Screen cost (issue 12, "instant keys"): nothing here lays out the screen: a new text or a new line changes the
 TextArea's virtual size only (`widgets.virtual_size`); the title is one line whatever it says. Only a scrollbar
@@ -35,7 +36,7 @@ from textual.widgets import Static, TextArea
 from textual.widgets.text_area import Selection
 
 from studio.i18n import Catalog, Lang, tr
-from studio.views.typeset import Layout, split_heading, typeset, wrap_paragraph
+from studio.views.typeset import Layout, extend_layout, typeset
 from widgets.instant_keys import ReaderArea
 
 MESSAGES: Catalog = {
@@ -110,6 +111,9 @@ class ChapterView(Vertical):
         self._flush_timer: Timer | None = None
         self._streaming = False
         self._remembered: dict[tuple[str, int], Layout] = {}
+        self._left_draft: tuple[str, Layout] | None = None
+        """The draft (its text as shown, its layout) when a stored chapter took its place: back to it, only what
+        was written meanwhile is typeset (`begin_stream`)."""
         """(source, width) -> its layout, of the chapters shown last (`_typeset_remembered`)."""
         self.flush_count = 0
         """How many times buffered deltas were written into the TextArea (coalescing is measurable)."""
@@ -191,6 +195,8 @@ class ChapterView(Vertical):
 
     def show_text(self, text: str, *, title: str = "") -> None:
         """Show a chapter's text from the top (ends any stream without flushing its buffer)."""
+        if self._streaming:
+            self._left_draft = (self._source, self._layout)
         self._stop_stream()
         self._title = title
         self._update_title()
@@ -214,8 +220,20 @@ class ChapterView(Vertical):
         self._update_title()
         area = self.text_area
         self._source = text
-        self._load_all()
+        self._load_all(draft=self._draft_layout(text))
         area.anchor()
+
+    def _draft_layout(self, text: str) -> Layout | None:
+        """The layout of the draft `text` from the draft this view left (`_left_draft`), when `text` continues
+        it at the same width: typesetting only what was written since (a long draft, selected again and again
+        while it streams, is not typeset whole each time); None otherwise."""
+        left, self._left_draft = self._left_draft, None
+        if left is None or left[1].width != self._width() or not text.startswith(left[0]):
+            return None
+        if text == left[0]:
+            return left[1]
+        extended = extend_layout(left[1], text)
+        return extended[0] if extended is not None else None
 
     def append(self, delta: str) -> None:
         """Add a delta of the draft; it reaches the screen with the next flush (at most FLUSH_HZ per second)."""
@@ -273,12 +291,16 @@ class ChapterView(Vertical):
             width -= area.styles.scrollbar_size_vertical
         return width if width >= 2 else UNWRAPPED
 
-    def _load_all(self, *, remember: bool = False) -> None:
+    def _load_all(self, *, remember: bool = False, draft: Layout | None = None) -> None:
         """Typeset the whole source at the pane's width and load it (a repaint follows even when the new text
         wraps to as many lines as the old: TextArea would not repaint it). `remember`: a stored chapter's text,
-        whose layout is kept for the next time it is shown (`_typeset_remembered`); a draft's is not."""
+        whose layout is kept for the next time it is shown (`_typeset_remembered`); a draft's is not. `draft`:
+        the source's layout, already made (`_draft_layout`)."""
         width = self._width()
-        self._layout = self._typeset_remembered(width) if remember else typeset(self._source, width)
+        if draft is not None:
+            self._layout = draft
+        else:
+            self._layout = self._typeset_remembered(width) if remember else typeset(self._source, width)
         area = self.text_area
         with area.prevent(TextArea.Changed):
             area.load_text("\n".join(self._layout.lines))
@@ -299,29 +321,18 @@ class ChapterView(Vertical):
 
     def _typeset_tail(self) -> None:
         """After text was added at the end: typeset again from the last paragraph of the old layout on, and
-        replace only those rows (the heading region is settled once the body has begun)."""
+        replace only those rows (`extend_layout`; the heading region is settled once the body has begun)."""
         old = self._layout
-        heading, body, skipped = split_heading(self._source)
-        if not old.origins or not body.strip() or skipped != old.skipped or old.width != self._width():
+        extended = extend_layout(old, self._source) if old.width == self._width() else None
+        if extended is None:
             area = self.text_area
             pinned = area.is_anchored and area.scroll_y >= area.max_scroll_y - 1
             self._load_all()
             if pinned:
                 self.text_area.scroll_end(animate=False)
             return
-        last = old.origins[-1][0]
-        first_row = len(old.origins) - 1
-        while first_row > 0 and old.origins[first_row - 1][0] == last:
-            first_row -= 1
-        lines = old.lines[:first_row]
-        origins = old.origins[:first_row]
-        for index, paragraph in enumerate(body.split("\n")[last:], start=last):
-            column = 0
-            for piece in wrap_paragraph(paragraph, old.width):
-                lines.append(piece)
-                origins.append((index, column))
-                column += len(piece)
-        self._layout = Layout(lines=lines, origins=origins, width=old.width, skipped=skipped)
+        self._layout, first_row = extended
+        lines = self._layout.lines
         area = self.text_area
         tail = "\n".join(lines[first_row:])
         with area.prevent(TextArea.Changed):

@@ -32,11 +32,12 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.reactive import Reactive, reactive
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 from textual.widgets.text_area import Selection
 
-from widgets.compat import FooterKey
+from widgets.compat import FooterKey, plain_text_line
 from widgets.virtual_size import set_virtual_size
 
 JK_BINDINGS: list[BindingType] = [
@@ -137,6 +138,13 @@ class ReaderArea(QuietFocus, TextArea):
         repaints the cursor's line: with no cursor shown there is nothing on it to change."""
         if self.show_cursor:
             super()._watch__cursor_visible()
+
+    def _render_line(self, y: int) -> Strip:
+        """`TextArea._render_line` (private, Textual 8.2: `render_line` calls it on a miss of its line cache): a
+        plain line (the chapter pane's, no cursor and no highlight) straight from the document
+        (`compat.plain_text_line`), any other Textual's way; both kept in TextArea's line cache."""
+        strip = plain_text_line(self, y)
+        return strip if strip is not None else super()._render_line(y)
 
     def _refresh_size(self) -> None:
         """`TextArea._refresh_size` (private, Textual 8.2: every edit and new text calls it) without the layout

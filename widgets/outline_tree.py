@@ -21,6 +21,7 @@ from textual import on
 from textual.binding import BindingType
 from textual.geometry import Region
 from textual.message import Message
+from textual.reactive import var
 from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import NodeID, TreeNode
@@ -221,6 +222,11 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
 
     Posts `OutlineTree.ChapterSelected(number, activated)` when the cursor lands on a chapter (activated=False;
     once per change of chapter) and when the author presses enter on one (activated=True).
+
+    `cursor_chapter` (a reactive) is the chapter under the cursor, set as the cursor moves, inside the key's
+    own handler: a screen that watches it (`DOMNode.watch`) shows the chapter in the same frame as the cursor.
+    The message reaches the screen a few message hops later, after the screen painted the moved cursor alone
+    and its update timer went back to its 60 Hz grid: the chapter then waited up to a frame for its paint.
     """
 
     DEFAULT_CSS = """
@@ -255,6 +261,9 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = JK_BINDINGS
+
+    cursor_chapter: var[int | None] = var(None, init=False)
+    """The chapter under the cursor (None: a volume row, or no cursor); changes with the cursor, at once."""
 
     STYLE_COMPONENTS: ClassVar[tuple[str, ...]] = (
         "tree--label", "tree--guides", "tree--guides-hover", "tree--guides-selected", "tree--cursor",
@@ -346,7 +355,6 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
         self._cells: int | None = None  # the width the labels are fitted to; None: not laid out yet
         self._generation = 0  # bumped when the width changes: every label is built again when next drawn
         self._built: dict[NodeID, int] = {}  # the generation each node's label was built for
-        self._last_highlighted: int | None = None
         self._fill(rows or [], expanded=None)
 
     # ------------------------------------------------------------------ public API
@@ -510,15 +518,13 @@ class OutlineTree(QuietFocus, Tree[NodeData]):
         # Tree builds its line table lazily; moving the cursor needs the lines of nodes added just now.
         _ = self._tree_lines
 
-    @on(Tree.NodeHighlighted)
-    def _chapter_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
-        data = event.node.data
-        if isinstance(data, ChapterRow):
-            if data.number != self._last_highlighted:
-                self._last_highlighted = data.number
-                self.post_message(self.ChapterSelected(self, data.number, activated=False))
-        else:
-            self._last_highlighted = None
+    def watch_cursor_line(self, previous_line: int, line: int) -> None:
+        super().watch_cursor_line(previous_line, line)
+        self.cursor_chapter = self.current_chapter  # its watchers run now, inside the cursor's move
+
+    def watch_cursor_chapter(self, number: int | None) -> None:
+        if number is not None:
+            self.post_message(self.ChapterSelected(self, number, activated=False))
 
     @on(Tree.NodeSelected)
     def _chapter_activated(self, event: Tree.NodeSelected[NodeData]) -> None:

@@ -173,11 +173,35 @@ def typeset(text: str, width: int, *, drop_heading: bool = True) -> Layout:
     return Layout(lines=lines, origins=origins, width=width, skipped=skipped)
 
 
+def extend_layout(old: Layout, text: str) -> tuple[Layout, int] | None:
+    """The layout of `text` at `old`'s width, where `text` begins with the text `old` was typeset from (a draft
+    that grew), and the first row that may differ from `old`'s: only `old`'s last paragraph and what follows
+    are typeset again (a paragraph's lines depend on that paragraph alone). None when the text before the body
+    is not settled (no body yet, or a different heading left out): typeset the whole text then."""
+    _, body, skipped = split_heading(text)
+    if not old.origins or not body.strip() or skipped != old.skipped:
+        return None
+    last = old.origins[-1][0]
+    first_row = len(old.origins) - 1
+    while first_row > 0 and old.origins[first_row - 1][0] == last:
+        first_row -= 1
+    lines = old.lines[:first_row]
+    origins = old.origins[:first_row]
+    for index, paragraph in enumerate(body.split("\n")[last:], start=last):
+        column = 0
+        for piece in wrap_paragraph(paragraph, old.width):
+            lines.append(piece)
+            origins.append((index, column))
+            column += len(piece)
+    return Layout(lines=lines, origins=origins, width=old.width, skipped=skipped), first_row
+
+
 __all__ = [
     "LINE_END_FORBIDDEN",
     "LINE_START_FORBIDDEN",
     "Layout",
     "PAIRS",
+    "extend_layout",
     "split_heading",
     "typeset",
     "wrap_paragraph",
