@@ -36,7 +36,6 @@ from textual.widgets import Tab, Tabs
 from textual.widgets.text_area import Selection
 
 from pipeline.decisions import Question
-from pipeline.estimate import estimate_chapter_cost
 from pipeline.events import (
     ChapterCommitted,
     GateDecided,
@@ -47,24 +46,18 @@ from pipeline.events import (
     StageStarted,
     TextDelta,
 )
-from screens.decision_dialog import DecisionDialog, ask
 from screens.file_watcher import FileWatcher
-from screens.help_screen import HelpScreen
 from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
 from screens.plan_runner import PlanRunner
-from screens.prompt_dialogs import ConfirmDialog, GotoDialog, NumberDialog, TextDialog
 from screens.rebuild_queue import RebuildQueue
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
-from studio.models.author_note import load_author_note, save_author_note
+from studio.models.author_note import load_author_note
 from studio.models.quick_start import QuickStartRequest
-from studio.models.review_marks import clear_review_mark
 from studio.paths import ProjectPaths
 from studio.project import Project
-from studio.search import SearchHit
 from studio.status import spend_figures
-from studio.tui.editor import edit_chapter
 from studio.tui.heap import settle_heap
 from studio.tui.host import RunRequest, Severity, StudioServices
 from studio.tui.import_flow import ExtractionFlow
@@ -86,9 +79,6 @@ from studio.tui.messages import (
     WatchFailed,
 )
 from studio.tui.plan_flow import PlanFlow
-from studio.tui.review_flow import start_review, start_undo
-from studio.tui.startup import KEY_ERROR_KINDS, ask_key_problem, run_startup_checks, writing_blocked
-from studio.tui.volume_review_flow import volume_review_flow
 from studio.tui.watch_flow import MESSAGES as WATCH_MESSAGES
 from studio.tui.watch_flow import ConfirmCallback, EditsFlow, StickyNote
 from studio.views.outline_rows import build_outline_rows, find_chapter
@@ -107,6 +97,7 @@ from widgets.studio_header import HeaderInfo, StudioHeader
 if TYPE_CHECKING:
     from pipeline.importing.extract import ExtractionEstimate
     from studio.models.findings import Finding
+    from studio.search import SearchHit
 
 T = TypeVar("T")
 
@@ -381,6 +372,8 @@ class MainScreen(Screen[None]):
 
     def start_checks(self) -> None:
         """The checks after the cold start (lock, API key, interrupted chapter): `studio.tui.startup`."""
+        from studio.tui.startup import run_startup_checks  # its checks' modules load after the first paint
+
         self.run_flow(run_startup_checks(self), group="startup")
 
     # ------------------------------------------------------------------ reactives
@@ -651,6 +644,8 @@ class MainScreen(Screen[None]):
         if self.running:
             self.notify(tr(MESSAGES, "busy", self.lang), severity="warning")
             return False
+        from studio.tui.startup import writing_blocked
+
         blocked = self.edits.busy() or writing_blocked(self.project.root, self.lang)
         if blocked is not None:
             self.notify(blocked, severity="warning", timeout=10, markup=False)
@@ -688,6 +683,9 @@ class MainScreen(Screen[None]):
             def estimate(n: int) -> str:
                 return tr(MESSAGES, "estimate_offline", self.lang)
         else:
+            # its run-log models load when asked, not before the first paint
+            from pipeline.estimate import estimate_chapter_cost
+
             cost = estimate_chapter_cost(self.project.paths, services.settings, offline=False)
 
             def estimate(n: int) -> str:
@@ -697,6 +695,8 @@ class MainScreen(Screen[None]):
         def answered(n: int | None) -> None:
             if n:
                 self.plans.write(n)  # asks to plan first when the next chapter has no plan
+
+        from screens.prompt_dialogs import NumberDialog  # the dialogs load when first shown
 
         self.app.push_screen(
             NumberDialog(50, estimate, self.lang, title=tr(MESSAGES, "how_many", self.lang)), answered
@@ -710,6 +710,8 @@ class MainScreen(Screen[None]):
             self._save_note(self.note)
             self.notify(tr(MESSAGES, "note_set" if text else "note_cleared", self.lang))
 
+        from screens.prompt_dialogs import TextDialog
+
         self.app.push_screen(
             TextDialog(
                 tr(MESSAGES, "note_title", self.lang),
@@ -722,6 +724,8 @@ class MainScreen(Screen[None]):
 
     def _save_note(self, text: str | None) -> None:
         try:
+            from studio.models.author_note import save_author_note
+
             save_author_note(ProjectPaths(self.project.root), text)
         except OSError as exc:  # a read-only folder: the note still goes to the next run of this session
             self.notify(str(exc), severity="error", markup=False)
@@ -730,6 +734,8 @@ class MainScreen(Screen[None]):
         def answered(n: int | None) -> None:
             if n is not None:
                 self.show_chapter(n, select=True)
+
+        from screens.prompt_dialogs import GotoDialog
 
         self.app.push_screen(GotoDialog(self.outline.chapter_numbers, self.lang, current=self.selected), answered)
 
@@ -751,12 +757,18 @@ class MainScreen(Screen[None]):
     # (the flows live in studio.tui.review_flow, studio.tui.editor, screens.search_screen, screens.export_dialog)
 
     def action_review(self) -> None:
+        from studio.tui.review_flow import start_review  # the review and undo flows load when first used
+
         start_review(self)
 
     def action_undo(self) -> None:
+        from studio.tui.review_flow import start_undo
+
         start_undo(self)
 
     def action_edit_chapter(self) -> None:
+        from studio.tui.editor import edit_chapter
+
         edit_chapter(self, self.app)
 
     def action_mark_reviewed(self) -> None:
@@ -764,6 +776,8 @@ class MainScreen(Screen[None]):
         n = self.selected
         if n is None:
             return
+        from studio.models.review_marks import clear_review_mark
+
         if clear_review_mark(ProjectPaths(self.project.root), n):
             self.reload_marks()
             self.notify(tr(MESSAGES, "marked_reviewed", self.lang, n=n))
@@ -836,9 +850,13 @@ class MainScreen(Screen[None]):
                 self.runner.stop()
                 self.plan_runner.stop()
 
+        from screens.prompt_dialogs import ConfirmDialog
+
         self.app.push_screen(ConfirmDialog(tr(MESSAGES, "confirm_stop", self.lang), self.lang), answered)
 
     def action_help(self) -> None:
+        from screens.help_screen import HelpScreen
+
         self.app.push_screen(HelpScreen(self.binding_rows(), self.lang))
 
     def action_quit_studio(self) -> None:
@@ -851,6 +869,8 @@ class MainScreen(Screen[None]):
                 self.runner.stop()
                 self.plan_runner.stop()
                 self.app.exit()
+
+        from screens.prompt_dialogs import ConfirmDialog
 
         self.app.push_screen(ConfirmDialog(tr(MESSAGES, "confirm_quit", self.lang), self.lang), answered)
 
@@ -940,6 +960,8 @@ class MainScreen(Screen[None]):
             if not event.retrying:
                 header.stop_stage(event.stage)
                 self.keep_note(event.chapter, "error", text)
+            from studio.tui.startup import KEY_ERROR_KINDS, ask_key_problem
+
             if event.kind in KEY_ERROR_KINDS and not event.retrying:
                 rejected = event.message if event.kind == "auth" else None
                 self.run_worker(ask_key_problem(self, rejected), group="key", exit_on_error=False)
@@ -993,6 +1015,7 @@ class MainScreen(Screen[None]):
         """The run stopped at the end of the volume: show what was written and offer what can be done next."""
         # loads at a volume's end, not before the first paint
         from screens.volume_end import volume_end_question
+        from studio.tui.volume_review_flow import volume_review_flow
 
         question = volume_end_question(self.project, volume, brief, self.lang)
 
@@ -1003,6 +1026,8 @@ class MainScreen(Screen[None]):
             elif key == "review":
                 self.run_flow(volume_review_flow(self, volume, lambda v: self.post_message(PlanRequested(volume=v))),
                               group="volume-review")
+
+        from screens.decision_dialog import DecisionDialog
 
         self.app.push_screen(DecisionDialog(question, self.lang), answered)
 
@@ -1117,6 +1142,10 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ StudioHost / EditsHost
 
     async def ask(self, question: Question) -> str:
+        from screens.decision_dialog import (
+            ask,  # the dialogs load when first shown, not before the first paint
+        )
+
         return await ask(self.app, question, self.lang)
 
     async def show_modal(self, screen: Screen[T]) -> T | None:
@@ -1151,6 +1180,8 @@ class MainScreen(Screen[None]):
     def confirm(
         self, text: str, *, title: str, yes_label: str, no_label: str, answered: ConfirmCallback
     ) -> None:
+        from screens.prompt_dialogs import ConfirmDialog
+
         dialog = ConfirmDialog(text, self.lang, title=title, default=True, yes_label=yes_label, no_label=no_label)
         self.app.push_screen(dialog, answered)
 

@@ -29,7 +29,6 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from pipeline.decisions import Question, QuestionKind
-from screens.decision_dialog import ask
 from studio.fileio import append_line
 from studio.i18n import Lang
 from studio.i18n_names import describe_error
@@ -122,6 +121,10 @@ class PipelineRunner(Widget):
     async def decide(self, question: Question) -> str:
         """Ask the author. Discarding an interrupted chapter's staged work is asked once more (default keep)
         and backed up first (`studio.tui.discard`); "keep" asks the question again."""
+        from screens.decision_dialog import (
+            ask,  # the dialog loads when first shown, not before the first paint
+        )
+
         while True:
             answer = await ask(self.app, question, self.lang)
             n = question.chapter

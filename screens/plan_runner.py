@@ -47,7 +47,6 @@ from pipeline.events import (
     StageStarted,
     TextDelta,
 )
-from screens.decision_dialog import ask
 from screens.pipeline_runner import log_line
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
@@ -199,6 +198,8 @@ class PlanRunner(Widget):
         elif self.ask_author is not None:
             answer = await self.ask_author(question)
         else:
+            from screens.decision_dialog import ask  # loads when first shown, not before the first paint
+
             answer = await ask(self.app, question, self.lang)
         if question.kind is QuestionKind.TRIAL_CONFIRM:
             self.trial_answer = answer

@@ -175,9 +175,31 @@ def open_studio(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     return launch_studio(root, lang=resolve_lang(args, root), offline=bool(getattr(args, "offline", False)))
 
 
+def terminal_refusal(lang: Lang) -> str | None:
+    """Why the studio cannot run on this process's standard input (a file, /dev/null, a closed fd: Textual's
+    terminal driver would read no keys and spin at its end; `studio.tui.hangup.input_refusal`), or None. Asked
+    before Textual and the App are imported: a refused start costs nothing. A driver named by TEXTUAL_DRIVER
+    (`serve`'s browser sessions) reads no terminal: never refused here."""
+    if os.environ.get("TEXTUAL_DRIVER") or os.name != "posix":
+        return None
+    from studio.tui.hangup import input_refusal  # no Textual: the hang-up watch imports it only when started
+
+    stdin = sys.__stdin__
+    try:
+        fd = stdin.fileno() if stdin is not None else None
+    except (OSError, ValueError):
+        fd = None
+    return input_refusal(fd, lang)
+
+
 def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = False) -> int:
     """Run the studio app until it quits (imports Textual only here, so the other commands stay light).
-    `welcome`: no project at `root` yet; the app first offers to create one or open the sample."""
+    `welcome`: no project at `root` yet; the app first offers to create one or open the sample. A standard
+    input that gives no keys is refused first (`terminal_refusal`): a message on stderr, exit 1."""
+    refusal = terminal_refusal(lang)
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return int(ExitCode.ERROR)
     from studio.tui.heap import collections_paused
 
     with collections_paused():  # no garbage collections before the first paint: studio.tui.heap

@@ -43,12 +43,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Label
 
 from screens.main_screen import MainScreen
-from screens.prompt_dialogs import FoldedText
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import ProjectLock
 from studio.models.quick_start import QuickStartRequest
-from studio.models.settings import Settings
+from studio.models.settings import PRESETS, Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.tui.hangup import HangupWatch, start_hangup_watch, stdin_refusal
@@ -86,6 +85,17 @@ MESSAGES: Catalog = {
 }
 
 ProviderFactory = Callable[[Settings], "ModelProvider"]
+
+# `pipeline.providers.offline.OfflineProvider.name`, named here without importing it (tests/test_start_imports.py
+# holds the two equal).
+OFFLINE_PROVIDER_NAME = "offline"
+
+
+def settings_offline(settings: Settings, offline: bool) -> bool:
+    """`pipeline.providers.factory.is_offline` without importing the providers: asked for (`--offline`), or the
+    settings' preset is an offline one (tests/test_start_imports.py holds the two equal)."""
+    preset = PRESETS.get(settings.provider.preset)
+    return offline or (preset is not None and preset.offline)
 
 
 class ProjectErrorScreen(Screen[None]):
@@ -127,6 +137,8 @@ class ProjectErrorScreen(Screen[None]):
         self.lang: Lang = lang
 
     def compose(self) -> ComposeResult:
+        from screens.prompt_dialogs import FoldedText  # the dialogs' module loads when a screen needs it
+
         with Vertical(id="error-box"):
             yield Label(tr(MESSAGES, "error_title", self.lang, root=self.root), id="error-title", markup=False)
             with VerticalScroll(id="error-body"):
@@ -278,7 +290,10 @@ class NovelStudioApp(App[None]):
 
     @property
     def provider_name(self) -> str:
-        if self._provider is None and self.provider_factory is None and not self.offline:
+        if self._provider is None and self.provider_factory is None:
+            # Named without building it: building imports the provider's modules (the Anthropic SDK: seconds).
+            if self.offline:
+                return OFFLINE_PROVIDER_NAME
             return self.settings.provider.preset if self.settings is not None else "anthropic"
         return str(getattr(self.provider, "name", type(self.provider).__name__))
 
@@ -368,7 +383,12 @@ class NovelStudioApp(App[None]):
         except OSError as exc:
             self.open_error = str(exc)
             return ProjectErrorScreen(self.project_root, self.open_error, self.lang)
-        _ = self.provider  # resolve the provider now, so the header knows whether it is offline
+        if self.provider_factory is not None:
+            _ = self.provider  # an injected provider (tests) says itself whether it is offline
+        else:
+            # The header must know whether it is offline; the provider itself is built at its first use (a run,
+            # a rebuild): building it imports the Anthropic SDK and httpx (seconds of CPU) before the first paint.
+            self.offline = settings_offline(self.settings, self.offline)
         self.title = self.project.name
         return MainScreen(self.project, self, lang=self.lang)
 

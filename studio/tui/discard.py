@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from screens.prompt_dialogs import ConfirmDialog
 from studio.fileio import atomic_write_bytes
 from studio.i18n import Catalog, Lang, tr
 from studio.ids import chapter_id
 from studio.paths import ProjectPaths
+
+if TYPE_CHECKING:
+    from screens.prompt_dialogs import ConfirmDialog  # loads when the dialog is first shown
 
 MESSAGES: Catalog = {
     "confirm": (
@@ -39,6 +42,8 @@ def discard_root(paths: ProjectPaths) -> Path:
 
 
 def confirm_discard_dialog(n: int, lang: Lang) -> ConfirmDialog:
+    from screens.prompt_dialogs import ConfirmDialog
+
     return ConfirmDialog(
         tr(MESSAGES, "confirm", lang, n=n),
         lang,

@@ -35,12 +35,13 @@ import stat
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
-
-from textual.app import App
+from typing import TYPE_CHECKING, Any
 
 from studio.i18n import Catalog, Lang, tr
-from widgets import compat
+
+if TYPE_CHECKING:
+    # Textual loads with the App: the CLI asks `input_refusal` before it imports either (studio.cli.main).
+    from textual.app import App
 
 MESSAGES: Catalog = {
     "needs_terminal": (
@@ -162,6 +163,8 @@ def start_hangup_watch(app: App[Any], on_gone: Callable[[], None]) -> HangupWatc
     """Watch the terminal the App reads its keys from. On a hang-up, on the App's loop: stop the driver's input
     (its reader would spin at EOF until the app is torn down), then `on_gone()`. None when there is nothing to
     watch (headless, the browser driver, a stdin that never hangs up) or no running loop."""
+    from widgets import compat
+
     fd = compat.terminal_input_fd(app)
     if fd is None or not can_watch(fd):
         return None

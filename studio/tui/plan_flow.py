@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from screens.prompt_dialogs import ConfirmDialog
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.checkpoint import OrchestratorState
@@ -176,6 +175,8 @@ class PlanFlow:
             "quick_start": ("ask_quick_start", "yes_resume"),
             "unplanned": ("ask_unplanned", "yes_plan"),
         }[need.kind]
+        from screens.prompt_dialogs import ConfirmDialog  # loads when first shown, not before the first paint
+
         dialog = ConfirmDialog(
             tr(MESSAGES, text, lang, chapter=need.chapter, volume=need.volume),
             lang,
