@@ -1,7 +1,7 @@
 """How fast the studio starts: `python -m studio.cli.main --project DIR --offline` on a real pseudo-terminal
 until its first paint, with the child's own CPU time then, warm and cold bytecode.
 
-    python bench/bench_start.py [--chapters 500] [--runs 3] [--keep DIR] [--no-cold] [--callgrind]
+    python bench/bench_start.py [--chapters 500] [--runs 3] [--keep DIR] [--no-cold] [--real-provider] [--callgrind]
 
 Prints figures only (no asserts). For each run: wall time from spawn to the first paint (the output holds
 both pane titles, 大纲 and 正文, and the outline's last chapter) and the child's CPU time (user+sys from
@@ -14,6 +14,10 @@ first run) and, unless `--no-cold`, cold: the studio's packages copied to a fres
 at every start while the libraries keep the bytecode pip compiled: a checkout run where writing bytecode is
 switched off (as in a sandbox that sets PYTHONDONTWRITEBYTECODE). A separate line is the imports alone
 (`from studio.tui.app import NovelStudioApp`) in a fresh interpreter, its CPU time.
+
+`--real-provider`: also the warm start as most authors start it, without `--offline` (the real provider's
+preset, no API key in the environment: the key question comes after the first paint). Until stop 14 that start
+imported the Anthropic SDK and httpx before its first paint.
 
 `--callgrind` (needs valgrind): one more start, warm bytecode, under `valgrind --tool=callgrind` on the pty,
 in a child that runs the CLI as the author does and exits at once at its first frame of the main screen with
@@ -66,10 +70,13 @@ def cold_copy(work: Path) -> Path:
     return target
 
 
-def start_once(root: Path, env: dict[str, str], last_title: str, cwd: Path = ROOT) -> tuple[float, float] | None:
-    """(wall seconds from spawn to the first paint, the child's CPU seconds then); None if it never painted."""
+def start_once(root: Path, env: dict[str, str], last_title: str, cwd: Path = ROOT,
+               offline: bool = True) -> tuple[float, float] | None:
+    """(wall seconds from spawn to the first paint, the child's CPU seconds then); None if it never painted.
+    `offline=False`: without `--offline` (the settings' real provider)."""
+    argv = studio_argv(root) if offline else [arg for arg in studio_argv(root) if arg != "--offline"]
     start = time.perf_counter()
-    term = PtyTerm.spawn(studio_argv(root), size=SIZE, env=env, cwd=cwd)
+    term = PtyTerm.spawn(argv, size=SIZE, env=env, cwd=cwd)
     try:
         painted = term.wait_until(
             lambda: "大纲" in term.text() and "正文" in term.text() and last_title in term.text(), timeout=120
@@ -143,7 +150,7 @@ def _line(label: str, runs: list[tuple[float, float]]) -> str:
 
 
 def run_benchmark(work: Path, chapters: int, runs: int, cold: bool, out: object = print,
-                  callgrind: bool = False) -> dict[str, object]:
+                  callgrind: bool = False, real_provider: bool = False) -> dict[str, object]:
     say = out if callable(out) else print
     root = work / "novel"
     if not (root / "chapters").is_dir():
@@ -174,6 +181,14 @@ def run_benchmark(work: Path, chapters: int, runs: int, cold: bool, out: object 
         say(f"    of which imports (from studio.tui.app import NovelStudioApp, fresh interpreter): CPU median "
             f"{statistics.median(imports):.2f} s (min {min(imports):.2f})")
         figures[label] = {"runs": done, "imports": imports}
+    if real_provider:
+        real_env = {k: v for k, v in warm_env.items() if not k.endswith("_API_KEY")}
+        start_once(root, real_env, last_title, offline=False)
+        done = [r for r in (start_once(root, real_env, last_title, offline=False) for _ in range(runs))
+                if r is not None]
+        label = "warm bytecode, real provider (no --offline, no API key)"
+        say(_line(label, done) if done else f"  {label}: never painted")
+        figures[label] = {"runs": done}
     if callgrind:
         instructions = callgrind_instructions(root, warm_env, work)
         if instructions is None:
@@ -191,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-bytecode starts")
+    parser.add_argument("--real-provider", action="store_true",
+                        help="also start without --offline (the real provider's preset, no API key)")
     parser.add_argument("--callgrind", action="store_true",
                         help="also count the instructions of one start under valgrind's callgrind")
     parser.add_argument("--child-exit-at-paint", type=Path, help=argparse.SUPPRESS)
@@ -199,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         return child_exit_at_paint(args.child_exit_at_paint)
     run_in_workdir(args.keep, "bench-start-",
                    lambda work: run_benchmark(work, args.chapters, args.runs, not args.no_cold,
-                                              callgrind=args.callgrind))
+                                              callgrind=args.callgrind, real_provider=args.real_provider))
     return 0
 
 

@@ -54,7 +54,6 @@ from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, chars_text, tr, tr_count
 from studio.i18n_names import error_text, gate_action_name, gate_reason, stage_name
 from studio.models.author_note import load_author_note
-from studio.models.quick_start import QuickStartRequest
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.status import spend_figures
@@ -97,6 +96,7 @@ from widgets.studio_header import HeaderInfo, StudioHeader
 if TYPE_CHECKING:
     from pipeline.importing.extract import ExtractionEstimate
     from studio.models.findings import Finding
+    from studio.models.quick_start import QuickStartRequest
     from studio.search import SearchHit
 
 T = TypeVar("T")

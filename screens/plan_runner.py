@@ -28,6 +28,7 @@ import asyncio
 import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.widget import Widget
@@ -50,10 +51,12 @@ from pipeline.events import (
 from screens.pipeline_runner import log_line
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
-from studio.models.quick_start import QuickStartRequest
 from studio.project import Project
 from studio.tui.host import StudioServices
 from studio.tui.messages import PipelineEventPosted, PlanEnded, PlanJobKind
+
+if TYPE_CHECKING:
+    from studio.models.quick_start import QuickStartRequest  # annotations only: the model loads with its file
 
 Job = Callable[[Callable[[Question], Awaitable[str]], Callable[[Event], None]], Awaitable[object]]
 """A session bound to its arguments: `job(decide, emit)`."""

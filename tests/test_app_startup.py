@@ -293,6 +293,7 @@ def test_studio_exits_non_zero_after_an_unhandled_exception(sample: Path, monkey
     monkeypatch.setattr(NovelStudioApp, "on_ready", lambda self: self.call_later(self.simulate_key, "question_mark"),
                         raising=False)
     monkeypatch.setattr(NovelStudioApp, "run", run_headless)
+    monkeypatch.setattr("studio.cli.main.terminal_refusal", lambda lang: None)  # headless: no terminal needed
     assert launch_studio(sample, lang="zh", offline=True) == 1
 
 
@@ -428,6 +429,7 @@ def test_the_studio_starts_without_garbage_collections(sample: Path, monkeypatch
 
     monkeypatch.setattr(NovelStudioApp, "on_ready", ready, raising=False)
     monkeypatch.setattr(NovelStudioApp, "run", run_headless)
+    monkeypatch.setattr("studio.cli.main.terminal_refusal", lambda lang: None)  # headless: no terminal needed
     assert gc.isenabled()
     assert launch_studio(sample, lang="zh", offline=True) == 0
     assert seen == [False]

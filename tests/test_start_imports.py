@@ -38,7 +38,7 @@ NOT_BEFORE_FIRST_PAINT = (
     # the dialogs and the flows started by a key
     "screens.decision_dialog", "screens.prompt_dialogs", "screens.help_screen", "studio.tui.hunks",
     "studio.tui.startup", "pipeline.prompts_registry", "studio.tui.review_flow", "studio.tui.editor",
-    "studio.tui.volume_review_flow", "studio.search",
+    "studio.tui.volume_review_flow", "studio.search", "studio.models.quick_start",
 )
 
 

@@ -46,7 +46,6 @@ from screens.main_screen import MainScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import ProjectLock
-from studio.models.quick_start import QuickStartRequest
 from studio.models.settings import PRESETS, Settings
 from studio.paths import ProjectPaths
 from studio.project import Project
@@ -67,6 +66,7 @@ if TYPE_CHECKING:
 
     # The welcome screen and the new-novel and import paths load when the studio opens on no project.
     from screens.welcome_screen import NewNovel
+    from studio.models.quick_start import QuickStartRequest
     from studio.tui.import_flow import ImportedNovel
 
 MESSAGES: Catalog = {

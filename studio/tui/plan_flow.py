@@ -23,15 +23,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.checkpoint import OrchestratorState
-from studio.models.quick_start import QuickStartRequest
 from studio.project import Project
 from studio.tui.host import RunRequest, StudioHost
 from studio.tui.messages import PlanEnded
+
+if TYPE_CHECKING:
+    from studio.models.quick_start import QuickStartRequest  # annotations only: the model loads with its file
 
 __all__ = [
     "MESSAGES",
