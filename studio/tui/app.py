@@ -9,7 +9,10 @@ the agents, and hands itself to the screens as their `studio.tui.host.StudioServ
 this module (import-linter keeps it so); only the CLI launcher does.
 
 Providers: `provider_factory(settings)` when given (tests: `OfflineProvider(delay_s=0)`), else the offline
-provider with `offline=True`, else the Anthropic(-compatible) provider from the settings.
+provider with `offline=True`, else the Anthropic(-compatible) provider from the settings. Without a factory the
+provider is built at its first use (a run, a rebuild, a planning call), never to draw the first frame: the
+header's "offline" and provider name come from the settings (`settings_offline`, `provider_name`), as building
+it imports the Anthropic SDK and httpx (tests/test_start_imports.py).
 
 Planning (issue 7): `plan_session` / `quick_start` when given (tests pass fakes), else the pipeline's
 `run_plan_session` / `run_quick_start`, imported lazily here only and bound to the settings and provider; both
