@@ -37,7 +37,7 @@ from studio.project import Project
 from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
 from studio.spend_ledger import SpendTotals, spend_totals
-from studio.stat_cache import StatCache as StatCache  # its home; `studio.views.outline_rows` imports it from here
+from studio.stat_cache import StatCache as StatCache  # re-exported: `studio.views.outline_rows` uses it
 
 # defined in the memo module, which the repeat `status` imports alone; re-exported here
 from studio.status_memo import cache_file
