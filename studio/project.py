@@ -28,7 +28,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
-from studio.config import read_toml
 from studio.errors import FormatError, Problem, ProjectNotFoundError, UnsafeIdError
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, env_lang, tr
@@ -43,6 +42,7 @@ from studio.models.storylines import Storylines
 from studio.outline import VolumeOutline, parse_outline
 from studio.paths import EVALUATION_FILE, SETTINGS_FILE, ProjectPaths, numbered_files
 from studio.state_engine import load_changelog
+from studio.toml_file import read_toml
 from studio.validated_files import ValidatedFiles
 
 if TYPE_CHECKING:

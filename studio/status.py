@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from studio.coldstart import check_cold_start
-from studio.config import load_settings
 from studio.errors import FormatError, Problem, StudioError
 from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Lang, env_lang, tr
@@ -49,6 +48,7 @@ from studio.status_text import MESSAGES as MESSAGES
 from studio.status_text import render_data
 from studio.status_words import WORDCOUNT_CACHE as WORDCOUNT_CACHE
 from studio.status_words import count_words
+from studio.validated_files import SettingsRecord
 
 if TYPE_CHECKING:
     from studio.models.pipeline_log import PipelineLog, StageLog
@@ -442,16 +442,22 @@ def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdSt
     blockers: list[ColdStartNote] = []
     repairs: list[ColdStartNote] = []
     notes: list[ColdStartNote] = []
-    try:
-        load_settings(project.root)
-    except StudioError as exc:
-        blockers.append(
-            ColdStartNote(
-                key="settings_invalid",
-                text=tr(MESSAGES, "settings_invalid", "zh", detail=exc.text("zh")),
-                text_en=tr(MESSAGES, "settings_invalid", "en", detail=exc.text("en")),
+    record = SettingsRecord(project.root)
+    if record.lang() is None:  # not recorded as loading without a problem under these files and variables
+        from studio.config import load_settings  # its models are built only here
+
+        try:
+            settings = load_settings(project.root)
+        except StudioError as exc:
+            blockers.append(
+                ColdStartNote(
+                    key="settings_invalid",
+                    text=tr(MESSAGES, "settings_invalid", "zh", detail=exc.text("zh")),
+                    text_en=tr(MESSAGES, "settings_invalid", "en", detail=exc.text("en")),
+                )
             )
-        )
+        else:
+            record.note(settings.ui.lang)
     checkpoint = project.checkpoint if project.has_checkpoint else None
     for f in check_cold_start(project.paths, checkpoint):
         note = ColdStartNote(key=f.key, text=f.describe("zh"), text_en=f.describe("en"))

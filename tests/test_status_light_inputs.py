@@ -1,0 +1,119 @@
+"""The full `status` report reads the settings through their record (`studio.validated_files.SettingsRecord`):
+once the settings loaded without a problem under the same files, variables and code, a later full report
+builds none of the settings' models (nor imports `studio.config`), and prints exactly what a run without any
+record or memo prints (zh, en, `--json`); a settings file changed after the record is validated again, so a
+broken one is still reported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from studio.init_project import init_project
+from studio.paths import ProjectPaths
+from studio.status_memo import MEMO_FILE, cache_file
+from studio.validated_files import SETTINGS_RECORD
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS: tuple[tuple[str, ...], ...] = ((), ("--lang", "en"), ("--json",))
+
+_CHILD = """
+import json, sys
+import studio.status_memo as memo
+memo.RACY_NS = 0  # the files were written a moment ago: trust their timestamps for this test
+from studio.cli.main import main
+rc = main(["status", "--project", sys.argv[1], *sys.argv[2:]])
+sys.stdout.flush()
+
+def subs(c):
+    for s in c.__subclasses__():
+        yield s
+        yield from subs(s)
+
+base = sys.modules["pydantic"].BaseModel if "pydantic" in sys.modules else None
+built = sorted({f"{s.__module__}:{s.__name__}" for s in subs(base) if s.__module__.startswith("studio")}) if base else []
+print(json.dumps({"rc": rc, "models": built, "config": "studio.config" in sys.modules}), file=sys.stderr)
+"""
+
+
+def _child(root: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[str, dict[str, object]]:
+    import os
+
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(root), *extra], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, check=False, env={**os.environ, **(env or {})})
+    assert done.returncode == 0, done.stderr[-2000:]
+    info: dict[str, object] = json.loads(done.stderr.strip().splitlines()[-1])
+    return done.stdout, info
+
+
+def _state_changed(paths: ProjectPaths) -> None:
+    """The state file rewritten (same bytes, a new mtime): the full report, not the memo or the kept report."""
+    path = paths.current_state
+    path.write_bytes(path.read_bytes())
+
+
+def _settings_models(info: dict[str, object]) -> list[str]:
+    models = info["models"]
+    assert isinstance(models, list)
+    return [m for m in models if m.startswith("studio.models.settings:")]
+
+
+def _forget(root: Path) -> None:
+    cache_file(root, MEMO_FILE).unlink(missing_ok=True)
+    cache_file(root, SETTINGS_RECORD).unlink(missing_ok=True)
+
+
+def test_recorded_settings_build_no_settings_model_and_print_the_same(tmp_path: Path) -> None:
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    text = paths.settings.read_text(encoding="utf-8")
+    paths.settings.write_text(text.replace("# [ui]\n# lang = \"zh\"", "[ui]\nlang = \"en\"", 1), encoding="utf-8")
+    loaded = [_child(root, *extra)[1]["config"] for extra in VARIANTS]
+    assert loaded == [True, False, False]  # the first full run loads the settings and records them
+    _state_changed(paths)
+    lights = []
+    for extra in VARIANTS:
+        out, info = _child(root, *extra)
+        assert info["rc"] == 0 and info["config"] is False and _settings_models(info) == [], extra
+        lights.append(out)
+    assert "Words:" in lights[0]  # the settings' language (en) without loading them: from the record
+    _state_changed(paths)
+    for extra, light in zip(VARIANTS, lights, strict=True):
+        _forget(root)
+        out, info = _child(root, *extra)
+        assert info["config"] is True and _settings_models(info) != []
+        assert out == light, extra  # what a run without any record or memo prints
+
+
+def test_a_settings_change_after_the_record_is_validated_again(tmp_path: Path) -> None:
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    _child(root, "--lang", "en")
+    _state_changed(paths)
+    _, info = _child(root, "--lang", "en")
+    assert info["config"] is False  # recorded
+    paths.settings.write_text(paths.settings.read_text(encoding="utf-8") + "\n[provider\n", encoding="utf-8")
+    broken, info = _child(root, "--lang", "en")
+    assert info["config"] is True
+    assert "continue would refuse" in broken and "novel-studio.toml" in broken
+    _forget(root)
+    assert _child(root, "--lang", "en")[0] == broken
+
+
+def test_the_environment_is_part_of_the_settings_record(tmp_path: Path) -> None:
+    """NOVEL_STUDIO_* variables change the effective settings: another value is loaded again, never answered
+    from the record of the old one."""
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    _child(root)
+    _state_changed(paths)
+    zh, info = _child(root)
+    assert info["config"] is False and "字数" in zh
+    _state_changed(paths)
+    broken, info = _child(root, env={"NOVEL_STUDIO_TIMEOUT": "soon"})
+    assert info["config"] is True and "NOVEL_STUDIO_TIMEOUT" in broken
+    _state_changed(paths)
+    en, info = _child(root, env={"NOVEL_STUDIO_LANG": "en"})
+    assert "Words:" in en
