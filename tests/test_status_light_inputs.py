@@ -9,7 +9,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from studio.init_project import init_project
 from studio.paths import ProjectPaths
@@ -117,3 +121,113 @@ def test_the_environment_is_part_of_the_settings_record(tmp_path: Path) -> None:
     _state_changed(paths)
     en, info = _child(root, env={"NOVEL_STUDIO_LANG": "en"})
     assert "Words:" in en
+
+
+# ---------------------------------------------------------------------------------------------- report parts
+
+FULL_REPORT_MODELS = 23  # 49 before the records and kept parts
+UNCHANGED_BY_A_COMMIT = ("studio.models.settings:", "studio.models.storylines:", "studio.models.schedule:",
+                         "studio.models.blacklist:", "studio.outline:")
+
+
+def test_a_full_report_builds_no_model_of_the_files_a_commit_leaves_alone(tmp_path: Path) -> None:
+    """Storylines, schedule, blacklist, outline and settings recorded as valid, their parts of the report kept
+    (`studio.status.ReportParts`): the full report builds none of their models, and prints what a run without
+    any record, kept part or memo prints."""
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    _child(root)  # records, kept parts
+    outputs = []
+    for extra in VARIANTS:
+        _state_changed(paths)
+        out, info = _child(root, *extra)
+        models = info["models"]
+        assert isinstance(models, list)
+        assert [m for m in models if m.startswith(UNCHANGED_BY_A_COMMIT)] == [], extra
+        assert len(models) <= FULL_REPORT_MODELS, models  # the report's own 9, the files a commit changes, the lock
+        outputs.append(out)
+    for extra, out in zip(VARIANTS, outputs, strict=True):
+        _state_changed(paths)
+        _forget_all(root)
+        assert _child(root, *extra)[0] == out, extra
+
+
+def _forget_all(root: Path) -> None:
+    from studio.status import PARTS_CACHE
+    from studio.validated_files import RECORDS_FILE
+
+    _forget(root)
+    cache_file(root, RECORDS_FILE).unlink(missing_ok=True)
+    cache_file(root, PARTS_CACHE).unlink(missing_ok=True)
+
+
+def _edit_json(path: Path, edit: Callable[[dict[str, Any]], object]) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def _rename_storyline(paths: ProjectPaths) -> None:
+    _edit_json(paths.storylines, lambda d: d["storylines"][0].update(name="新的主线名"))
+
+
+def _category_only_word(paths: ProjectPaths) -> None:
+    _edit_json(paths.ai_blacklist, lambda d: d["categories"].update({"新类": {"words": ["只在分类里的词"]}}))
+
+
+def _outline_grows(paths: ProjectPaths) -> None:
+    path = paths.outline(1)
+    path.write_text(path.read_text(encoding="utf-8") + "\n## 第11章 多出的一章\n- Storyline: main-arc\n",
+                    encoding="utf-8")
+
+
+def _lang_en(paths: ProjectPaths) -> None:
+    text = paths.settings.read_text(encoding="utf-8")
+    paths.settings.write_text(text.replace("# [ui]\n# lang = \"zh\"", "[ui]\nlang = \"en\"", 1), encoding="utf-8")
+
+
+PART_CHANGES: dict[str, Callable[[ProjectPaths], object]] = {
+    "a storyline renamed": _rename_storyline,
+    "storylines broken": lambda p: p.storylines.write_text('{"storylines": 3}', encoding="utf-8"),
+    "the schedule removed": lambda p: p.schedule(1).unlink(),
+    "the schedule broken": lambda p: p.schedule(1).write_text("{", encoding="utf-8"),
+    "a word only in a category": _category_only_word,
+    "the blacklist broken": lambda p: p.ai_blacklist.write_text('{"words": 3}', encoding="utf-8"),
+    "the outline grows": _outline_grows,
+    "the outline removed": lambda p: p.outline(1).unlink(),
+    "the settings in English": _lang_en,
+    "the settings broken": lambda p: p.settings.write_text("[provider\n", encoding="utf-8"),
+}
+
+
+@pytest.mark.parametrize("change", sorted(PART_CHANGES))
+def test_a_changed_part_is_read_again(change: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Each file a part of the report comes from, changed after its record: the full report shows the change
+    (or the problem) exactly as a run without any record, kept part or memo."""
+    import studio.status as status_module
+    import studio.status_memo as memo_module
+    import studio.validated_files as records_module
+    from studio.cli.main import main
+
+    for module in (memo_module, records_module, status_module):
+        monkeypatch.setattr(module, "RACY_NS", 0)
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+
+    def outputs() -> list[tuple[int, str]]:
+        answered = []
+        for extra in VARIANTS:
+            rc = main(["status", "--project", str(root), *extra])
+            captured = capsys.readouterr()
+            answered.append((rc, captured.out + captured.err))
+        return answered
+
+    before = outputs()
+    _state_changed(paths)
+    assert outputs() == before  # from the records and the kept parts
+    PART_CHANGES[change](paths)
+    answered = outputs()
+    assert answered != before
+    _forget_all(root)
+    assert outputs() == answered  # as without any record, kept part or memo
