@@ -6,8 +6,9 @@ schedule and chapter contracts) and reports every problem at once. It reads no c
 project of 500 chapters costs the same as opening one of 5. Everything else is read lazily, on request.
 
 The parts a cold start does not look at (storyline spec, world rules, style profile and drift, active
-characters, the current volume's chapter contracts), and those a chapter's commit does not change (storylines,
-the AI blacklist, the current volume's outline and storyline schedule), are loaded on first use instead
+characters, the current volume's chapter contracts), and, for `status` only (`open(for_status=True)`), those
+a chapter's commit does not change (storylines, the AI blacklist, the current volume's outline and storyline
+schedule), are loaded on first use instead
 (`Later`) when every file of the part is missing or was validated before and is unchanged
 (`studio.validated_files`, records in the user's cache folder): their models are then not even imported
 (`status` keeps what it shows of the second group in its own cache: `studio.status.ReportParts`). A file without such a record is validated at open as
@@ -297,19 +298,19 @@ class Project:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, root: Path, *, lang: Lang | None = None) -> Project:
+    def open(cls, root: Path, *, lang: Lang | None = None, for_status: bool = False) -> Project:
         """Open and validate the project at `root`; every problem found is reported in one FormatError.
 
         Raises ProjectNotFoundError when `root` is not a project folder (message in `lang`).
         """
-        project, problems = cls._load(Path(root), lang or _lang())
+        project, problems = cls._load(Path(root), lang or _lang(), for_status=for_status)
         if problems:
             raise FormatError(problems)
         assert project is not None
         return project
 
     @classmethod
-    def _load(cls, root: Path, lang: Lang) -> tuple[Project | None, list[Problem]]:
+    def _load(cls, root: Path, lang: Lang, *, for_status: bool = False) -> tuple[Project | None, list[Problem]]:
         if not root.is_dir():
             raise ProjectNotFoundError(tr(MESSAGES, "not_dir", lang, dir=root))
         if not is_project(root):
@@ -318,10 +319,11 @@ class Project:
         records = ValidatedFiles(root)
         c = _Collector(lang, records)
 
-        def on_use(files: list[tuple[Path, str]], load: Callable[[_Collector], T]) -> T | Later[T]:
+        def on_use(files: list[tuple[Path, str]], load: Callable[[_Collector], T], *, read: bool = False) -> T | Later[T]:
             """`load` now (its problems collected, its files recorded), unless every file is missing or was
-            validated before and is unchanged: then on first use."""
-            if not all(not path.exists() or records.known(path, kind) for path, kind in files):
+            validated before and is unchanged: then on first use. A part a cold start reads (`read`) waits only
+            for `status` (`for_status`): a long-lived project keeps the values it opened with."""
+            if (read and not for_status) or not all(not path.exists() or records.known(path, kind) for path, kind in files):
                 return load(c)
 
             def later() -> T:
@@ -340,11 +342,12 @@ class Project:
             ForeshadowingLedger(),
             paths.global_foreshadowing,
         )
-        storylines = on_use([(paths.storylines, "Storylines")], partial(_storylines, paths.storylines))
+        storylines = on_use([(paths.storylines, "Storylines")], partial(_storylines, paths.storylines), read=True)
         storyline_spec = on_use([(paths.storyline_spec, "StorylineSpec")], partial(_storyline_spec, paths.storyline_spec))
         world_rules = on_use([(paths.world_rules, "WorldRules")], partial(_world_rules, paths.world_rules))
         style_profile = on_use([(paths.style_profile, "StyleProfile")], partial(_style_profile, paths.style_profile))
-        ai_blacklist = on_use([(paths.ai_blacklist, "AiBlacklist")], partial(_ai_blacklist, paths.ai_blacklist))
+        ai_blacklist = on_use([(paths.ai_blacklist, "AiBlacklist")], partial(_ai_blacklist, paths.ai_blacklist),
+                              read=True)
         style_drift = on_use([(paths.style_drift, "StyleDrift")], partial(_style_drift, paths.style_drift))
 
         try:
@@ -360,11 +363,12 @@ class Project:
         if volume >= 1:
             outline_path = paths.outline(volume)
             outline = on_use([(outline_path, "VolumeOutline")],
-                             lambda c: c.run(partial(_load_outline, outline_path), None, outline_path, "VolumeOutline"))
+                             lambda c: c.run(partial(_load_outline, outline_path), None, outline_path, "VolumeOutline"),
+                             read=True)
             schedule_path = paths.schedule(volume)
             schedule = on_use([(schedule_path, "StorylineSchedule")],
                               lambda c: c.run(partial(_load_schedule, schedule_path), None, schedule_path,
-                                              "StorylineSchedule"))
+                                              "StorylineSchedule"), read=True)
             contract_files = sorted(_contract_files(paths.volume_dir(volume) / "chapter-contracts").items())
             contracts = on_use([(p, _CONTRACT_KIND + p.suffix) for _, p in contract_files],
                                partial(_contracts, contract_files))

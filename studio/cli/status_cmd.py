@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
     root = project_root(args)
     lang = resolve_lang(args, root)
-    project = Project.open(root, lang=lang)
+    project = Project.open(root, lang=lang, for_status=True)
     # Prompt versions from the installed prompt files' names (`studio.prompt_pins.installed_versions`): status
     # stays light (no `pipeline`, no template parsing); runs check the templates themselves.
     report = build_status(project, lang=lang)
