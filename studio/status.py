@@ -259,8 +259,10 @@ class ReportParts:
             return ""
         return key and key + "".join(f":{st.st_size}.{st.st_mtime_ns}" for st in stats)
 
-    def get(self, name: str, files: Sequence[Path], compute: Callable[[], object]) -> Any:
-        """Part `name` of the report, from `files` (see the class rules); `compute` makes it from the models."""
+    def get(self, name: str, files: Sequence[Path], compute: Callable[[], object],
+            shape: Callable[[Any], bool]) -> Any:
+        """Part `name` of the report, from `files` (see the class rules); `compute` makes it from the models; a
+        kept value that is not of its `shape` (a cache edited by hand) is not believed."""
         key: list[Any] = []
         newest = 0
         for path in files:
@@ -274,7 +276,7 @@ class ReportParts:
             key.append([str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
             newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
         hit = self.old.get(name)
-        if self.code and isinstance(hit, list) and len(hit) == 2 and hit[0] == key:
+        if self.code and isinstance(hit, list) and len(hit) == 2 and hit[0] == key and shape(hit[1]):
             self.new[name] = hit
             return hit[1]
         value = compute()
@@ -579,6 +581,26 @@ def _lock_summary(status: LockStatus) -> LockSummary:
     )
 
 
+def _is_range(value: object) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 2
+                             and all(type(v) is int for v in value))
+
+
+def _are_storylines(value: object) -> bool:
+    fields = {"id": (str,), "name": (str,), "status": (str,), "volume_role": (str, type(None))}
+    return isinstance(value, list) and all(
+        isinstance(line, dict) and set(line) == set(fields)
+        and all(isinstance(line[k], kinds) for k, kinds in fields.items())
+        for line in value
+    )
+
+
+def _are_pairs(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair) for pair in value
+    )
+
+
 def _chapter_range(project: Project) -> list[int] | None:
     """The current volume's chapter range from its outline (None: no outline, or none given)."""
     outline = project.outline
@@ -664,8 +686,8 @@ def build_status(
     parts = ReportParts(project.root)
     paths = project.paths
     volume_files = [paths.outline(volume)] if volume >= 1 else []
-    chapter_range = parts.get("chapter_range", volume_files, lambda: _chapter_range(project))
-    start, end = chapter_range if isinstance(chapter_range, list) and len(chapter_range) == 2 else (None, None)
+    chapter_range = parts.get("chapter_range", volume_files, lambda: _chapter_range(project), _is_range)
+    start, end = chapter_range if chapter_range is not None else (None, None)
 
     recovery = _recovery(project)
 
@@ -691,9 +713,10 @@ def build_status(
     blockers, repairs, notes = cold_start_notes(project)
     proposals = _blacklist_proposals(project, problems)
     storylines = parts.get("storylines", [paths.storylines, *([paths.schedule(volume)] if volume >= 1 else [])],
-                           lambda: [line.model_dump() for line in _storylines(project)])
+                           lambda: [line.model_dump() for line in _storylines(project)], _are_storylines)
     category_only = parts.get("category_only", [paths.ai_blacklist],
-                              lambda: [list(pair) for pair in project.ai_blacklist.category_only_words()])
+                              lambda: [list(pair) for pair in project.ai_blacklist.category_only_words()],
+                              _are_pairs)
     parts.save()
 
     return StatusReport(

@@ -231,3 +231,28 @@ def test_a_changed_part_is_read_again(change: str, tmp_path: Path, monkeypatch: 
     assert answered != before
     _forget_all(root)
     assert outputs() == answered  # as without any record, kept part or memo
+
+
+def test_kept_parts_of_another_shape_are_not_believed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A parts cache edited by hand (its keys right, its values of another shape): computed again."""
+    import studio.status as status_module
+    import studio.status_memo as memo_module
+    import studio.validated_files as records_module
+    from studio.cli.main import main
+    from studio.status import PARTS_CACHE
+
+    for module in (memo_module, records_module, status_module):
+        monkeypatch.setattr(module, "RACY_NS", 0)
+    root = init_project(tmp_path / "novel", sample=True)
+    assert main(["status", "--project", str(root)]) == 0
+    before = capsys.readouterr().out
+    cache = cache_file(root, PARTS_CACHE)
+    data = json.loads(cache.read_text(encoding="utf-8"))
+    assert set(data["parts"]) == {"chapter_range", "storylines", "category_only"}
+    for name, garbage in (("chapter_range", ["1", 2]), ("storylines", [{"id": 3}]), ("category_only", [["x"]])):
+        data["parts"][name][1] = garbage
+    cache.write_text(json.dumps(data), encoding="utf-8")
+    _state_changed(ProjectPaths(root))
+    assert main(["status", "--project", str(root)]) == 0
+    assert capsys.readouterr().out == before
