@@ -10,9 +10,11 @@ which counts that child alone):
 - first run after a change: one chapter file rewritten (same text, new mtime), `RACY_NS` waited out so the
   run may keep its output (`studio.status_memo`): only chapter text changed, so the report the last full run
   kept is recounted (no pydantic);
-- first run after another change: one evaluation file rewritten (same bytes, new mtime): its stat misses the
-  score cache, so it is validated with its model (pydantic imported, the evaluation's classes built) and the
-  report the last full run kept is rescored (`studio.status_scores`), as after a judge ran again;
+- first run after a re-judge: one evaluation file rewritten (same bytes, new mtime) and its score recorded
+  as the commit records it (`studio.status_scores.record_score`): the report the last full run kept is
+  rescored from the score cache (`studio.status_scores`), no pydantic;
+- first run after an evaluation edited outside a commit: the same rewrite without the record: its stat misses
+  the score cache, so it is validated with its model (pydantic imported, the evaluation's classes built);
 - first run after a change the full report needs: `state/current-state.json` rewritten (same bytes, new
   mtime): the whole report is built (`studio.status`), its caches warm;
 - repeat: nothing changed since the last run: the memo's output is printed.
@@ -52,6 +54,7 @@ from synth import generate_project  # noqa: E402
 from studio.project import Project  # noqa: E402
 from studio.status import build_status, cache_folder, render_status  # noqa: E402
 from studio.status_memo import RACY_NS  # noqa: E402
+from studio.status_scores import record_score  # noqa: E402
 
 HWM_MARK = "novel-studio-bench-vmhwm-kb:"
 # Runs the CLI as `python -m studio.cli.main` would, then prints this process's VmHWM on stderr at exit.
@@ -223,7 +226,11 @@ def main(argv: list[str] | None = None) -> int:
             other: list[ChildRun] = []
             full: list[ChildRun] = []
             repeat: list[ChildRun] = []
+            rejudged: list[ChildRun] = []
             for _ in range(args.runs):
+                touch_chapter(root, "evaluations", "*.json")
+                record_score(root, max((root / "evaluations").glob("*.json")))  # as the commit does
+                rejudged.append(run_child(cmd, env)[0])
                 touch_chapter(root, "evaluations", "*.json")
                 other.append(run_child(cmd, env)[0])
                 touch_chapter(root, "state", "current-state.json")
@@ -232,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
                 first.append(run_child(cmd, env)[0])
                 repeat.append(run_child(cmd, env)[0])
             for label, runs in (("first run after a change", first),
-                                ("first run after another change (an evaluation: rescored)", other),
+                                ("first run after a re-judge (score recorded by the commit)", rejudged),
+                                ("first run after an evaluation edited outside a commit (validated)", other),
                                 ("first run after a change of state (the full report)", full),
                                 ("repeat, nothing changed", repeat)):
                 print(f"status as a whole process, {label}, {args.runs} runs: wall {_ms([r.wall_s for r in runs])}, "

@@ -73,6 +73,7 @@ from studio.models.pipeline_log import PipelineLog, StageLog
 from studio.op_reasons import warning_line
 from studio.paths import ProjectPaths
 from studio.state_engine import last_changelog_entry, load_state, merge_patch, reconcile
+from studio.status_scores import record_score
 
 STEPS: tuple[str, ...] = (
     "archive",
@@ -487,6 +488,7 @@ def _run_step(
         _copy(st.summary, paths.summary(n))
     elif step == "evaluation":
         _copy(st.evaluation, paths.evaluation(n))
+        record_score(paths.root, paths.evaluation(n))  # for `status` (user cache); a failure only skips it
     elif step == "memory":
         if storyline_id:
             _copy(st.memory(storyline_id), paths.storyline_memory(storyline_id))

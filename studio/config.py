@@ -23,8 +23,6 @@ value set explicitly in a file or the environment.
 from __future__ import annotations
 
 import os
-import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -32,12 +30,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from studio.errors import FormatError, Problem
-from studio.fileio import read_text
 from studio.i18n import DEFAULT_LANG, Catalog, env_lang, normalize_lang, tr
 from studio.models.settings import AGENTS, PRESETS, Settings, looks_like_api_key
 from studio.models.validation_text import error_text
 from studio.paths import SETTINGS_FILE
 from studio.settings_path import user_settings_path
+from studio.toml_file import parse_toml as parse_toml  # its home; imported from here too
+from studio.toml_file import read_toml as read_toml
 
 DEFAULT_SOURCE = "default"
 
@@ -64,7 +63,6 @@ MESSAGES: Catalog = {
     ),
 }
 
-_TOML_POS = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 
 def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,31 +74,6 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
         else:
             out[key] = value
     return out
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    """Parse a TOML file; a syntax error is reported with the file, line and column."""
-    path = Path(path)
-    try:
-        text = read_text(path)
-    except OSError as exc:
-        raise FormatError([Problem(path, f"cannot read: {exc.strerror or exc}")]) from None
-    return parse_toml(text, path)
-
-
-def parse_toml(text: str, path: Path) -> dict[str, Any]:
-    """Parse the TOML `text` of `path`; a syntax error is a FormatError with the file, line and column."""
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        m = _TOML_POS.search(message)
-        line = col = None
-        if m:
-            line, col = int(m.group(1)), int(m.group(2))
-            message = message[: m.start()]
-        raise FormatError([Problem(path, f"invalid TOML: {message}", line=line, column=col,
-                                   zh=f"不是有效的 TOML（tomllib：{message.strip()}）")]) from None
 
 
 def _forbidden(data: Mapping[str, Any], prefix: str = "") -> list[str]:

@@ -6,9 +6,12 @@ schedule and chapter contracts) and reports every problem at once. It reads no c
 project of 500 chapters costs the same as opening one of 5. Everything else is read lazily, on request.
 
 The parts a cold start does not look at (storyline spec, world rules, style profile and drift, active
-characters, the current volume's chapter contracts) are loaded on first use instead (`Later`) when every file
-of the part is missing or was validated before and is unchanged (`studio.validated_files`, records in the user's
-cache folder): their models are then not even imported. A file without such a record is validated at open as
+characters, the current volume's chapter contracts), and, for `status` only (`open(for_status=True)`), those
+a chapter's commit does not change (storylines, the AI blacklist, the current volume's outline and storyline
+schedule), are loaded on first use instead
+(`Later`) when every file of the part is missing or was validated before and is unchanged
+(`studio.validated_files`, records in the user's cache folder): their models are then not even imported
+(`status` keeps what it shows of the second group in its own cache: `studio.status.ReportParts`). A file without such a record is validated at open as
 before, so a broken file is reported by `open` exactly as it always was; each file loaded without a problem is
 recorded for the next open.
 
@@ -23,40 +26,40 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
-from studio.config import read_toml
 from studio.errors import FormatError, Problem, ProjectNotFoundError, UnsafeIdError
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, env_lang, tr
 from studio.ids import is_slug
-from studio.models.blacklist import AiBlacklist
 from studio.models.changelog import ChangelogEntry
 from studio.models.checkpoint import Checkpoint, OrchestratorState
 from studio.models.foreshadowing import ForeshadowingLedger
-from studio.models.schedule import StorylineSchedule
 from studio.models.state import CurrentState
-from studio.models.storylines import Storylines
-from studio.outline import VolumeOutline, parse_outline
 from studio.paths import EVALUATION_FILE, SETTINGS_FILE, ProjectPaths, numbered_files
 from studio.state_engine import load_changelog
+from studio.toml_file import read_toml
 from studio.validated_files import ValidatedFiles
 
 if TYPE_CHECKING:
     # Per-chapter files, read on request (`evaluation`, `log`), and the parts loaded on first use when their
     # files were validated before (`Later`): imported there, so that opening a project (and `status`, whose
     # caches hold their figures) does not build their models.
+    from studio.models.blacklist import AiBlacklist
     from studio.models.character import CharacterFile
     from studio.models.contract import ChapterContract
     from studio.models.evaluation import Evaluation
     from studio.models.pipeline_log import PipelineLog
+    from studio.models.schedule import StorylineSchedule
     from studio.models.storyline_spec import StorylineSpec
+    from studio.models.storylines import Storylines
     from studio.models.style_drift import StyleDrift
     from studio.models.style_profile import StyleProfile
     from studio.models.world_rules import WorldRules
+    from studio.outline import VolumeOutline
 
 MESSAGES: Catalog = {
     "not_found": (
@@ -187,12 +190,16 @@ class _OnUse(Generic[T]):
 def _load_outline(path: Path) -> VolumeOutline | None:
     if not path.is_file():
         return None
+    from studio.outline import parse_outline
+
     return parse_outline(read_text(path), path)
 
 
 def _load_schedule(path: Path) -> StorylineSchedule | None:
     if not path.is_file():
         return None
+    from studio.models.schedule import StorylineSchedule
+
     return StorylineSchedule.load(path)
 
 
@@ -243,6 +250,11 @@ class Project:
     style_profile: _OnUse[StyleProfile] = _OnUse()
     style_drift: _OnUse[StyleDrift] = _OnUse()
     contracts: _OnUse[dict[int, ChapterContract]] = _OnUse()
+    # The same, but files a cold start reads too: `status` takes what it shows of them from its own cache.
+    storylines: _OnUse[Storylines] = _OnUse()
+    ai_blacklist: _OnUse[AiBlacklist] = _OnUse()
+    outline: _OnUse[VolumeOutline | None] = _OnUse()
+    schedule: _OnUse[StorylineSchedule | None] = _OnUse()
 
     def __init__(
         self,
@@ -251,15 +263,15 @@ class Project:
         checkpoint: Checkpoint,
         state: CurrentState,
         foreshadowing: ForeshadowingLedger,
-        storylines: Storylines,
+        storylines: Storylines | Later[Storylines],
         storyline_spec: StorylineSpec | Later[StorylineSpec],
         world_rules: WorldRules | Later[WorldRules],
         characters: dict[str, CharacterFile] | Later[dict[str, CharacterFile]],
         style_profile: StyleProfile | Later[StyleProfile],
-        ai_blacklist: AiBlacklist,
+        ai_blacklist: AiBlacklist | Later[AiBlacklist],
         style_drift: StyleDrift | Later[StyleDrift],
-        outline: VolumeOutline | None,
-        schedule: StorylineSchedule | None,
+        outline: VolumeOutline | None | Later[VolumeOutline | None],
+        schedule: StorylineSchedule | None | Later[StorylineSchedule | None],
         contracts: dict[int, ChapterContract] | Later[dict[int, ChapterContract]],
         has_settings: bool,
     ) -> None:
@@ -286,19 +298,19 @@ class Project:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, root: Path, *, lang: Lang | None = None) -> Project:
+    def open(cls, root: Path, *, lang: Lang | None = None, for_status: bool = False) -> Project:
         """Open and validate the project at `root`; every problem found is reported in one FormatError.
 
         Raises ProjectNotFoundError when `root` is not a project folder (message in `lang`).
         """
-        project, problems = cls._load(Path(root), lang or _lang())
+        project, problems = cls._load(Path(root), lang or _lang(), for_status=for_status)
         if problems:
             raise FormatError(problems)
         assert project is not None
         return project
 
     @classmethod
-    def _load(cls, root: Path, lang: Lang) -> tuple[Project | None, list[Problem]]:
+    def _load(cls, root: Path, lang: Lang, *, for_status: bool = False) -> tuple[Project | None, list[Problem]]:
         if not root.is_dir():
             raise ProjectNotFoundError(tr(MESSAGES, "not_dir", lang, dir=root))
         if not is_project(root):
@@ -307,10 +319,11 @@ class Project:
         records = ValidatedFiles(root)
         c = _Collector(lang, records)
 
-        def on_use(files: list[tuple[Path, str]], load: Callable[[_Collector], T]) -> T | Later[T]:
+        def on_use(files: list[tuple[Path, str]], load: Callable[[_Collector], T], *, read: bool = False) -> T | Later[T]:
             """`load` now (its problems collected, its files recorded), unless every file is missing or was
-            validated before and is unchanged: then on first use."""
-            if not all(not path.exists() or records.known(path, kind) for path, kind in files):
+            validated before and is unchanged: then on first use. A part a cold start reads (`read`) waits only
+            for `status` (`for_status`): a long-lived project keeps the values it opened with."""
+            if (read and not for_status) or not all(not path.exists() or records.known(path, kind) for path, kind in files):
                 return load(c)
 
             def later() -> T:
@@ -329,13 +342,12 @@ class Project:
             ForeshadowingLedger(),
             paths.global_foreshadowing,
         )
-        storylines = c.run(lambda: Storylines.load_or_default(paths.storylines), Storylines(), paths.storylines)
+        storylines = on_use([(paths.storylines, "Storylines")], partial(_storylines, paths.storylines), read=True)
         storyline_spec = on_use([(paths.storyline_spec, "StorylineSpec")], partial(_storyline_spec, paths.storyline_spec))
         world_rules = on_use([(paths.world_rules, "WorldRules")], partial(_world_rules, paths.world_rules))
         style_profile = on_use([(paths.style_profile, "StyleProfile")], partial(_style_profile, paths.style_profile))
-        ai_blacklist = c.run(
-            lambda: AiBlacklist.load_or_default(paths.ai_blacklist), AiBlacklist(), paths.ai_blacklist
-        )
+        ai_blacklist = on_use([(paths.ai_blacklist, "AiBlacklist")], partial(_ai_blacklist, paths.ai_blacklist),
+                              read=True)
         style_drift = on_use([(paths.style_drift, "StyleDrift")], partial(_style_drift, paths.style_drift))
 
         try:
@@ -345,14 +357,18 @@ class Project:
         characters = on_use([(p, "CharacterFile") for p in char_files], partial(_characters, char_files))
 
         volume = _volume_of(checkpoint)
-        outline: VolumeOutline | None = None
-        schedule: StorylineSchedule | None = None
+        outline: VolumeOutline | None | Later[VolumeOutline | None] = None
+        schedule: StorylineSchedule | None | Later[StorylineSchedule | None] = None
         contracts: dict[int, ChapterContract] | Later[dict[int, ChapterContract]] = {}
         if volume >= 1:
             outline_path = paths.outline(volume)
-            outline = c.run(lambda: _load_outline(outline_path), None, outline_path)
+            outline = on_use([(outline_path, "VolumeOutline")],
+                             lambda c: c.run(partial(_load_outline, outline_path), None, outline_path, "VolumeOutline"),
+                             read=True)
             schedule_path = paths.schedule(volume)
-            schedule = c.run(lambda: _load_schedule(schedule_path), None, schedule_path)
+            schedule = on_use([(schedule_path, "StorylineSchedule")],
+                              lambda c: c.run(partial(_load_schedule, schedule_path), None, schedule_path,
+                                              "StorylineSchedule"), read=True)
             contract_files = sorted(_contract_files(paths.volume_dir(volume) / "chapter-contracts").items())
             contracts = on_use([(p, _CONTRACT_KIND + p.suffix) for _, p in contract_files],
                                partial(_contracts, contract_files))
@@ -469,7 +485,9 @@ class Project:
             path = path.with_suffix(".md")
         return _load_contract(path, n) if path.is_file() else None
 
-    def notices(self, *, lang: Lang | None = None) -> list[Problem]:
+    def notices(
+        self, *, lang: Lang | None = None, category_only: Sequence[tuple[str, str]] | None = None
+    ) -> list[Problem]:
         """What was read with a caveat, each naming its file (and line): nothing here stops the project from
         opening or writing, but the author should know. Reads the changelog (not at open: cold start stays fast)."""
         lang = lang or _lang()
@@ -479,7 +497,9 @@ class Project:
         if cp.orchestrator_state == OrchestratorState.QUICK_START and step is not None:
             out.append(Problem(self.paths.checkpoint, tr(MESSAGES, "quick_start", lang, step=step), json_path="$.quick_start_step"))
         out += _foreign_changelog_notices(self.paths.changelog, lang)
-        for where, word in self.ai_blacklist.category_only_words():
+        if category_only is None:  # `status` passes its cached copy of the blacklist's answer
+            category_only = self.ai_blacklist.category_only_words()
+        for where, word in category_only:
             out.append(Problem(self.paths.ai_blacklist, tr(MESSAGES, "category_only", lang, word=word), json_path=where))
         return out
 
@@ -494,6 +514,18 @@ class Project:
 
 
 _CONTRACT_KIND = "ChapterContract"  # a contract's record kind, with its file's suffix (.json, or the plugin's .md)
+
+
+def _storylines(path: Path, c: _Collector) -> Storylines:
+    from studio.models.storylines import Storylines
+
+    return c.run(lambda: Storylines.load_or_default(path), Storylines(), path, "Storylines")
+
+
+def _ai_blacklist(path: Path, c: _Collector) -> AiBlacklist:
+    from studio.models.blacklist import AiBlacklist
+
+    return c.run(lambda: AiBlacklist.load_or_default(path), AiBlacklist(), path, "AiBlacklist")
 
 
 def _storyline_spec(path: Path, c: _Collector) -> StorylineSpec:

@@ -42,10 +42,10 @@ from typing import Any
 
 import tomli_w
 
-from studio.config import read_toml
 from studio.errors import FormatError, Problem
 from studio.fileio import atomic_write_text, read_text
 from studio.paths import ProjectPaths, numbered_files
+from studio.toml_file import read_toml
 
 __all__ = [
     "PROMPT_FILE_NAME",

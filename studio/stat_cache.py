@@ -5,11 +5,16 @@ Format: `{"version": 1, "entries": {name: [size, mtime_ns, value]}}`, kept in th
 simply empty (it gets rebuilt); a cache that cannot be written (read-only folder) is skipped silently; a write
 is atomic but not fsync'ed (a lost cache is rebuilt). Imports
 no pydantic: `status` recounts chapter text with it on its light path (`studio.status_words`).
+
+`stat_files` is the one walk of a numbered set of files for such a cache (`studio.status_words`,
+`studio.status_scores`): a file gone by the time it is stat'ed is left out, one that cannot be stat'ed is
+reported and left out.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +22,21 @@ from studio.errors import FormatError
 from studio.fileio import atomic_write_text, dumps_json, parse_json
 
 CACHE_VERSION = 1
+
+
+def stat_files(
+    files: Mapping[int, Path], on_problem: Callable[[Path, OSError], None]
+) -> Iterator[tuple[int, Path, os.stat_result]]:
+    """(n, path, stat) of each of `files` by number (see the module rules)."""
+    for n, path in sorted(files.items()):
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            on_problem(path, exc)
+            continue
+        yield n, path, st
 
 
 class StatCache:

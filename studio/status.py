@@ -5,6 +5,11 @@ Reads the checkpoint and the small per-chapter files (evaluations, logs); chapte
 `novel-studio/status/<hash of the project's path>/wordcount.json`), keyed by (size, mtime_ns), so a second
 status on 500 chapters reads no chapter text at all. Status writes nothing into the author's folder.
 
+A full report builds the models of the files a chapter's commit changes (checkpoint, state, changelog,
+foreshadowing) and its own; the settings are not loaded again while their record holds
+(`studio.validated_files.SettingsRecord`), and storylines, schedule, outline and blacklist are not loaded while
+what the report shows of them is kept under their files' stats (`ReportParts`).
+
 Prompt cache and versions (issue 9 items 6 and 8):
 - `cache`: the share of input tokens served from the prompt cache. For the book, from the spend ledger (every
   call ever paid, planning and repairs included), over the calls whose vendor reported cache use (offline
@@ -17,17 +22,19 @@ Prompt cache and versions (issue 9 items 6 and 8):
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from studio.coldstart import check_cold_start
-from studio.config import load_settings
 from studio.errors import FormatError, Problem, StudioError
+from studio.fileio import atomic_write_text
 from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Lang, env_lang, tr
 from studio.lock import LockStatus, ProjectLock
@@ -37,10 +44,10 @@ from studio.project import Project
 from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
 from studio.spend_ledger import SpendTotals, spend_totals
-from studio.stat_cache import StatCache as StatCache  # its home; `studio.views.scores` imports it from here
+from studio.stat_cache import StatCache as StatCache  # re-exported: `studio.views.outline_rows` uses it
 
 # defined in the memo module, which the repeat `status` imports alone; re-exported here
-from studio.status_memo import cache_file
+from studio.status_memo import RACY_NS, cache_file
 from studio.status_memo import cache_folder as cache_folder
 from studio.status_scores import EVALUATION_CACHE as EVALUATION_CACHE
 from studio.status_scores import RECENT_SCORES as RECENT_SCORES
@@ -49,10 +56,12 @@ from studio.status_text import MESSAGES as MESSAGES
 from studio.status_text import render_data
 from studio.status_words import WORDCOUNT_CACHE as WORDCOUNT_CACHE
 from studio.status_words import count_words
+from studio.validated_files import SettingsRecord, code_key
 
 if TYPE_CHECKING:
     from studio.models.pipeline_log import PipelineLog, StageLog
 
+PARTS_CACHE = "report-parts.json"
 LOG_CACHE = "logs.json"
 LOG_CACHE_SHARE = "log-cache-share.json"
 PROPOSALS_CACHE = "blacklist-proposals.json"
@@ -208,6 +217,81 @@ def total_word_count(project: Project, problems: list[Problem] | None = None) ->
     chapters = {n: project.chapter_file(n) for n in project.committed_chapters()}
     per_chapter = count_words(chapters, cache_file(project.root, WORDCOUNT_CACHE), report, project.chapter_text)
     return sum(per_chapter.values()), per_chapter
+
+
+# ---------------------------------------------------------------------------------------------- report parts
+
+_PARTS_VERSION = 1
+_PARTS_CODE = tuple(Path(__file__).resolve().parent / name for name in ("outline.py", "status.py", "project.py"))
+
+
+class ReportParts:
+    """Parts of the report taken from files a chapter's commit does not change (storylines and schedule, the
+    outline's chapter range, the blacklist's category-only words), kept in the user cache (`PARTS_CACHE`)
+    under the full stat of each file they come from (size, mtime_ns, ctime_ns, inode; or its absence) and the
+    models' and this code's stats (`studio.validated_files.code_key`). A part whose key is the same is taken
+    from here, and the project's model of those files is then never loaded (`studio.project.Later`: recorded
+    as validated); any other is computed from the model and kept, unless a file changed within `RACY_NS`
+    (`studio.status_memo`'s rule). A missing or corrupt cache file is empty; one that cannot be written is
+    skipped."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = cache_file(root, PARTS_CACHE)
+        self.code = self._code()
+        self.old: dict[str, Any] = {}
+        self.new: dict[str, Any] = {}
+        if not self.code:
+            return
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return
+        if isinstance(data, dict) and data.get("version") == _PARTS_VERSION and data.get("code") == self.code:
+            parts = data.get("parts")
+            self.old = dict(parts) if isinstance(parts, dict) else {}
+
+    @staticmethod
+    def _code() -> str:
+        key = code_key()
+        try:
+            stats = [os.stat(p) for p in _PARTS_CODE]
+        except OSError:
+            return ""
+        return key and key + "".join(f":{st.st_size}.{st.st_mtime_ns}" for st in stats)
+
+    def get(self, name: str, files: Sequence[Path], compute: Callable[[], object],
+            shape: Callable[[Any], bool]) -> Any:
+        """Part `name` of the report, from `files` (see the class rules); `compute` makes it from the models; a
+        kept value that is not of its `shape` (a cache edited by hand) is not believed."""
+        key: list[Any] = []
+        newest = 0
+        for path in files:
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                key.append([str(path)])
+                continue
+            except OSError:
+                return compute()  # cannot tell: computed, not kept
+            key.append([str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
+            newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+        hit = self.old.get(name)
+        if self.code and isinstance(hit, list) and len(hit) == 2 and hit[0] == key and shape(hit[1]):
+            self.new[name] = hit
+            return hit[1]
+        value = compute()
+        if self.code and newest <= time.time_ns() - RACY_NS:
+            self.new[name] = [key, value]
+        return value
+
+    def save(self) -> None:
+        if not self.code or self.new == self.old:
+            return
+        data = {"version": _PARTS_VERSION, "code": self.code, "parts": self.new}
+        try:
+            atomic_write_text(self.path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
+        except OSError:
+            pass
 
 
 # ---------------------------------------------------------------------------------------------- building
@@ -442,16 +526,22 @@ def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdSt
     blockers: list[ColdStartNote] = []
     repairs: list[ColdStartNote] = []
     notes: list[ColdStartNote] = []
-    try:
-        load_settings(project.root)
-    except StudioError as exc:
-        blockers.append(
-            ColdStartNote(
-                key="settings_invalid",
-                text=tr(MESSAGES, "settings_invalid", "zh", detail=exc.text("zh")),
-                text_en=tr(MESSAGES, "settings_invalid", "en", detail=exc.text("en")),
+    record = SettingsRecord(project.root)
+    if record.lang() is None:  # not recorded as loading without a problem under these files and variables
+        from studio.config import load_settings  # its models are built only here
+
+        try:
+            settings = load_settings(project.root)
+        except StudioError as exc:
+            blockers.append(
+                ColdStartNote(
+                    key="settings_invalid",
+                    text=tr(MESSAGES, "settings_invalid", "zh", detail=exc.text("zh")),
+                    text_en=tr(MESSAGES, "settings_invalid", "en", detail=exc.text("en")),
+                )
             )
-        )
+        else:
+            record.note(settings.ui.lang)
     checkpoint = project.checkpoint if project.has_checkpoint else None
     for f in check_cold_start(project.paths, checkpoint):
         note = ColdStartNote(key=f.key, text=f.describe("zh"), text_en=f.describe("en"))
@@ -489,6 +579,32 @@ def _lock_summary(status: LockStatus) -> LockSummary:
         chapter=info.chapter if info else None,
         age_seconds=round(status.age_seconds, 1),
     )
+
+
+def _is_range(value: object) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 2
+                             and all(type(v) is int for v in value))
+
+
+def _are_storylines(value: object) -> bool:
+    fields = {"id": (str,), "name": (str,), "status": (str,), "volume_role": (str, type(None))}
+    return isinstance(value, list) and all(
+        isinstance(line, dict) and set(line) == set(fields)
+        and all(isinstance(line[k], kinds) for k, kinds in fields.items())
+        for line in value
+    )
+
+
+def _are_pairs(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair) for pair in value
+    )
+
+
+def _chapter_range(project: Project) -> list[int] | None:
+    """The current volume's chapter range from its outline (None: no outline, or none given)."""
+    outline = project.outline
+    return list(outline.chapter_range) if outline is not None and outline.chapter_range is not None else None
 
 
 def _storylines(project: Project) -> list[StorylineSummary]:
@@ -567,9 +683,11 @@ def build_status(
     # are the best witness of progress.
     last = project.last_completed_chapter if project.has_checkpoint else max(committed, default=0)
     volume = project.current_volume
-    start = end = None
-    if project.outline is not None and project.outline.chapter_range is not None:
-        start, end = project.outline.chapter_range
+    parts = ReportParts(project.root)
+    paths = project.paths
+    volume_files = [paths.outline(volume)] if volume >= 1 else []
+    chapter_range = parts.get("chapter_range", volume_files, lambda: _chapter_range(project), _is_range)
+    start, end = chapter_range if chapter_range is not None else (None, None)
 
     recovery = _recovery(project)
 
@@ -594,6 +712,12 @@ def build_status(
         lock_status = ProjectLock(project.paths).status()
     blockers, repairs, notes = cold_start_notes(project)
     proposals = _blacklist_proposals(project, problems)
+    storylines = parts.get("storylines", [paths.storylines, *([paths.schedule(volume)] if volume >= 1 else [])],
+                           lambda: [line.model_dump() for line in _storylines(project)], _are_storylines)
+    category_only = parts.get("category_only", [paths.ai_blacklist],
+                              lambda: [list(pair) for pair in project.ai_blacklist.category_only_words()],
+                              _are_pairs)
+    parts.save()
 
     return StatusReport(
         project_name=project.name,
@@ -614,7 +738,7 @@ def build_status(
         recent_scores=recent,
         foreshadowing_unresolved=len(unresolved),
         foreshadowing_overdue=overdue,
-        active_storylines=_storylines(project),
+        active_storylines=[StorylineSummary(**line) for line in storylines],
         lock=_lock_summary(lock_status),
         cost_usd=spend.cost_usd,
         input_tokens=spend.input_tokens,
@@ -626,7 +750,7 @@ def build_status(
         pending_actions=len(getattr(cp, "pending_actions", []) or []),
         blacklist_proposals=proposals,
         problems=[p.describe(lang) for p in problems],
-        notices=[str(p) for p in project.notices(lang=lang)],
+        notices=[str(p) for p in project.notices(lang=lang, category_only=[(w, t) for w, t in category_only])],
         blockers=blockers,
         self_repairs=repairs,
         notes=notes,

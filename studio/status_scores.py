@@ -9,7 +9,9 @@ Rules:
   and the file is read again);
 - any other file is validated with the `Evaluation` model (imported then, and only then), and its score kept:
   the judge's own `overall` is recorded but not trusted, the weighted mean (`computed_overall`) counts;
-- a file that cannot be stat'ed, read or validated gives no score and is reported through `on_problem`.
+- a file that cannot be stat'ed, read or validated gives no score and is reported through `on_problem`;
+- the commit keeps the score of the evaluation it has just moved into place (`record_score`, same rules: the
+  final file's stat taken before it is validated), so a re-judged chapter costs `status` no model.
 `studio.status.build_status` (the full report) and `rescore` (`status`'s light path, when only chapter text and
 evaluations changed since the last full run: `studio.status_memo`'s layout key) share `score_rows`.
 """
@@ -23,7 +25,7 @@ from typing import Any
 
 from studio.errors import FormatError
 from studio.paths import EVALUATION_FILE, numbered_files
-from studio.stat_cache import StatCache
+from studio.stat_cache import StatCache, stat_files
 from studio.status_memo import cache_file
 
 EVALUATION_CACHE = "evaluations.json"  # in `cache_file(root, name)`
@@ -66,6 +68,36 @@ def score_value(value: object) -> dict[str, Any] | None:
     return {"overall": float(overall), "recommendation": recommendation, "force_passed": forced}
 
 
+def score_of(evaluation: Any) -> dict[str, Any]:
+    """The cached score of a validated `Evaluation` (see the module rules)."""
+    return {
+        "overall": float(evaluation.computed_overall()),
+        "recommendation": _enum_text(evaluation.recommendation),
+        "force_passed": bool(evaluation.force_passed),
+    }
+
+
+def record_score(root: Path, path: Path) -> bool:
+    """Validate the evaluation file at `path` (of the project at `root`) and keep its score in the cache under
+    the stat it had before it was read, as `score_rows` would: the commit calls this right after it moved a
+    chapter's evaluation into place, so the next `status` (and the scores pane) reads no evaluation and builds
+    no model for it. Nothing is kept when the file changes while it is read; a file that cannot be read or
+    validated is left to `score_rows` to report. True: kept."""
+    try:
+        st = os.stat(path)
+        value = score_of(load_evaluation(0, path))
+        after = os.stat(path)
+    except (OSError, FormatError):
+        return False
+    if (after.st_size, after.st_mtime_ns, after.st_ino) != (st.st_size, st.st_mtime_ns, st.st_ino):
+        return False
+    cache = StatCache(cache_file(root, EVALUATION_CACHE))
+    cache.new.update(cache.old)  # a record, not a walk: every other chapter's entry stays
+    cache.put(path.name, st, value)
+    cache.save()
+    return True
+
+
 def score_rows(
     files: Mapping[int, Path], cache_path: Path, on_problem: ScoreSink, read: ScoreReader = load_evaluation
 ) -> list[dict[str, Any]]:
@@ -73,14 +105,7 @@ def score_rows(
     module rules), refreshing the cache at `cache_path`."""
     cache = StatCache(cache_path)
     rows: list[dict[str, Any]] = []
-    for n, path in sorted(files.items()):
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            on_problem(path, exc)
-            continue
+    for n, path, st in stat_files(files, on_problem):
         value = score_value(cache.get(path.name, st))
         if value is None:
             try:
@@ -90,11 +115,7 @@ def score_rows(
                 continue
             if ev is None:
                 continue
-            value = {
-                "overall": float(ev.computed_overall()),
-                "recommendation": _enum_text(ev.recommendation),
-                "force_passed": bool(ev.force_passed),
-            }
+            value = score_of(ev)
             cache.put(path.name, st, value)
         rows.append({"chapter": n, **value})
     cache.save()

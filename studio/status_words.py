@@ -10,7 +10,6 @@ by then is left out; one that cannot be stat'ed or read, or is not UTF-8, is rep
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from studio.errors import FormatError
 from studio.fileio import read_text
 from studio.ids import chapter_id
 from studio.paths import CHAPTER_FILE, ProjectPaths, numbered_files
-from studio.stat_cache import StatCache
+from studio.stat_cache import StatCache, stat_files
 from studio.status_memo import cache_file
 
 WORDCOUNT_CACHE = "wordcount.json"  # in `cache_file(root, name)`
@@ -40,14 +39,7 @@ def count_words(
     text (default: `read_chapter_file` of its path)."""
     cache = StatCache(cache_path)
     per_chapter: dict[int, int] = {}
-    for n, path in sorted(chapters.items()):
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            on_problem(path, exc)
-            continue
+    for n, path, st in stat_files(chapters, on_problem):
         count = cache.get(path.name, st)
         if not isinstance(count, int):
             try:

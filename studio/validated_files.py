@@ -16,6 +16,13 @@ Rules:
 Where: `validated.json` in the project's cache folder (`studio.status_memo.cache_file`, the user's cache
 folder), never in the author's folder. Format: `{"version": 1, "code": "<code_key>", "files": {"<path relative
 to the project>": [size, mtime_ns, ctime_ns, inode, "<kind>"]}}`. Imports no pydantic.
+
+The effective settings (`studio.config.load_settings`: the user file, the project's `novel-studio.toml`, the
+environment) get one record of the same kind (`SettingsRecord`, `settings-ok.json` beside it): the key is a hash
+of both files' (path, size, mtime_ns, ctime_ns, inode) or their absence, every `NOVEL_STUDIO_*` variable, and
+the code (`code_key` plus `studio/config.py`); the record says the settings loaded without a problem and which
+`ui.lang` they gave (the model's own answer, never re-read from the files). `status` then neither validates the
+settings again nor builds their models; any difference in the key loads them as before.
 """
 
 from __future__ import annotations
@@ -24,10 +31,13 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from studio.status_memo import RACY_NS, cache_file
+from studio.paths import SETTINGS_FILE
+from studio.settings_path import user_settings_path
+from studio.status_memo import ENV_PREFIX, RACY_NS, cache_file
 
 RECORDS_FILE = "validated.json"
 RECORDS_VERSION = 1
@@ -105,5 +115,71 @@ class ValidatedFiles:
             from studio.fileio import atomic_write_text
 
             atomic_write_text(self.path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
+        except OSError:
+            pass
+
+
+SETTINGS_RECORD = "settings-ok.json"
+_CONFIG_CODE = Path(__file__).resolve().parent / "config.py"
+
+
+class SettingsRecord:
+    """Whether the effective settings of the project at `root` loaded without a problem, and their `ui.lang`
+    (see the module rules): make it before loading (the stats are taken first), ask `lang`, `note` a success."""
+
+    def __init__(self, root: Path, env: Mapping[str, str] | None = None) -> None:
+        env = os.environ if env is None else env
+        self.path = cache_file(Path(root), SETTINGS_RECORD)
+        self.key, self.newest_ns = self._key(Path(root), env)
+
+    @staticmethod
+    def _key(root: Path, env: Mapping[str, str]) -> tuple[str, int]:
+        code = code_key()
+        try:
+            config = os.stat(_CONFIG_CODE)
+        except OSError:
+            return "", 0
+        if not code:
+            return "", 0
+        digest = hashlib.sha256(f"{code}\0{config.st_size}\0{config.st_mtime_ns}\n".encode())
+        newest = 0
+        for path in (user_settings_path(env), root / SETTINGS_FILE):
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                digest.update(f"{path}\0-\n".encode("utf-8", "surrogateescape"))
+                continue
+            except OSError:
+                return "", 0  # cannot tell: no record counts
+            line = f"{path}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\0{st.st_ino}\n"
+            digest.update(line.encode("utf-8", "surrogateescape"))
+            newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+        for name in sorted(env):
+            if name.startswith(ENV_PREFIX):
+                digest.update(f"env\0{name}\0{env[name]}\n".encode("utf-8", "surrogateescape"))
+        return digest.hexdigest(), newest
+
+    def lang(self) -> str | None:
+        """The recorded `ui.lang` of settings that loaded without a problem under this key (None: no record)."""
+        if not self.key:
+            return None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("version") != RECORDS_VERSION or data.get("key") != self.key:
+            return None
+        lang = data.get("lang")
+        return lang if lang in ("zh", "en") else None  # `studio.i18n.Lang`
+
+    def note(self, lang: str) -> None:
+        """The settings, stat'ed when this record was made, loaded without a problem and gave `lang`."""
+        if not self.key or self.newest_ns > time.time_ns() - RACY_NS or self.lang() == lang:
+            return
+        try:
+            from studio.fileio import atomic_write_text
+
+            atomic_write_text(self.path, json.dumps({"version": RECORDS_VERSION, "key": self.key, "lang": lang}),
+                              durable=False, sync_dir=False)
         except OSError:
             pass

@@ -53,6 +53,27 @@ def test_commit_runs_all_steps(prepared: Path) -> None:
     assert_consistent(prepared)
 
 
+def test_commit_keeps_the_evaluations_score_for_status(prepared: Path) -> None:
+    """The evaluation step keeps the moved evaluation's score under its final stat (the user cache), so the next
+    `status` validates no evaluation of the chapter just committed."""
+    from studio.models.evaluation import Evaluation
+    from studio.status_memo import cache_file
+    from studio.status_scores import EVALUATION_CACHE, score_of, score_rows
+
+    paths = ProjectPaths(prepared)
+    run_commit(paths, 3)
+    read: list[int] = []
+
+    def reader(n: int, path: Path) -> Evaluation:
+        read.append(n)
+        return Evaluation.load(path)
+
+    rows = score_rows({3: paths.evaluation(3)},
+                      cache_file(prepared, EVALUATION_CACHE), lambda path, exc: None, reader)
+    assert read == []  # from the commit's record
+    assert rows == [{"chapter": 3, **score_of(Evaluation.load(paths.evaluation(3)))}]
+
+
 @pytest.mark.parametrize("step", [s for s in STEPS if s != "cleanup"])
 def test_kill_after_each_step_then_resume(prepared: Path, tmp_path: Path, step: str) -> None:
     reference = tmp_path / "reference"

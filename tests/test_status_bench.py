@@ -41,7 +41,8 @@ def test_bench_prints_whole_process_figures(tmp_path: Path, capsys: pytest.Captu
     assert bench.main(["--chapters", "3", "--runs", "1", "--keep", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
     assert "first run after a change" in out and "repeat, nothing changed" in out
-    assert "first run after another change (an evaluation: rescored)" in out
+    assert "first run after a re-judge (score recorded by the commit)" in out
+    assert "first run after an evaluation edited outside a commit (validated)" in out
     assert "first run after a change of state (the full report)" in out
     assert "CPU (user+sys of the child)" in out
     assert "imports of the repeat path" in out and "imports of the full report" in out

@@ -294,3 +294,52 @@ def test_only_a_changed_evaluation_is_rescored(tmp_path: Path, runs: list[str], 
     assert runs[3:] == ["light", "light"] and len(rescored) == 1
     cache_file(root, MEMO_FILE).unlink()
     assert _status(capsys, root)[1] == grown  # what a run without any memo prints
+
+
+def test_a_rejudge_the_commit_recorded_builds_no_model(tmp_path: Path) -> None:
+    """The commit keeps the score of the evaluation it moved into place (`record_score`): the next `status`
+    imports no pydantic at all, and prints what a run without any memo or score cache prints."""
+    from studio.status_scores import EVALUATION_CACHE, record_score
+
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    for extra in VARIANTS:
+        _child(root, *extra)
+    _rejudge(paths, force_passed=True)
+    assert record_score(root, paths.evaluation(1))
+    lights = []
+    for extra in VARIANTS:
+        done = subprocess.run([sys.executable, "-c", _MODELS_CHILD, str(root), *extra], capture_output=True,
+                              text=True, cwd=ROOT, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        built, loaded = done.stderr.rstrip("\n").split("\n")[-2:]
+        assert (built, loaded) == ("", "False False 0"), extra  # no model class, no pydantic, no full report
+        lights.append(done.stdout)
+    cache_file(root, MEMO_FILE).unlink()
+    cache_file(root, EVALUATION_CACHE).unlink()
+    for extra, light in zip(VARIANTS, lights, strict=True):
+        full, loaded = _child(root, *extra)
+        assert loaded == "True True 0" and light == full, extra
+
+
+def test_a_recorded_score_is_not_believed_once_the_file_changes(tmp_path: Path, runs: list[str],
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A hand edit after the commit's record: the new bytes are scored, as without the record."""
+    from studio.status_scores import EVALUATION_CACHE, record_score
+
+
+    root = init_project(tmp_path / "novel", sample=True)
+    paths = ProjectPaths(root)
+    _outputs(capsys, root)
+    _rejudge(paths)
+    assert record_score(root, paths.evaluation(1))
+    recorded = _outputs(capsys, root)
+    data = json.loads(paths.evaluation(1).read_text(encoding="utf-8"))
+    data["scores"]["pacing"]["score"] = 1
+    paths.evaluation(1).write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    answered = _outputs(capsys, root)
+    assert runs == ["full"] * len(VARIANTS) + ["light"] * len(VARIANTS) * 2
+    assert all(a != r for a, r in zip(answered, recorded, strict=True))  # the edit shows
+    cache_file(root, MEMO_FILE).unlink()
+    cache_file(root, EVALUATION_CACHE).unlink()
+    assert _outputs(capsys, root) == answered  # what a run without memo and score cache prints

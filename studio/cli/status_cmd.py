@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from studio.cli.common import add_common_arguments, help_lang, looks_like_project, project_root, resolve_lang
-from studio.i18n import Catalog, tr
+from studio.i18n import Catalog, Lang, normalize_lang, tr
 
 if TYPE_CHECKING:
     from studio.status_memo import StatusMemo
@@ -60,6 +61,9 @@ def early(args: argparse.Namespace) -> int | None:
         sys.stdout.write(text + "\n")
         return 0
     setattr(args, _MEMO, memo)
+    recorded = _recorded_lang(args, root)
+    if recorded is not None:
+        args.lang = recorded  # what `resolve_lang` would find in the settings, without building their models
     return None
 
 
@@ -92,6 +96,18 @@ def _refreshed(memo: StatusMemo, root: Path, as_json: bool) -> str | None:
     return text
 
 
+def _recorded_lang(args: argparse.Namespace, root: Path) -> Lang | None:
+    """The settings' language as recorded when they last loaded without a problem under the same files and
+    variables (`studio.validated_files.SettingsRecord`): `resolve_lang` then need not build the settings'
+    models. None: --lang or NOVEL_STUDIO_LANG decide (`resolve_lang`'s order), or no such record."""
+    if normalize_lang(getattr(args, "lang", None)) or normalize_lang(os.environ.get("NOVEL_STUDIO_LANG")):
+        return None
+    from studio.validated_files import SettingsRecord
+
+    lang = SettingsRecord(root).lang()
+    return "en" if lang == "en" else "zh" if lang == "zh" else None
+
+
 def _dumps(data: Mapping[str, Any]) -> str:
     """`--json`'s text of the report's JSON form."""
     return json.dumps(data, ensure_ascii=False, indent=2)
@@ -107,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
     root = project_root(args)
     lang = resolve_lang(args, root)
-    project = Project.open(root, lang=lang)
+    project = Project.open(root, lang=lang, for_status=True)
     # Prompt versions from the installed prompt files' names (`studio.prompt_pins.installed_versions`): status
     # stays light (no `pipeline`, no template parsing); runs check the templates themselves.
     report = build_status(project, lang=lang)

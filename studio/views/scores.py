@@ -9,18 +9,16 @@ chapters parses no evaluation file that did not change.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-
-from pydantic import ValidationError
 
 from studio.errors import FormatError
 from studio.i18n import Catalog, Lang, tr
 from studio.i18n_names import RECOMMENDATIONS
 from studio.models.evaluation import DIMENSION_WEIGHTS, Evaluation
 from studio.project import Project
-from studio.status import EVALUATION_CACHE, ChapterScore, StatCache, cache_file
+from studio.status import EVALUATION_CACHE, ChapterScore, cache_file
+from studio.status_scores import score_rows
 
 SPARK_CHARS = "▁▂▃▄▅▆▇█"
 BAR_FULL = "█"
@@ -237,35 +235,11 @@ def build_scores(
 def chapter_scores(project: Project) -> dict[int, ChapterScore]:
     """(overall, recommendation, force_passed) of every chapter with an evaluation, by chapter number.
 
-    Uses and refreshes the stat-keyed evaluation cache shared with `novel-studio status`; an unreadable
-    evaluation file is skipped (status reports it).
+    The same reader as `novel-studio status` (`studio.status_scores.score_rows`, its stat-keyed cache in the
+    user cache folder); an unreadable evaluation file is skipped (status reports it).
     """
-    cache = StatCache(cache_file(project.root, EVALUATION_CACHE))
-    out: dict[int, ChapterScore] = {}
-    for n, path in sorted(project.evaluation_files().items()):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        value = cache.get(path.name, st)
-        if not isinstance(value, dict):
-            try:
-                ev = Evaluation.load(path)
-            except (FormatError, OSError):
-                continue
-            recommendation = getattr(ev.recommendation, "value", ev.recommendation)
-            value = {
-                "overall": ev.computed_overall(),
-                "recommendation": str(recommendation) if recommendation is not None else None,
-                "force_passed": bool(ev.force_passed),
-            }
-            cache.put(path.name, st, value)
-        try:
-            out[n] = ChapterScore(chapter=n, **value)
-        except ValidationError:
-            continue
-    cache.save()
-    return out
+    rows = score_rows(project.evaluation_files(), cache_file(project.root, EVALUATION_CACHE), lambda path, exc: None)
+    return {row["chapter"]: ChapterScore(**row) for row in rows}
 
 
 def scores_for_chapter(
