@@ -74,7 +74,8 @@ def run_saved(root: Path) -> bool:
 def bound_the_exit(root: Path, code: int) -> bool:
     """The studio quits after a signal (or a vanished terminal) with `code`: end the process with it if a stuck
     thread keeps it alive past the grace, once the run's work is saved (`studio.signals.arm_exit_watchdog`). The
-    stacks go to the studio log when `root` is a project. True when this call armed the watchdog."""
+    stacks go to the studio log when `root` is a project. True when this call armed the watchdog. Only for the
+    studio's own process: never call it from a headless app (a test would be ended by it)."""
 
     def log(message: str) -> None:
         if (Path(root) / LOG_FILE).parent.parent.is_dir():  # .novel-studio/: a project, never a bare folder
@@ -192,7 +193,9 @@ class PipelineRunner(Widget):
             log_line(self.project_root, "run stopped by the author")
             self.post_message(RunEnded(None, cancelled=True))
             code = self.app.return_code
-            if code is not None and code != 0:  # stopped because the studio quits on a signal: a bounded exit
+            # Stopped because the studio quits on a signal: a bounded exit. Never in a headless app (a test: the
+            # watchdog would end the test process).
+            if code and not self.app.is_headless:
                 bound_the_exit(self.project_root, code)
             raise
         except Exception as exc:  # shown as a readable line; the traceback goes to the log only

@@ -55,9 +55,10 @@ class Stopped:
 
 
 def _signal_studio(sample: Path, tmp_path: Path, sig: signal.Signals, *, site: str = "",
-                   env: dict[str, str] | None = None, wait_s: float = 120.0) -> Stopped:
-    """Start the studio on a pty (`site` appended to its `sitecustomize`), let a chapter stream, send `sig`, and wait
-    up to `wait_s` for the exit; a studio still alive then gets SIGABRT (PYTHONFAULTHANDLER: every thread's stack)."""
+                   env: dict[str, str] | None = None, wait_s: float = 120.0, write: bool = True) -> Stopped:
+    """Start the studio on a pty (`site` appended to its `sitecustomize`), let a chapter stream (unless not `write`),
+    send `sig`, and wait up to `wait_s` for the exit; a studio still alive then gets SIGABRT (PYTHONFAULTHANDLER:
+    every thread's stack)."""
     import fcntl
     import struct
     import termios
@@ -84,13 +85,14 @@ def _signal_studio(sample: Path, tmp_path: Path, sig: signal.Signals, *, site: s
             if "大纲".encode() in screen or proc.poll() is not None:
                 break
         assert proc.poll() is None, screen.decode("utf-8", "replace")[-2000:]
-        os.write(master, b"c")
-        partial = sample / "staging" / "chapters"
-        for _ in range(1200):  # until the draft streams
-            _drain(master, 0.05)
-            if any(partial.glob("chapter-003*")):
-                break
-        assert checkpoint(sample).get("inflight_chapter") == 3
+        if write:
+            os.write(master, b"c")
+            partial = sample / "staging" / "chapters"
+            for _ in range(1200):  # until the draft streams
+                _drain(master, 0.05)
+                if any(partial.glob("chapter-003*")):
+                    break
+            assert checkpoint(sample).get("inflight_chapter") == 3
         proc.send_signal(sig)
         tail = b""
         for _ in range(int(wait_s / 0.05)):  # the exit itself is quick; the kernel's teardown of the pty can be slow
@@ -112,7 +114,8 @@ def _signal_studio(sample: Path, tmp_path: Path, sig: signal.Signals, *, site: s
         os.close(master)
     log_file = sample / ".novel-studio" / "logs" / "studio.log"
     return Stopped(None if code == -signal.SIGABRT else code, tail.decode("utf-8", "replace"),
-                   stacks.decode("utf-8", "replace")[-6000:], log_file.read_text(encoding="utf-8"))
+                   stacks.decode("utf-8", "replace")[-6000:],
+                   log_file.read_text(encoding="utf-8") if log_file.is_file() else "")
 
 
 @pytest.mark.serial  # two studios on ptys exiting at once have taken over 30 s in the kernel's exit here
@@ -243,3 +246,15 @@ async def test_interrupt_during_teardown_finds_no_runner_and_exits_quietly(sampl
         app.interrupt()
         await pilot.pause()
     assert app.return_code == 130
+
+
+@pytest.mark.serial
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_a_stuck_executor_job_cannot_keep_an_idle_signalled_studio_alive(sample: Path, tmp_path: Path) -> None:
+    """No run at all: the studio quits on SIGTERM while `asyncio.run` waits for a stuck executor job. The file
+    watcher's unmount armed the watchdog: the studio exits 130 and says why in the log."""
+    stopped = _signal_studio(sample, tmp_path, signal.SIGTERM, site=STUCK["executor"],
+                             env={"NOVEL_STUDIO_EXIT_GRACE": "2"}, wait_s=60.0, write=False)
+    assert stopped.code == 130, (stopped.tail, stopped.stacks, stopped.log[-3000:])
+    assert "after the grace to quit; ending with status 130" in stopped.log
+    assert checkpoint(sample).get("inflight_chapter") is None  # nothing was started
