@@ -349,6 +349,9 @@ class Orchestrator:
                 await self._after_commit_report(outcome.chapter)
         self._load()
         clean_leftovers(self.paths, self._cp.last_completed_chapter)
+        inflight = self._cp.inflight_chapter
+        if inflight is not None and not ChapterStaging(self.paths, inflight).journal.is_file():
+            ChapterStaging(self.paths, inflight).restore_current()  # a text `repair` set aside, from its record
         if self._cp.orchestrator_state is OrchestratorState.ERROR_RETRY:
             self._cp.orchestrator_state = OrchestratorState.WRITING
             self._save()

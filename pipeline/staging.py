@@ -7,7 +7,8 @@ besides them, all under `staging/`, and the small readers and writers around the
 - `chapters/chapter-NNN.draft.md`, `.rev1.md`, `.rev2.md` — the writer's text of each pass, never
   overwritten once its pass is consumed; `.hints.md` next to each holds the writer's state hints.
 - `chapters/chapter-NNN.md` — the *current* text: the writer's text of the current pass, replaced by the
-  refined text once the refine record is written (the record is the source of truth either way).
+  refined text once the refine record is written (the record is the source of truth either way; a missing
+  current text is rebuilt from the records, `restore_current`).
 - `refine/chapter-NNN-refine.json` — the refine record of the current pass (source pass, edits, decisions,
   result); `-refine.passK.json` the records of earlier passes; `-polish.json` the polish pass.
 - `evaluations/chapter-NNN-eval.passK.json` — the evaluations of earlier passes.
@@ -30,6 +31,7 @@ from typing import Any
 from pipeline.agents.protocol import CallRecord, RevisionInput
 from pipeline.providers.base import Usage
 from pipeline.refine_edits import RefineResult
+from studio.errors import FormatError
 from studio.fileio import (
     append_line,
     atomic_write_json,
@@ -248,6 +250,24 @@ class ChapterStaging:
         """Make the current staged text exactly `text` (after a crash between a record and the text)."""
         if not self.current.is_file() or read_text(self.current) != text:
             atomic_write_text(self.current, text)
+
+    def restore_current(self) -> bool:
+        """A missing current text rebuilt from the record that made it: the polish record's result when one is
+        there, else the refine record's (`repair` set a broken text aside; see `studio.commit_rollback`). No
+        model call, nothing paid twice. False (nothing written) when the text is there or no record holds it."""
+        if self.current.is_file():
+            return False
+        for record in (self.polish, self.refine):
+            try:
+                data = read_json(record) if record.is_file() else None
+            except FormatError:  # a broken record: `repair` sets it aside; the next one may hold the text
+                continue
+            result = data.get("result") if isinstance(data, dict) else None
+            text = result.get("text") if isinstance(result, dict) else None
+            if isinstance(text, str) and text.strip():
+                atomic_write_text(self.current, text)
+                return True
+        return False
 
     def final_text(self) -> str:
         """What the commit writes: the current staged text. The orchestrator keeps it equal to the judged

@@ -4,7 +4,9 @@ After the screen's first paint (so that importing `watchfiles` is not on the way
 `_after_refresh`) it runs `studio.watch.watch_project` in a plain asyncio task on the app's loop (a watcher never completes, and
 `app.workers.wait_for_complete()` must still return; stopped on unmount) and posts each debounced batch as
 `studio.tui.messages.ProjectChanged`, or `WatchFailed` once when the watcher itself fails (traceback to the
-studio log). It never touches a screen: what a change means is `studio.tui.watch_flow`'s business.
+studio log). It never touches a screen: what a change means is `studio.tui.watch_flow`'s business. Unmounted
+as the studio quits with a non-zero code (a signal), it arms the exit watchdog (`bound_the_exit`): the exit of an
+idle studio is bounded too, not only that of a run.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import ClassVar
 
 from textual.widget import Widget
 
-from screens.pipeline_runner import log_line
+from screens.pipeline_runner import bound_the_exit, log_line
 from studio.tui.messages import ProjectChanged, WatchFailed
 from studio.watch import DEFAULT_DEBOUNCE_MS, ProjectChange, watch_project
 
@@ -58,6 +60,11 @@ class FileWatcher(Widget):
 
     def on_unmount(self) -> None:
         self.stop()
+        code = self.app.return_code
+        # Unmounted because the studio quits on a signal (or an error): its exit is bounded, run or not. Never in a
+        # headless app: that is a test, and the watchdog would end the test process.
+        if code and not self.app.is_headless:
+            bound_the_exit(self.root, code)
 
     def stop(self) -> None:
         self._stop.set()

@@ -12,12 +12,15 @@ in an async Textual worker (`@work(exclusive=True, group="pipeline")`) on the ap
 - the end of a run is a `RunEnded` message (result, cancelled, or a readable error); details of an unexpected
   failure go to `.novel-studio/logs/studio.log`, never to the screen as a traceback.
 
-`stop()` cancels the worker: the orchestrator leaves the chapter resumable (checkpoint + staging).
+`stop()` cancels the worker: the orchestrator leaves the chapter resumable (checkpoint + staging). When the
+studio quits on a signal (its return code set, not 0) the stopped run arms the exit watchdog (`bound_the_exit`):
+a thread that never ends cannot keep the process alive past the grace once the run's work is saved.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import traceback
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -34,6 +37,7 @@ from studio.i18n import Lang
 from studio.i18n_names import describe_error
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
+from studio.signals import arm_exit_watchdog
 from studio.tui.discard import backed_up_message, backup_staged, confirm_discard_dialog
 from studio.tui.host import RunRequest
 from studio.tui.messages import PipelineEventPosted, RunEnded, StageRetrying
@@ -51,6 +55,32 @@ AgentsFactory = Callable[["RetryHook"], "Agents"]
 """Builds the `Agents` for one run (a fresh project view each time), reporting retries to the hook."""
 
 Ask = Callable[[Question], Awaitable[str]]
+
+
+def run_saved(root: Path) -> bool:
+    """No run of this process holds the project lock (`studio.lock`): a run releases it only after it unwound, its
+    checkpoint and staging written and no commit left half-done. What `arm_exit_watchdog` waits for."""
+    from studio.errors import StudioError
+    from studio.models.lock_info import LockInfo
+
+    try:
+        info = LockInfo.load(ProjectPaths(root).lock_info)
+    except (OSError, StudioError):  # no lock, or one this process never wrote (its writes are atomic)
+        return True
+    return info.pid != os.getpid()
+
+
+def bound_the_exit(root: Path, code: int) -> bool:
+    """The studio quits after a signal (or a vanished terminal) with `code`: end the process with it if a stuck
+    thread keeps it alive past the grace, once the run's work is saved (`studio.signals.arm_exit_watchdog`). The
+    stacks go to the studio log when `root` is a project. True when this call armed the watchdog. Only for the
+    studio's own process: never call it from a headless app (a test would be ended by it)."""
+
+    def log(message: str) -> None:
+        if (Path(root) / LOG_FILE).parent.parent.is_dir():  # .novel-studio/: a project, never a bare folder
+            log_line(root, message)
+
+    return arm_exit_watchdog(code, saved=lambda: run_saved(root), log=log)
 
 
 def log_line(root: Path, message: str) -> None:
@@ -165,6 +195,11 @@ class PipelineRunner(Widget):
         except asyncio.CancelledError:
             log_line(self.project_root, "run stopped by the author")
             self.post_message(RunEnded(None, cancelled=True))
+            code = self.app.return_code
+            # Stopped because the studio quits on a signal: a bounded exit. Never in a headless app (a test: the
+            # watchdog would end the test process).
+            if code and not self.app.is_headless:
+                bound_the_exit(self.project_root, code)
             raise
         except Exception as exc:  # shown as a readable line; the traceback goes to the log only
             log_line(self.project_root, "run failed:\n" + traceback.format_exc())

@@ -5,8 +5,10 @@ some steps may have run) but a staged file it still has to use is broken (issue 
 Why back and not forward: the steps left would copy the broken file into the project, and remaking it
 needs the stage that wrote it, which runs only before the commit point. Rolled back, the chapter is again
 "judged, not committed", with the broken file gone: `continue` redoes only the stage that made it (a
-missing text rewrites the chapter, a missing summary, memory or state change summarizes again, a missing
-evaluation judges again, a missing chapter log is rebuilt without a model call), as for a broken file
+broken text is rewritten from its refine record, or its polish record, with no model call, and only when
+the refine record is broken too is the chapter written again; a missing summary, memory or state change
+summarizes again, a missing evaluation judges again, a missing chapter log is rebuilt without a model
+call), as for a broken file
 found before the commit point (`pipeline.commit`'s refusal). Nothing intact is paid for again.
 
 `plan_rollback(paths, n, steps_done)` reads only; None when there is nothing to do this way: no problem,
@@ -24,7 +26,8 @@ from the commit's own records (`studio.commit_inputs`, `pipeline.commit`'s steps
   equal its staged source; the copy may have run without its step being recorded (a kill between them),
   so equal bytes, not the journal, say it was copied; a differing file is not this commit's and stays;
 - `broken`: the staged files that cannot be used, and those made with or from them (`with_products`), set
-  aside (the caller backs them up first).
+  aside (the caller backs them up first); a broken staged text whose refine record is intact is not set
+  aside but rewritten from the record (`rebuild`, `rebuilt_text`), so nothing is asked of a model again.
 
 `apply_rollback` runs the plan in an order a kill can interrupt at any point (a test kills it at every
 write): the project files first, the state before the changelog line (each step can be redone: a second
@@ -37,6 +40,7 @@ journal: `continue` names it with the same way out, and `repair` run again sets 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,7 +55,7 @@ from studio.commit_inputs import (
     is_staged,
 )
 from studio.errors import FormatError, Problem
-from studio.fileio import atomic_write_bytes, replace_file
+from studio.fileio import atomic_write_bytes, read_json, replace_file
 from studio.ids import chapter_id, is_slug
 from studio.paths import ProjectPaths
 
@@ -80,6 +84,7 @@ class Rollback:
     cuts_line: bool = False  # this chapter's patch line is the changelog's last (cut again when applied)
     journal: Path | None = None
     archive: Path | None = None
+    rebuild: dict[Path, bytes] = field(default_factory=dict)  # a broken file of `broken` -> what replaces it
 
     def touched(self, paths: ProjectPaths) -> list[Path]:
         """Every file the rollback changes, moves or removes (to back up first)."""
@@ -116,10 +121,42 @@ def with_products(paths: ProjectPaths, n: int, storyline_id: str | None, broken:
     out = set(broken)
     if paths.staged_chapter(n) in broken:
         refine = paths.staged_refine(n)
-        out |= summary_set | {paths.staged_evaluation(n), refine, refine.with_name(f"{chapter_id(n)}-polish.json")}
+        polish = refine.with_name(f"{chapter_id(n)}-polish.json")
+        if record_text(refine) is not None:
+            # The text is its refine record's result (its polish record's after a polish pass): `continue`
+            # rebuilds it from them (`pipeline.staging.ChapterStaging.restore_current`) with no model call.
+            # The summary set (made from the writer's text) and the evaluation (of the record's text) stay.
+            if polish.is_file() and record_text(polish) is None:
+                out.add(polish)  # rebuilt from the refine record: the gate runs the polish pass again
+        else:
+            out |= summary_set | {paths.staged_evaluation(n), refine, polish}
     if broken & summary_set:
         out |= summary_set
     return sorted(p for p in out if p.is_file())
+
+
+def record_text(path: Path) -> str | None:
+    """The text a refine or polish record (`pipeline.staging`) says its pass made: None when the record is
+    missing, unreadable or holds no usable text (not a string, or empty)."""
+    try:
+        data = read_json(path)
+    except (OSError, FormatError):
+        return None
+    result = data.get("result") if isinstance(data, dict) else None
+    text = result.get("text") if isinstance(result, dict) else None
+    return text if isinstance(text, str) and text.strip() else None
+
+
+def rebuilt_text(paths: ProjectPaths, n: int, set_aside: Collection[Path]) -> str | None:
+    """The staged text of chapter `n` as its records say it is (the polish record's result, unless it is set
+    aside, else the refine record's); None when the refine record holds none (`with_products` then sets the
+    whole chapter aside)."""
+    refine = paths.staged_refine(n)
+    polish = refine.with_name(f"{chapter_id(n)}-polish.json")
+    if record_text(refine) is None:
+        return None
+    polished = record_text(polish) if polish not in set_aside else None
+    return polished if polished is not None else record_text(refine)
 
 
 def _undo_info(archive: Path) -> dict[str, object] | None:
@@ -161,6 +198,9 @@ def plan_rollback(paths: ProjectPaths, n: int, *, storyline_id: str | None, step
         return None
     rb = Rollback(n, problems, journal=paths.commit_journal(n))
     rb.broken = with_products(paths, n, storyline_id, {Path(p.path) for p in problems})
+    text = rebuilt_text(paths, n, rb.broken) if paths.staged_chapter(n) in rb.broken else None
+    if text is not None:
+        rb.rebuild[paths.staged_chapter(n)] = text.encode("utf-8")
     archive = archive_dir(paths, n)
     staged_copies = {paths.staged_summary(n).name, paths.staged_summary_meta(n).name,
                      paths.staged_evaluation(n).name, paths.staged_delta(n).name}
@@ -220,7 +260,10 @@ def apply_rollback(paths: ProjectPaths, rb: Rollback) -> None:
     if rb.journal is not None:
         _delete(rb.journal)
     for path in rb.broken:
-        _delete(path)
+        if path in rb.rebuild:
+            atomic_write_bytes(path, rb.rebuild[path])  # replaced whole (its backup is taken): never missing
+        else:
+            _delete(path)
     if rb.archive is not None and rb.archive.is_dir():
         for path in sorted(rb.archive.rglob("*"), reverse=True):
             if path.is_file():

@@ -7,13 +7,22 @@ or call a callback instead (for an event loop such as Textual's that wants to sh
 
 Python only runs signal handlers in the main thread and only lets the main thread install them, so
 calling this from another thread is a no-op. The returned function restores the previous handlers.
+
+`arm_exit_watchdog(code, ...)` bounds the exit that follows such a signal: a process still alive a grace
+after it was armed (a stuck thread the interpreter or the event loop waits for) is ended with `code`, but
+only once its work is saved (see the function's rules).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import signal
+import sys
 import threading
+import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -84,3 +93,73 @@ def termination_handlers(callback: Callable[[int], None] | None = None) -> Itera
         yield
     finally:
         restore()
+
+
+# ---------------------------------------------------------------- the exit watchdog
+
+EXIT_GRACE_ENV = "NOVEL_STUDIO_EXIT_GRACE"
+EXIT_GRACE_S = 30.0
+"""How long a quitting process may take to end by itself before `arm_exit_watchdog` ends it (seconds; the
+environment variable overrides it, for the tests)."""
+
+_watchdog_lock = threading.Lock()
+_watchdog: threading.Thread | None = None
+
+
+def exit_grace() -> float:
+    """`EXIT_GRACE_S`, or the environment's `NOVEL_STUDIO_EXIT_GRACE` when it is a positive number."""
+    try:
+        value = float(os.environ.get(EXIT_GRACE_ENV, ""))
+    except ValueError:
+        return EXIT_GRACE_S
+    return value if value > 0 else EXIT_GRACE_S
+
+
+def thread_stacks() -> str:
+    """Every thread's name and stack, for the log of a watchdog exit (which thread kept the process alive)."""
+    names = {t.ident: f"{t.name}{' (daemon)' if t.daemon else ''}" for t in threading.enumerate()}
+    blocks = []
+    for ident, frame in sys._current_frames().items():
+        stack = "".join(traceback.format_stack(frame)).rstrip()
+        blocks.append(f"thread {names.get(ident, ident)}:\n{stack}")
+    return "\n".join(blocks)
+
+
+def arm_exit_watchdog(
+    code: int,
+    *,
+    saved: Callable[[], bool],
+    log: Callable[[str], None],
+    grace: float | None = None,
+) -> bool:
+    """The last resort of a process that is quitting after SIGINT / SIGTERM / SIGHUP: if it is still alive
+    `grace` seconds from now (a thread that never ends, joined at the interpreter's exit or by the event loop's
+    shutdown), end it with `code` by `os._exit`, after `log` got every thread's stack.
+
+    Rules: it never ends a process whose work is not saved: once the grace is over it waits until `saved()` is
+    true (checked every second; `saved` must not raise). Armed once per process (a later call changes nothing
+    and returns False). A daemon thread: a process that ends by itself in time never notices it.
+    """
+    global _watchdog
+    deadline = time.monotonic() + (exit_grace() if grace is None else grace)
+
+    def watch() -> None:
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(left)
+        while not saved():
+            time.sleep(1.0)
+        with contextlib.suppress(Exception):  # the exit must happen even when the log cannot be written
+            log(f"still alive {time.monotonic() - deadline:.0f} s after the grace to quit; ending with status "
+                f"{code} (the work is saved). Threads:\n{thread_stacks()}")
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                if stream is not None:
+                    stream.flush()
+        os._exit(code)
+
+    with _watchdog_lock:
+        if _watchdog is not None:
+            return False
+        _watchdog = threading.Thread(target=watch, name="novel-studio-exit-watchdog", daemon=True)
+        _watchdog.start()
+    return True

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,22 +43,39 @@ def _drain(master: int, seconds: float) -> bytes:
     return out
 
 
-@pytest.mark.serial  # two studios on ptys exiting at once have taken over 30 s in the kernel's exit here
-@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_signal_interrupts_the_run_and_exits_130(sample: Path, tmp_path: Path, sig: signal.Signals) -> None:
+@dataclass
+class Stopped:
+    """What a signalled studio left: its exit status (None: still alive after the wait and SIGABRT), the terminal's
+    last bytes, the stacks faulthandler printed on SIGABRT, and the studio log."""
+
+    code: int | None
+    tail: str
+    stacks: str
+    log: str
+
+
+def _signal_studio(sample: Path, tmp_path: Path, sig: signal.Signals, *, site: str = "",
+                   env: dict[str, str] | None = None, wait_s: float = 120.0, write: bool = True) -> Stopped:
+    """Start the studio on a pty (`site` appended to its `sitecustomize`), let a chapter stream (unless not `write`),
+    send `sig`, and wait up to `wait_s` for the exit; a studio still alive then gets SIGABRT (PYTHONFAULTHANDLER:
+    every thread's stack)."""
     import fcntl
     import struct
     import termios
 
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = slow_offline_env(tmp_path / "site")
+    studio_env = slow_offline_env(tmp_path / "site")
+    if site:
+        with (tmp_path / "site" / "sitecustomize.py").open("a", encoding="utf-8") as fh:
+            fh.write(site)
     # PYTHONFAULTHANDLER: a studio that outlives the exit wait below prints every thread's stack on SIGABRT
-    env.update(TERM="xterm-256color", PYTHONPATH=os.pathsep.join([env["PYTHONPATH"], str(ROOT)]), PYTHONFAULTHANDLER="1")
+    studio_env.update(TERM="xterm-256color", PYTHONPATH=os.pathsep.join([studio_env["PYTHONPATH"], str(ROOT)]),
+                      PYTHONFAULTHANDLER="1", **(env or {}))
     proc = subprocess.Popen(
         [sys.executable, "-m", "studio.cli.main", "--project", str(sample), "--offline"],
-        stdin=slave, stdout=slave, stderr=slave, env=env, cwd=str(ROOT), start_new_session=True, close_fds=True,
+        stdin=slave, stdout=slave, stderr=slave, env=studio_env, cwd=str(ROOT), start_new_session=True,
+        close_fds=True,
     )
     os.close(slave)
     try:
@@ -67,41 +85,89 @@ def test_signal_interrupts_the_run_and_exits_130(sample: Path, tmp_path: Path, s
             if "大纲".encode() in screen or proc.poll() is not None:
                 break
         assert proc.poll() is None, screen.decode("utf-8", "replace")[-2000:]
-        os.write(master, b"c")
-        partial = sample / "staging" / "chapters"
-        for _ in range(1200):  # until the draft streams
-            _drain(master, 0.05)
-            if any(partial.glob("chapter-003*")):
-                break
-        assert checkpoint(sample).get("inflight_chapter") == 3
+        if write:
+            os.write(master, b"c")
+            partial = sample / "staging" / "chapters"
+            for _ in range(1200):  # until the draft streams
+                _drain(master, 0.05)
+                if any(partial.glob("chapter-003*")):
+                    break
+            assert checkpoint(sample).get("inflight_chapter") == 3
         proc.send_signal(sig)
         tail = b""
-        for _ in range(2400):  # the exit itself is quick; the kernel's teardown of the pty can be slow
+        for _ in range(int(wait_s / 0.05)):  # the exit itself is quick; the kernel's teardown of the pty can be slow
             tail = (tail + _drain(master, 0.05))[-4000:]
             if proc.poll() is not None:
                 break
-        log_file = sample / ".novel-studio" / "logs" / "studio.log"
         stacks = b""
-        if proc.poll() is None:  # still alive 120 s after the run stopped (once in 18 runs at load 5): say where
+        if proc.poll() is None:  # still alive after the wait: say where
             proc.send_signal(signal.SIGABRT)
             for _ in range(100):
                 stacks += _drain(master, 0.05)
                 if proc.poll() is not None:
                     break
-        assert proc.poll() == 130, (
-            tail.decode("utf-8", "replace"),
-            stacks.decode("utf-8", "replace")[-6000:],
-            log_file.read_text(encoding="utf-8")[-3000:],
-        )
+        code = proc.poll()
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         os.close(master)
+    log_file = sample / ".novel-studio" / "logs" / "studio.log"
+    return Stopped(None if code == -signal.SIGABRT else code, tail.decode("utf-8", "replace"),
+                   stacks.decode("utf-8", "replace")[-6000:],
+                   log_file.read_text(encoding="utf-8") if log_file.is_file() else "")
+
+
+@pytest.mark.serial  # two studios on ptys exiting at once have taken over 30 s in the kernel's exit here
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_signal_interrupts_the_run_and_exits_130(sample: Path, tmp_path: Path, sig: signal.Signals) -> None:
+    stopped = _signal_studio(sample, tmp_path, sig)
+    assert stopped.code == 130, (stopped.tail, stopped.stacks, stopped.log[-3000:])
     cp = checkpoint(sample)
     assert cp["inflight_chapter"] == 3 and cp["last_completed_chapter"] == 2  # resumable, not committed
-    log = (sample / ".novel-studio" / "logs" / "studio.log").read_text(encoding="utf-8")
-    assert "interrupted by a signal" in log
+    assert "interrupted by a signal" in stopped.log
+
+
+# Fault injection (the studio's `sitecustomize`): a thread that never ends. "thread": a plain non-daemon thread, which
+# the interpreter joins at exit; "executor": a job of the event loop's default executor, which `asyncio.run` waits
+# for when the App has returned (Python 3.11's `shutdown_default_executor` has no time limit).
+STUCK: dict[str, str] = {
+    "thread": """
+import threading
+threading.Thread(target=threading.Event().wait, name="stuck-for-the-test").start()
+""",
+    "executor": """
+import asyncio
+import threading
+_init_stuck = offline.OfflineProvider.__init__
+def _stuck_init(self, *args, **kwargs):
+    _init_stuck(self, *args, **kwargs)
+    try:
+        asyncio.get_running_loop().run_in_executor(None, threading.Event().wait)
+    except RuntimeError:  # no loop: not the studio's provider
+        pass
+offline.OfflineProvider.__init__ = _stuck_init
+""",
+}
+
+
+@pytest.mark.serial
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+@pytest.mark.parametrize("stuck", sorted(STUCK))
+def test_a_stuck_thread_cannot_keep_a_signalled_studio_alive(sample: Path, tmp_path: Path, stuck: str) -> None:
+    """The SIGHUP exit that once never ended (issue 11): whatever thread is stuck, the studio stopped by a signal
+    exits 130 once the grace is over (`studio.signals.arm_exit_watchdog`; the grace shortened to 2 s here), with the
+    chapter resumable and the stuck thread's stack in the log."""
+    stopped = _signal_studio(sample, tmp_path, signal.SIGHUP, site=STUCK[stuck],
+                             env={"NOVEL_STUDIO_EXIT_GRACE": "2"}, wait_s=60.0)
+    assert stopped.code == 130, (stopped.tail, stopped.stacks, stopped.log[-3000:])
+    cp = checkpoint(sample)
+    assert cp["inflight_chapter"] == 3 and cp["last_completed_chapter"] == 2
+    assert "interrupted by a signal" in stopped.log and "run stopped" in stopped.log
+    assert "after the grace to quit; ending with status 130" in stopped.log
+    stacks = stopped.log.rpartition("after the grace to quit")[2]
+    assert ", in wait\n" in stacks and (stuck != "thread" or "stuck-for-the-test" in stacks), stacks
 
 
 def test_descendants_and_interrupt_sessions(tmp_path: Path) -> None:
@@ -180,3 +246,15 @@ async def test_interrupt_during_teardown_finds_no_runner_and_exits_quietly(sampl
         app.interrupt()
         await pilot.pause()
     assert app.return_code == 130
+
+
+@pytest.mark.serial
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_a_stuck_executor_job_cannot_keep_an_idle_signalled_studio_alive(sample: Path, tmp_path: Path) -> None:
+    """No run at all: the studio quits on SIGTERM while `asyncio.run` waits for a stuck executor job. The file
+    watcher's unmount armed the watchdog: the studio exits 130 and says why in the log."""
+    stopped = _signal_studio(sample, tmp_path, signal.SIGTERM, site=STUCK["executor"],
+                             env={"NOVEL_STUDIO_EXIT_GRACE": "2"}, wait_s=60.0, write=False)
+    assert stopped.code == 130, (stopped.tail, stopped.stacks, stopped.log[-3000:])
+    assert "after the grace to quit; ending with status 130" in stopped.log
+    assert checkpoint(sample).get("inflight_chapter") is None  # nothing was started
