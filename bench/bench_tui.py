@@ -29,7 +29,9 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
 (d) unless `--no-pty`, key latency in a real pty (`tests/pty_term.py`: the studio as `python -m studio.cli.main
     --project DIR --offline` on a pseudo-terminal, 160x48, its output read by pyte): idle, the keys `1`, `down`,
     `up`, `2`, `pagedown`, `pageup` in turn, each written once the terminal has been quiet for 0.3 s, timed from
-    the write to the first byte of the next frame and to the end of that frame (no output for 30 ms); p95 per
+    the write to the first byte of the next frame (read before pyte parses it: a frame bigger than the pty's
+    buffer comes in chunks, and this process reads each only after parsing the one before) and to the end of
+    that frame (no output for 30 ms, parsing included); p95 per
     kind, and the studio's CPU time (user+sys, from /proc) per key. Then while chapter n+1 of a copy of the (b)
     project streams (NOVEL_STUDIO_OFFLINE_DELAY=0.2, `--pty-delay`) the output never stops, so there each key is timed from
     the write to the first frame showing its effect: `2` / `1` until the accent border has moved (the pane
@@ -892,7 +894,7 @@ def pty_key_latency(root: Path, stream_root: Path, presses: int, out: Out,
             term.send(KEYS.get(key, key.encode()))
             if not term.pump(5.0):
                 continue
-            first = term.last_output - sent
+            first = term.first_output - sent  # not `last_output`: that waited for this bench's pyte to parse
             while term.pump(0.03):
                 pass
             done = term.last_output - sent
