@@ -29,7 +29,9 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
 (d) unless `--no-pty`, key latency in a real pty (`tests/pty_term.py`: the studio as `python -m studio.cli.main
     --project DIR --offline` on a pseudo-terminal, 160x48, its output read by pyte): idle, the keys `1`, `down`,
     `up`, `2`, `pagedown`, `pageup` in turn, each written once the terminal has been quiet for 0.3 s, timed from
-    the write to the first byte of the next frame and to the end of that frame (no output for 30 ms); p95 per
+    the write to the first byte of the next frame (read before pyte parses it: a frame bigger than the pty's
+    buffer comes in chunks, and this process reads each only after parsing the one before) and to the end of
+    that frame (no output for 30 ms, parsing included); p95 per
     kind, and the studio's CPU time (user+sys, from /proc) per key. Then while chapter n+1 of a copy of the (b)
     project streams (NOVEL_STUDIO_OFFLINE_DELAY=0.2, `--pty-delay`) the output never stops, so there each key is timed from
     the write to the first frame showing its effect: `2` / `1` until the accent border has moved (the pane
@@ -37,7 +39,8 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     chapter; p95 per kind, and the studio's share of a core over those presses.
 (e) what one key repaints, in-process (load-independent): per key (`1`/`2` pane switching, `up`/`down` in the
     outline, `pagedown`/`pageup` in the chapter pane), the screen cells handed to the compositor as dirty, the
-    widget lines styled again (`StylesCache.render_line`), the widget lines handed to the compositor
+    widget lines styled again (`StylesCache.render_line`, or `widgets.compat.PlainRowStyles.render_line`), the
+    widget lines handed to the compositor
     ("composed": `Widget.render_lines` rows, styled or from their caches), what a terminal would be sent (the
     update rendered to escape sequences, as a real terminal's app does and a headless one skips), screen
     layouts and frames (a chapter selection is one: the moved cursor and its chapter together), median (and the most layouts) over the presses; and the main thread's CPU per key
@@ -692,10 +695,13 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     from textual.screen import Screen
     from textual.widget import Widget
 
+    from widgets.compat import PlainRowStyles
+
     tally: Counter[str] = Counter()
     update_widgets, render_line, refresh_layout, render_lines, display = (
         Compositor.update_widgets, StylesCache.render_line, Screen._refresh_layout, Widget.render_lines,
         App._display)
+    plain_line = PlainRowStyles.render_line
 
     def spy_render_lines(self: Widget, crop: Any) -> Any:
         tally["composed"] += crop.height
@@ -713,8 +719,13 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
         tally["cells"] += sum(region.area for region in self._dirty_regions)
 
     def spy_line(self: StylesCache, *args: Any, **kwargs: Any) -> Any:
-        tally["lines"] += 1
+        if not isinstance(self, PlainRowStyles):  # counted by `spy_plain_line`
+            tally["lines"] += 1
         return render_line(self, *args, **kwargs)
+
+    def spy_plain_line(self: PlainRowStyles, *args: Any, **kwargs: Any) -> Any:
+        tally["lines"] += 1
+        return plain_line(self, *args, **kwargs)
 
     def spy_layout(self: Screen[Any], *args: Any, **kwargs: Any) -> None:
         tally["layouts"] += 1
@@ -746,6 +757,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     app = make_app(root, provider)
     Compositor.update_widgets = spy_update  # type: ignore[method-assign]
     StylesCache.render_line = spy_line  # type: ignore[method-assign]
+    PlainRowStyles.render_line = spy_plain_line  # type: ignore[method-assign]
     Screen._refresh_layout = spy_layout  # type: ignore[method-assign]
     Widget.render_lines = spy_render_lines  # type: ignore[method-assign]
     App._display = spy_display  # type: ignore[method-assign]
@@ -782,6 +794,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     finally:
         Compositor.update_widgets = update_widgets  # type: ignore[method-assign]
         StylesCache.render_line = render_line  # type: ignore[method-assign]
+        PlainRowStyles.render_line = plain_line  # type: ignore[method-assign]
         Screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
         Widget.render_lines = render_lines  # type: ignore[method-assign]
         App._display = display  # type: ignore[method-assign]
@@ -881,7 +894,7 @@ def pty_key_latency(root: Path, stream_root: Path, presses: int, out: Out,
             term.send(KEYS.get(key, key.encode()))
             if not term.pump(5.0):
                 continue
-            first = term.last_output - sent
+            first = term.first_output - sent  # not `last_output`: that waited for this bench's pyte to parse
             while term.pump(0.03):
                 pass
             done = term.last_output - sent

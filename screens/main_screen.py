@@ -601,7 +601,8 @@ class MainScreen(Screen[None]):
             self.diff_view.show_error(exc.text(self.lang))
         history = [(c.number, c.overall) for v in self.outline.rows for c in v.chapters if c.overall is not None]
         self.scores_view.show_scores(scores_for_chapter(self.project, n, history=history))
-        self.header.update_info(chapter=n)
+        if self.header.info.chapter != n:  # `watch_selected` has named it already when `n` is a new selection
+            self.header.update_info(chapter=n)
         self._show_marks()  # why it is marked stays under its title, not in a toast
 
     def _cursor_on_chapter(self, n: int | None) -> None:

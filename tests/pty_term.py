@@ -84,6 +84,10 @@ class PtyTerm:
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()
         self.last_output = time.perf_counter()
+        """When the last chunk was read."""
+        self.first_output = self.last_output
+        """When the first chunk of the last `pump` that read anything was read (before pyte parsed it: a frame
+        larger than the pty's buffer arrives in chunks, each read after the one before was parsed)."""
 
     @classmethod
     def spawn(cls, argv: Sequence[str], *, size: tuple[int, int] = (80, 24), env: dict[str, str] | None = None,
@@ -122,6 +126,8 @@ class PtyTerm:
                 return got
             if not chunk:
                 return got
+            if not got:
+                self.first_output = time.perf_counter()  # this call's first chunk (`last_output`: its last)
             got = True
             self.last_output = time.perf_counter()
             self.raw.extend(chunk)

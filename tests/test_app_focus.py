@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual._compositor import Compositor
@@ -19,7 +18,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tests.tui_helpers import main_screen, make_app
+from tests.tui_helpers import count_styled_rows, main_screen, make_app
 from widgets.pane import Pane
 
 
@@ -46,8 +45,7 @@ async def test_pane_switch_repaints_only_the_two_pane_borders(
         dirty: list[Region] = []
         rendered: Counter[str] = Counter()
         current: list[Widget] = []
-        update_widgets, render_widget, render_line = (
-            Compositor.update_widgets, StylesCache.render_widget, StylesCache.render_line)
+        update_widgets, render_widget = Compositor.update_widgets, StylesCache.render_widget
 
         def spy_update(self: Compositor, widgets: set[Widget]) -> None:
             update_widgets(self, widgets)
@@ -57,13 +55,12 @@ async def test_pane_switch_repaints_only_the_two_pane_borders(
             current[:] = [widget]
             return render_widget(self, widget, crop)
 
-        def spy_render_line(self: StylesCache, *args: Any, **kwargs: Any) -> Strip:
+        def count_row(_cache: StylesCache) -> None:
             rendered[type(current[0]).__name__ if current else "?"] += 1
-            return render_line(self, *args, **kwargs)
 
         monkeypatch.setattr(Compositor, "update_widgets", spy_update)
         monkeypatch.setattr(StylesCache, "render_widget", spy_render_widget)
-        monkeypatch.setattr(StylesCache, "render_line", spy_render_line)
+        count_styled_rows(monkeypatch, count_row)
         outline_pane, chapter_pane = screen.query_one("#pane-outline", Pane), screen.query_one("#pane-chapter", Pane)
         area = screen.chapter_view.text_area
         for key, focused in (("1", screen.outline), ("2", area), ("1", screen.outline), ("2", area)):

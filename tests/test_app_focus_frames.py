@@ -12,16 +12,13 @@ Structural, not timed: each frame handed to the driver (`App._display`) records 
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.worker import WorkerCancelled
 
 from screens.main_screen import MainScreen
-from tests.bench_loader import load_bench
-from tests.tui_helpers import RecordingStudio, main_screen, wait_for
+from tests.tui_helpers import RecordingStudio, held_stream, main_screen
 
 
 class Frames:
@@ -73,29 +70,12 @@ async def test_a_selection_while_a_chapter_streams_is_one_frame(
     """Between the chapter being written (its draft) and the one before it, with the run going on (held mid-draft:
     no delta lands in a press). The header's stage clock may paint a frame of its own: every frame shows the
     cursor's chapter, and the first one after the key already does."""
-    provider = load_bench("bench_tui").HeldStreamProvider(chars=600)
-    app = RecordingStudio(sample, lang="zh", offline=True, provider_factory=lambda settings: provider)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause()
-        screen = main_screen(app)
-        await pilot.press("1")
-        await pilot.press("c")
-        view = screen.chapter_view
-        assert await wait_for(
-            pilot, lambda: view.is_streaming and len(view.text) >= provider.chars and not view._buffer, 1500)
-        inflight = screen.inflight
-        assert inflight is not None and screen.selected == inflight
-        await pilot.pause(0.2)
-        frames = Frames(app, screen, monkeypatch)
-        try:
-            for key, want in (("up", inflight - 1), ("down", inflight), ("up", inflight - 1), ("down", inflight)):
-                frames.seen.clear()
-                await _press(pilot, key)
-                assert screen.selected == want
-                assert frames.seen and set(frames.seen) == {(want, want)}, (key, frames.seen)
-                assert view.is_streaming == (want == inflight)
-        finally:
-            provider.release()
-            screen.runner.stop()
-            with contextlib.suppress(WorkerCancelled):
-                await app.workers.wait_for_complete()
+    async with held_stream(sample) as held:
+        screen, view, inflight = held.screen, held.view, held.inflight
+        frames = Frames(held.app, screen, monkeypatch)
+        for key, want in (("up", inflight - 1), ("down", inflight), ("up", inflight - 1), ("down", inflight)):
+            frames.seen.clear()
+            await _press(held.pilot, key)
+            assert screen.selected == want
+            assert frames.seen and set(frames.seen) == {(want, want)}, (key, frames.seen)
+            assert view.is_streaming == (want == inflight)

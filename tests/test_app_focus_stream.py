@@ -11,7 +11,6 @@ follow their content) and each flush that added a line laid it out once and repa
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -25,12 +24,10 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.worker import WorkerCancelled
 
 from studio.views import typeset as typeset_module
 from studio.views.typeset import typeset
-from tests.bench_loader import load_bench
-from tests.tui_helpers import RecordingStudio, WidgetApp, main_screen, wait_for
+from tests.tui_helpers import WidgetApp, count_styled_rows, held_stream
 from widgets import chapter_view
 from widgets.chapter_view import ChapterView
 from widgets.scores_view import ScoresView
@@ -47,8 +44,8 @@ class Spy:
         self.dirty: list[Region] = []
         self.lines: Counter[Widget] = Counter()
         current: list[Widget] = []
-        update_widgets, render_widget, render_line, refresh_layout = (
-            Compositor.update_widgets, StylesCache.render_widget, StylesCache.render_line, Screen._refresh_layout)
+        update_widgets, render_widget, refresh_layout = (
+            Compositor.update_widgets, StylesCache.render_widget, Screen._refresh_layout)
 
         def spy_update(compositor: Compositor, widgets: set[Widget]) -> None:
             update_widgets(compositor, widgets)
@@ -58,10 +55,9 @@ class Spy:
             current[:] = [widget]
             return render_widget(cache, widget, crop)
 
-        def spy_render_line(cache: StylesCache, *args: Any, **kwargs: Any) -> Strip:
+        def count_row(_cache: StylesCache) -> None:
             if current:
                 self.lines[current[0]] += 1
-            return render_line(cache, *args, **kwargs)
 
         def spy_layout(screen: Screen[Any], *args: Any, **kwargs: Any) -> None:
             self.layouts += 1
@@ -69,7 +65,7 @@ class Spy:
 
         monkeypatch.setattr(Compositor, "update_widgets", spy_update)
         monkeypatch.setattr(StylesCache, "render_widget", spy_render_widget)
-        monkeypatch.setattr(StylesCache, "render_line", spy_render_line)
+        count_styled_rows(monkeypatch, count_row)
         monkeypatch.setattr(Screen, "_refresh_layout", spy_layout)
 
     def clear(self) -> None:
@@ -104,43 +100,26 @@ async def test_a_selection_while_a_draft_streams_lays_out_nothing(
     """Up / down in the outline between the chapter being written (its draft) and the one before it: at most
     one layout (a scrollbar that appears or goes), and only the outline, the chapter's title and text, the
     diff and scores panes, their scrollbars and the header repaint, each at most once."""
-    provider = load_bench("bench_tui").HeldStreamProvider(chars=600)
-    app = RecordingStudio(sample, lang="zh", offline=True, provider_factory=lambda settings: provider)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await pilot.pause()
-        screen = main_screen(app)
-        await pilot.press("1")
-        await pilot.press("c")
-        view = screen.chapter_view
-        assert await wait_for(
-            pilot, lambda: view.is_streaming and len(view.text) >= provider.chars and not view._buffer, 1500)
-        inflight = screen.inflight
-        assert inflight is not None and screen.selected == inflight
-        await pilot.pause(0.3)
+    async with held_stream(sample, settle=0.3) as held:
+        pilot, screen, view, inflight = held.pilot, held.screen, held.view, held.inflight
         spy = Spy(monkeypatch)
         chrome = screen.query_one("#studio-header")
         allowed = {"OutlineTree", "ReaderArea", "Static", "StateDiffView", "ScoresView", "ScrollBar", "StudioHeader"}
-        try:
-            for key, chapter in (("up", inflight - 1), ("down", inflight), ("up", inflight - 1), ("down", inflight)):
-                spy.clear()
-                await settled(pilot, lambda: pilot.press(key))  # noqa: B023 (called at once)
-                assert screen.selected == chapter
-                assert view.is_streaming == (chapter == inflight)
-                assert spy.layouts <= 1, (key, spy.layouts)
-                rendered = spy.by_type()
-                assert set(rendered) <= allowed, rendered
-                for widget, count in spy.lines.items():  # each repainted once at most (the header's stage
-                    if widget is not chrome:               # clock ticks on its own while the run goes on)
-                        assert count <= widget.size.height, (type(widget).__name__, count)
-                for region in spy.dirty:
-                    assert any(_inside(region, w) for w in (
-                        screen.outline, view, screen.diff_view, screen.scores_view, chrome)), region
-            assert view.text == screen.draft_text  # the whole draft so far, back in the view in the same frame
-        finally:
-            provider.release()
-            screen.runner.stop()
-            with contextlib.suppress(WorkerCancelled):
-                await app.workers.wait_for_complete()
+        for key, chapter in (("up", inflight - 1), ("down", inflight), ("up", inflight - 1), ("down", inflight)):
+            spy.clear()
+            await settled(pilot, lambda: pilot.press(key))  # noqa: B023 (called at once)
+            assert screen.selected == chapter
+            assert view.is_streaming == (chapter == inflight)
+            assert spy.layouts <= 1, (key, spy.layouts)
+            rendered = spy.by_type()
+            assert set(rendered) <= allowed, rendered
+            for widget, count in spy.lines.items():  # each repainted once at most (the header's stage
+                if widget is not chrome:               # clock ticks on its own while the run goes on)
+                    assert count <= widget.size.height, (type(widget).__name__, count)
+            for region in spy.dirty:
+                assert any(_inside(region, w) for w in (
+                    screen.outline, view, screen.diff_view, screen.scores_view, chrome)), region
+        assert view.text == screen.draft_text  # the whole draft so far, back in the view in the same frame
 
 
 def _rows_of(region: Region, area: Widget) -> range:

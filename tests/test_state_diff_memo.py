@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from studio import state_engine
 from studio.project import Project
-from studio.views import state_diff
+from studio.views import replay_cache, state_diff
 from studio.views.state_diff import state_diff_for_chapter
 from tests.test_synth import load_synth
 
@@ -51,3 +53,32 @@ def test_neighbours_replay_from_the_remembered_state(synth_root: Path, monkeypat
     for n in (10, 11, 12):
         state_diff_for_chapter(project, n)
     assert len(calls) == 1  # only the first from the start; the next two from their neighbours
+
+
+def test_walking_back_replays_from_a_checkpoint(synth_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up the outline from the last chapter: after one replay from the start, each step back replays at most
+    `CHECKPOINT_EVERY` entries (from the checkpoint below it), not the log from its start; the diffs are a cold
+    replay's."""
+    project = Project.open(synth_root)
+    chapters = list(range(40, 0, -1))
+    cold = {n: _cold(project, n) for n in chapters}
+    applied: list[int] = []
+    apply_entry = state_engine._apply_entry
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        applied.append(1)
+        return apply_entry(*args, **kwargs)
+
+    monkeypatch.setattr(state_engine, "_apply_entry", counting)
+    replay_cache.forget()
+    state_diff.forget_replays()
+    per_step: list[int] = []
+    for n in chapters:
+        applied.clear()
+        assert state_diff_for_chapter(project, n) == cold[n], n
+        per_step.append(len(applied))
+    # one step replays from the start (the last chapter may come from the state kept between starts, and
+    # the step before it then replays from the start); every other step from a checkpoint or a neighbour
+    assert max(per_step) >= 30
+    assert sum(1 for count in per_step if count > state_diff.CHECKPOINT_EVERY) == 1, per_step
+    assert sum(per_step) < 40 + 40 * state_diff.CHECKPOINT_EVERY // 2, per_step

@@ -5,19 +5,27 @@ The ``sample`` fixture (a fresh copy of the sample novel) lives in ``tests/conft
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import pytest
+from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.notifications import Notification, Notify
 from textual.widget import Widget
+from textual.worker import WorkerCancelled
 
 from pipeline.providers.offline import OfflineProvider
 from screens.decision_dialog import DecisionDialog
 from screens.main_screen import MainScreen
 from studio.tui import app as studio_app_module
 from studio.tui.app import NovelStudioApp
+from tests.bench_loader import load_bench
+from widgets.chapter_view import ChapterView
+from widgets.compat import PlainRowStyles
 
 W = TypeVar("W", bound=Widget)
 
@@ -53,6 +61,24 @@ def make_app(root: Path, delay: float = 0.0, lang: Any = "zh", **kwargs: Any) ->
     return RecordingStudio(
         root, lang=lang, offline=True, provider_factory=lambda s: OfflineProvider(delay_s=delay), **kwargs
     )
+
+
+def count_styled_rows(monkeypatch: pytest.MonkeyPatch, count: Callable[[StylesCache], None]) -> None:
+    """Call `count(cache)` once for every widget row styled from now on (`StylesCache.render_line`, and
+    `PlainRowStyles.render_line`, which styles plain rows itself and hands the others to Textual's)."""
+    textual_line, plain_line = StylesCache.render_line, PlainRowStyles.render_line
+
+    def spy_textual(cache: StylesCache, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(cache, PlainRowStyles):  # counted by `spy_plain`
+            count(cache)
+        return textual_line(cache, *args, **kwargs)
+
+    def spy_plain(cache: PlainRowStyles, *args: Any, **kwargs: Any) -> Any:
+        count(cache)
+        return plain_line(cache, *args, **kwargs)
+
+    monkeypatch.setattr(StylesCache, "render_line", spy_textual)
+    monkeypatch.setattr(PlainRowStyles, "render_line", spy_plain)
 
 
 def main_screen(app: NovelStudioApp) -> MainScreen:
@@ -100,3 +126,42 @@ def notified(app: App[Any]) -> list[str]:
 def notes(app: App[Any]) -> str:
     """Every notification shown so far, one a line."""
     return "\n".join(notified(app))
+
+
+@dataclass
+class HeldStream:
+    """The studio at 160x48 with chapter `inflight` being written and held mid-draft (`held_stream`)."""
+
+    app: RecordingStudio
+    pilot: Any
+    screen: MainScreen
+    view: ChapterView
+    inflight: int
+
+
+@contextlib.asynccontextmanager
+async def held_stream(root: Path, *, chars: int = 600, settle: float = 0.2) -> AsyncIterator[HeldStream]:
+    """Run the studio on `root` (160x48), start writing the next chapter (`1` then `c`) with the bench's
+    `HeldStreamProvider`, which streams `chars` characters and then holds the draft (no delta lands while the
+    test presses keys), and wait until the whole draft is shown and `settle` seconds more. On the way out the
+    draft is released, the run stopped and its workers awaited."""
+    provider = load_bench("bench_tui").HeldStreamProvider(chars=chars)
+    app = RecordingStudio(root, lang="zh", offline=True, provider_factory=lambda settings: provider)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        await pilot.press("1")
+        await pilot.press("c")
+        view = screen.chapter_view
+        assert await wait_for(
+            pilot, lambda: view.is_streaming and len(view.text) >= provider.chars and not view._buffer, 1500)
+        inflight = screen.inflight
+        assert inflight is not None and screen.selected == inflight
+        await pilot.pause(settle)
+        try:
+            yield HeldStream(app, pilot, screen, view, inflight)
+        finally:
+            provider.release()
+            screen.runner.stop()
+            with contextlib.suppress(WorkerCancelled):
+                await app.workers.wait_for_complete()

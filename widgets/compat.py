@@ -13,6 +13,8 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
 from textual._compositor import ChopsUpdate, Compositor
+from textual._segment_tools import line_pad
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -208,30 +210,134 @@ def plain_text_line(area: TextArea, y: int) -> Strip | None:
     chapter pane's lines are typeset to fit), no tab. The same segments as Textual's (tests compare them for
     every row), without its rich `Text`, its render and three intermediate strips (each with seven caches):
     about a third of the cost of drawing a new chapter's 43 rows at 160x48. None: draw it Textual's way.
-    Private names: `TextArea._theme` (the theme object), `WrappedDocument._offset_to_line_info` (row -> line)."""
-    if (area.show_cursor or area.show_line_numbers or not area.soft_wrap or area.language is not None
-            or area.suggestion or area.placeholder or not area.selection.is_empty):
-        return None
-    wrapped = area.wrapped_document
-    rows = wrapped._offset_to_line_info
-    row = area.scroll_offset.y + y
-    if not 0 <= row < len(rows):
-        return None
-    line_index, section = rows[row]
-    if section or wrapped.get_offsets(line_index):
-        return None
-    text = area.document.get_line(line_index)
-    if "\t" in text:
-        return None
-    theme = area._theme
-    base_style = theme.base_style if theme and theme.base_style is not None else area.rich_style
-    segments = [Segment(text + " ")]  # the cursor's room at the line's end, as TextArea draws it
-    cells = cell_len(text) + 1
-    width = area.scrollable_content_region.size.width - area.gutter_width
-    if cells < width:
-        segments.append(Segment(" " * (width - cells), theme.base_style if theme else None))
-        cells = width
-    return Strip(Segment.apply_style(segments, base_style), cells)
+    (`PlainRows`: the same, with what does not change from row to row read once.)"""
+    rows = PlainRows.of(area)
+    return rows.line(y) if rows is not None else None
+
+
+class PlainRows:
+    """The plain rows of a `TextArea` as it is now (`plain_text_line`), what they share read once: a frame's
+    rows are drawn with one `PlainRows` (TextArea's `render_line` builds a 25-part cache key of reactives per row).
+    Private names: `TextArea._theme` (the theme object), `WrappedDocument._offset_to_line_info` (row -> line).
+
+    `made`: a row already built for the same line text, width and styles (a chapter shown again, a row
+    scrolled back into view) is the same `Strip` (`line(y)` looks it up and stores new ones there)."""
+
+    __slots__ = ("_area", "_base_style", "_blank_style", "_made", "_rows", "_scroll_y", "_width", "_wrapped")
+
+    def __init__(self, area: TextArea, made: dict[tuple[str, int, Any, Any], Strip] | None = None) -> None:
+        self._area = area
+        wrapped = area.wrapped_document
+        self._wrapped = wrapped
+        self._rows = wrapped._offset_to_line_info
+        self._scroll_y = area.scroll_offset.y
+        theme = area._theme
+        self._base_style = theme.base_style if theme and theme.base_style is not None else area.rich_style
+        self._blank_style = theme.base_style if theme else None
+        self._width = area.scrollable_content_region.size.width - area.gutter_width
+        self._made = made
+
+    @classmethod
+    def of(cls, area: TextArea, made: dict[tuple[str, int, Any, Any], Strip] | None = None) -> PlainRows | None:
+        """The plain rows of `area`, or None when none is plain (a cursor, a selection, line numbers...)."""
+        if (area.show_cursor or area.show_line_numbers or not area.soft_wrap or area.language is not None
+                or area.suggestion or area.placeholder or not area.selection.is_empty):
+            return None
+        return cls(area, made)
+
+    def line(self, y: int) -> Strip | None:
+        """Row `y` of the view (0 = the top row shown), or None: draw it Textual's way."""
+        rows = self._rows
+        row = self._scroll_y + y
+        if not 0 <= row < len(rows):
+            return None
+        line_index, section = rows[row]
+        if section or self._wrapped.get_offsets(line_index):
+            return None
+        text = self._area.document.get_line(line_index)
+        if "\t" in text:
+            return None
+        made = self._made
+        if made is not None:
+            key = (text, self._width, self._base_style, self._blank_style)
+            strip = made.get(key)
+            if strip is None:
+                strip = made[key] = self._build(text)
+            return strip
+        return self._build(text)
+
+    def _build(self, text: str) -> Strip:
+        segments = [Segment(text + " ")]  # the cursor's room at the line's end, as TextArea draws it
+        cells = cell_len(text) + 1
+        width = self._width
+        if cells < width:
+            segments.append(Segment(" " * (width - cells), self._blank_style))
+            cells = width
+        return Strip(Segment.apply_style(segments, self._base_style), cells)
+
+
+class PlainRowStyles(StylesCache):
+    """`StylesCache` (private: `textual._styles_cache`) that styles the content rows of a widget drawn with no
+    border, outline, hatch, tint or opacity the short way, with the same result.
+
+    Textual's `StylesCache.render_line` reads the widget's border, outline, gutter, hatch and tint again for
+    every row and builds two closures and a few styles, although for such a widget a content row is only the
+    content line fitted to the content width and padded left and right with the background (about 60 us per
+    row: most of what drawing a new chapter's 43 rows cost at 160x48). Here those are read once per
+    `render` call; a row of any other kind (a border, a padding row above or below, an outline, a tint, any
+    opacity) is Textual's own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._plain_gutter: tuple[int, int] | None = None
+        """(top, bottom) gutter rows while the widget being rendered qualifies (None: Textual's way)."""
+
+    def render(self, styles: Any, size: Size, *args: Any, **kwargs: Any) -> list[Strip]:
+        opacity = kwargs.get("opacity", 1.0)
+        plain = (
+            opacity == 1.0
+            and styles.text_opacity == 1.0
+            and not styles.tint.a
+            and not (styles.has_rule("hatch") and styles.hatch != "none")
+            and not any(edge for edge, _color in styles.border)
+            and not any(edge for edge, _color in styles.outline)
+        )
+        gutter = styles.gutter
+        self._plain_gutter = (gutter.top, gutter.bottom) if plain else None
+        try:
+            return super().render(styles, size, *args, **kwargs)
+        finally:
+            self._plain_gutter = None
+
+    def render_line(  # the same arguments as `StylesCache.render_line`, positional as `render` passes them
+        self, styles: Any, y: int, size: Size, content_size: Size, padding: Any, base_background: Any,
+        background: Any, render_content_line: Callable[[int], Strip], *rest: Any,
+    ) -> Strip:
+        plain = self._plain_gutter
+        if plain is None or y < plain[0] or y >= size.height - plain[1]:
+            return super().render_line(
+                styles, y, size, content_size, padding, base_background, background, render_content_line, *rest)
+        inner, _outer = self.get_inner_outer(base_background, background)
+        content_width, content_height = content_size
+        style = inner.rich_style
+        content_y = y - plain[0]
+        if content_y < content_height:
+            line = render_content_line(content_y)
+            cells = line.cell_length
+            if cells < content_width:  # `Strip.adjust_cell_length`'s padding, without its intermediate strip
+                segments = [*line, Segment(" " * (content_width - cells), style)]
+            else:
+                segments = list(line.adjust_cell_length(content_width, style))
+        else:
+            segments = [Segment(" " * content_width, style)]  # `Strip.blank`'s one segment
+        pad_left, pad_right = padding.left, padding.right
+        return Strip(line_pad(segments, pad_left, pad_right, style) if pad_left or pad_right else segments, size.width)
+
+
+def use_plain_row_styles(widget: Widget) -> None:
+    """`Widget._styles_cache` (private, no public way to choose it): style `widget`'s rows with
+    `PlainRowStyles`. Call it in the widget's constructor."""
+    widget._styles_cache = PlainRowStyles()
 
 
 def use_lean_compositor(screen: Screen[Any]) -> None:
@@ -262,6 +368,9 @@ def clear_tree_line_cache(tree: Tree[Any]) -> None:
 __all__ = [
     "FooterKey",  # textual.widgets._footer (not exported): one key of `Footer`; `StudioFooter` builds its row
     "LeanCompositor",
+    "PlainRowStyles",
+    "PlainRows",
+    "use_plain_row_styles",
     "clear_tree_line_cache",
     "keep_toasts_whole",
     "screen_lines",

@@ -7,7 +7,9 @@ change, twice per pane switch, 150-200 ms of CPU per key, although its keys are 
 
 - `InstantScroll`: a mixin for scrolling widgets whose keyboard scroll actions jump instead of animating.
 - `ReaderArea`: the chapter pane's read-only `TextArea`: with no cursor shown, arrows, `j`/`k` and PgUp/PgDn
-  scroll at once; no blinking (nothing to blink, and each blink was a frame written).
+  scroll at once; no blinking (nothing to blink, and each blink was a frame written). Its plain rows are built
+  straight from the document, what they share read once per frame, and reused for the same line text (a
+  chapter selected again, a row scrolled back); its rows are styled once per frame (`compat.PlainRowStyles`).
 - `JK_BINDINGS`: `j`/`k` as down/up, for lists (the outline) and panes.
 - `QuietFocus`: a mixin for the panes' widgets, which look the same focused or not (the pane's border shows the
   focus): gaining or losing the focus repaints none of the widget. Textual's `Widget` repaints all of a widget
@@ -29,7 +31,7 @@ from typing import Any, ClassVar, cast
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.strip import Strip
@@ -37,7 +39,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 from textual.widgets.text_area import Selection
 
-from widgets.compat import FooterKey, plain_text_line
+from widgets.compat import FooterKey, PlainRows, plain_text_line, use_plain_row_styles
 from widgets.virtual_size import set_virtual_size
 
 JK_BINDINGS: list[BindingType] = [
@@ -107,6 +109,10 @@ class QuietFocus:
             widget.parent.post_message(events.DescendantBlur(widget))
 
 
+ROWS_KEPT = 512
+"""Plain rows a `ReaderArea` keeps for reuse (about 12 screens of 43 rows at 160x48)."""
+
+
 class ReaderArea(QuietFocus, TextArea):
     """A read-only text area read like a pager: with no cursor, every scroll key jumps at once. It does not
     blink: TextArea's blink timer repaints the (hidden) cursor's line twice a second while it has the focus,
@@ -125,6 +131,11 @@ class ReaderArea(QuietFocus, TextArea):
     def __init__(self, text: str = "", **kwargs: Any) -> None:
         super().__init__(text, **kwargs)
         self.set_reactive(TextArea.cursor_blink, False)
+        self._plain_rows: PlainRows | None = None
+        """The plain rows of the frame being drawn (`render_lines`)."""
+        self._rows_made: dict[tuple[str, int, Any, Any], Strip] = {}
+        """(line text, width, styles) -> its plain row, the most recent last (`compat.PlainRows`)."""
+        use_plain_row_styles(self)  # its rows styled once per frame, not once per row (`compat.PlainRowStyles`)
 
     def _watch_selection(self, previous_selection: Selection, selection: Selection) -> None:
         super()._watch_selection(previous_selection, selection)
@@ -139,10 +150,27 @@ class ReaderArea(QuietFocus, TextArea):
         if self.show_cursor:
             super()._watch__cursor_visible()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows of `crop`: the plain ones (the chapter pane's: no cursor, no highlight) straight from the
+        document, with what they share read once for the frame (`compat.PlainRows`), any other Textual's way.
+        A plain row already made for the same line text, width and styles is reused (a chapter shown again, a
+        row scrolled back into view): the last `ROWS_KEPT` made are kept."""
+        self._plain_rows = PlainRows.of(self, self._rows_made)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._plain_rows = None
+            while len(self._rows_made) > ROWS_KEPT:
+                del self._rows_made[next(iter(self._rows_made))]
+
+    def render_line(self, y: int) -> Strip:
+        rows = self._plain_rows
+        strip = rows.line(y) if rows is not None else None
+        return strip if strip is not None else super().render_line(y)
+
     def _render_line(self, y: int) -> Strip:
-        """`TextArea._render_line` (private, Textual 8.2: `render_line` calls it on a miss of its line cache): a
-        plain line (the chapter pane's, no cursor and no highlight) straight from the document
-        (`compat.plain_text_line`), any other Textual's way; both kept in TextArea's line cache."""
+        """`TextArea._render_line` (private, Textual 8.2: `render_line` calls it on a miss of its line cache),
+        for a row drawn outside `render_lines`: a plain one straight from the document as well."""
         strip = plain_text_line(self, y)
         return strip if strip is not None else super()._render_line(y)
 

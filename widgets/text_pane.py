@@ -13,7 +13,10 @@ of `height: auto` in a scrolling container laid the whole screen out on every ch
 Rules: the text is wrapped as a `Static` wraps it (`Visual.to_strips` of the same `Content`), at the pane's
 width less the scrollbar's column whether the scrollbar shows or not, so a scrollbar that appears never
 wraps the text again; no horizontal scrolling. The wrapped lines are kept until the width, the text or the
-styles (theme) change.
+styles (theme) change, and those of the last `REMEMBERED` texts shown are kept too, keyed by the text itself
+(its characters and styles, never a file's stat) and the width: an author going back and forth between
+neighbouring chapters does not have their state diff and scores wrapped again (about a third of what the
+two panes cost per selection). A new theme forgets them all.
 
 Mouse selection (as Textual's `Log`): the wrapped lines carry each character's offset in the unwrapped body
 (column = character index in its line, row = line index), so a drag selects the body's own text, full-width
@@ -27,15 +30,28 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 from textual.events import Resize
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
 from studio.i18n import Lang
+from widgets.compat import use_plain_row_styles
 from widgets.instant_keys import InstantScroll, QuietFocus
 from widgets.virtual_size import set_virtual_size
+
+REMEMBERED = 8
+"""How many texts' wrapped lines a pane keeps (`TextPane._remembered`)."""
+
+TextKey = tuple[str, tuple[object, ...], object, object, object, object, str]
+"""What a Rich `Text` shows, hashable (`text_key`)."""
+
+
+def text_key(text: Text) -> TextKey:
+    """A hashable key equal for two `Text`s exactly when they are equal (`Text.__eq__` compares the characters
+    and the spans) and wrap alike (base style, justify, overflow, no_wrap, end)."""
+    return (text.plain, tuple(text.spans), text.style, text.justify, text.overflow, text.no_wrap, text.end)
 
 
 class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
@@ -59,6 +75,7 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
+        use_plain_row_styles(self)  # its rows styled once per frame, not once per row (`compat.PlainRowStyles`)
         self.lang: Lang = lang
         self._body: Text | None = None
         self._lines: list[Strip] | None = None
@@ -66,6 +83,10 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
         self._lines_width = 0
         self._selected_lines: list[Strip] | None = None
         """`_lines` with the current selection painted (None: none made since the selection or text changed)."""
+        self._frame: tuple[list[Strip], int, int, Style] | None = None
+        """While `render_lines` runs: the wrapped lines, the top line's index, the width and the background."""
+        self._remembered: dict[tuple[TextKey, int], list[Strip]] = {}
+        """(text, width) -> its wrapped lines, of the last `REMEMBERED` texts wrapped (the most recent last)."""
 
     def initial_body(self) -> Text:
         """What the body shows when the pane is mounted."""
@@ -130,7 +151,7 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
         """The body's wrapped lines, with the selection painted while there is one."""
         width = self._wrap_width()
         if self._lines is None or width != self._lines_width:
-            self._lines = self._wrap(width, selected=False)
+            self._lines = self._wrap_remembered(width)
             self._lines_width = width
             self._selected_lines = None
         if self.text_selection is None:
@@ -138,6 +159,17 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
         if self._selected_lines is None:
             self._selected_lines = self._wrap(width, selected=True)
         return self._selected_lines
+
+    def _wrap_remembered(self, width: int) -> list[Strip]:
+        """The body wrapped at `width` (no selection), from the texts wrapped last when it is one of them."""
+        key = (text_key(self.body), width)
+        lines = self._remembered.pop(key, None)
+        if lines is None:
+            lines = self._wrap(width, selected=False)
+        self._remembered[key] = lines  # the most recent last
+        while len(self._remembered) > REMEMBERED:
+            del self._remembered[next(iter(self._remembered))]
+        return lines
 
     def _measure(self) -> None:
         """Wrap the body at the current width and size the scrollable area to it (no layout: see the docstring)."""
@@ -153,16 +185,33 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._lines = None  # the lines carry the styles' colours (a new theme)
+        self._remembered.clear()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows of `crop`, with what they share (the wrapped lines, the scroll offset, the width and the
+        background) read once for them all, not once per row."""
+        self._frame = (
+            self._wrapped(),
+            self.scroll_offset.y,
+            self.scrollable_content_region.width,
+            Style(bgcolor=self.visual_style.rich_style.bgcolor),  # the background alone, as a Static's padding
+        )
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
 
     def render_line(self, y: int) -> Strip:
-        lines = self._wrapped()
-        index = self.scroll_offset.y + y
-        width = self.scrollable_content_region.width
-        style = Style(bgcolor=self.visual_style.rich_style.bgcolor)  # the background alone, as a Static's padding
+        frame = self._frame
+        if frame is None:
+            frame = (self._wrapped(), self.scroll_offset.y, self.scrollable_content_region.width,
+                     Style(bgcolor=self.visual_style.rich_style.bgcolor))
+        lines, top, width, style = frame
+        index = top + y
         if 0 <= index < len(lines):
             line = lines[index]  # padded, not cropped-and-padded: that would drop a blank line's empty segment
             return line.extend_cell_length(width, style) if line.cell_length <= width else line.crop(0, width)
         return Strip.blank(width, style)
 
 
-__all__ = ["TextPane"]
+__all__ = ["REMEMBERED", "TextPane", "text_key"]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.models.changelog import ChangelogEntry, OpWarning
 from studio.models.patch import StateOp, StatePatch
@@ -395,6 +396,13 @@ _changelog_memo: dict[Path, tuple[int, int, bytes, list[ChangelogEntry]]] = {}
 _state_memo: dict[tuple[Path, int, int, int], CurrentState] = {}
 _memo_lock = threading.Lock()
 _STATE_MEMO_MAX = 64
+CHECKPOINT_EVERY = 16
+"""A replay of more than this many entries keeps the state at every multiple of it on the way (`_checkpoints`)."""
+_checkpoints: tuple[list[ChangelogEntry], dict[int, CurrentState]] = ([], {})
+"""(the parsed changelog they were replayed from, state version -> the state then), at multiples of
+`CHECKPOINT_EVERY`: a step back to the chapter before replays at most that many entries, not the log from its
+start (walking the outline upwards through 500 chapters cost a whole replay, 100+ ms, per key). Only those of
+the log parsed last are kept: a log parsed again (changed, or another project's) starts afresh."""
 
 
 @dataclass(frozen=True)
@@ -446,7 +454,9 @@ def _replay_near(root: Path, log: _Log, version: int) -> CurrentState:
     """The state at `version`, replayed from the nearest earlier version known of the same changelog: one
     memoised in this process (moving chapter by chapter replays one entry, not the whole log: on 500 chapters
     that was most of a chapter selection's time) or the one kept between starts (`replay_cache`: the first
-    screen replays only what was appended since); from the start when there is none, or when the log holds
+    screen replays only what was appended since) or a checkpoint an earlier replay kept on its way
+    (`_checkpoints`: a step back replays at most `CHECKPOINT_EVERY` entries); from the start when there is none,
+    or when the log holds
     another tool's lines or an `init` after its first line. A state newer than the one kept is kept for the next
     start.
     """
@@ -455,23 +465,67 @@ def _replay_near(root: Path, log: _Log, version: int) -> CurrentState:
     if not plain:  # another tool's lines or a re-based log: replay as the log says, from the start
         return replay(entries, upto_version=version, source=source)
     nearest: tuple[int, CurrentState] | None = None
+    stamp = (log.path, *log.stamp)
     with _memo_lock:
         for (memo_path, size, mtime, memo_version), state in _state_memo.items():
-            if (memo_path, size, mtime) == (log.path, *log.stamp) and memo_version <= version:
+            if (memo_path, size, mtime) == stamp and memo_version <= version:
                 if nearest is None or memo_version > nearest[0]:
                     nearest = (memo_version, state)
+        global _checkpoints
+        if _checkpoints[0] is not entries:  # another log, or this one parsed again: those are of no use
+            _checkpoints = (entries, {})
+        checkpoints = _checkpoints[1]
+        below = [v for v in checkpoints if v <= version]
+        if below and (nearest is None or max(below) > nearest[0]):
+            nearest = (max(below), checkpoints[max(below)])
     kept = replay_cache.kept_state(root, log.raw)
     if kept is not None and kept.state_version <= version and (nearest is None or kept.state_version > nearest[0]):
         nearest = (kept.state_version, kept)
-    if nearest is not None:
-        base_version, base = nearest
-        if base_version == version:
-            return base
-        state = replay_from(base, entries, upto_version=version, source=source)
-    else:
-        state = replay(entries, upto_version=version, source=source)
+    if nearest is not None and nearest[0] == version:
+        return nearest[1]
+    state = _replay_keeping_checkpoints(nearest, entries, version, source, checkpoints)
     replay_cache.keep_state(root, log.raw, entries, state)  # a no-op unless newer than the state kept
     return state
+
+
+def _replay_keeping_checkpoints(
+    nearest: tuple[int, CurrentState] | None,
+    entries: list[ChangelogEntry],
+    version: int,
+    source: str,
+    checkpoints: dict[int, CurrentState],
+) -> CurrentState:
+    """The state at `version`, replayed from `nearest` (or from the start), keeping in `checkpoints` the state
+    at each multiple of `CHECKPOINT_EVERY` passed on the way. A log the steps cannot follow (a gap, a version
+    that is not there) is replayed in one go, which raises the error it always did."""
+    def one_go() -> CurrentState:
+        if nearest is None:
+            return replay(entries, upto_version=version, source=source)
+        return replay_from(nearest[1], entries, upto_version=version, source=source)
+
+    first = nearest[0] if nearest is not None else (entries[0].base_state_version if entries else 0)
+    steps = list(range((first // CHECKPOINT_EVERY + 1) * CHECKPOINT_EVERY, version, CHECKPOINT_EVERY))
+    if not steps:
+        return one_go()
+    state: CurrentState | None = nearest[1] if nearest is not None else None
+    try:
+        for step in steps:
+            state = (replay(entries, upto_version=step, source=source) if state is None
+                     else replay_from(state, entries, upto_version=step, source=source))
+            with _memo_lock:
+                checkpoints[step] = state
+        assert state is not None
+        return replay_from(state, entries, upto_version=version, source=source)
+    except StudioError:
+        return one_go()
+
+
+def forget_replays() -> None:
+    """Forget every replayed state and checkpoint this process remembers (tests: a cold start)."""
+    global _checkpoints
+    with _memo_lock:
+        _state_memo.clear()
+        _checkpoints = ([], {})
 
 
 def _extra_names(project: Project) -> dict[str, str]:
