@@ -138,16 +138,16 @@ import threading
 threading.Thread(target=threading.Event().wait, name="stuck-for-the-test").start()
 """,
     "executor": """
-import asyncio
+import asyncio.unix_events
 import threading
-_init_stuck = offline.OfflineProvider.__init__
-def _stuck_init(self, *args, **kwargs):
-    _init_stuck(self, *args, **kwargs)
-    try:
-        asyncio.get_running_loop().run_in_executor(None, threading.Event().wait)
-    except RuntimeError:  # no loop: not the studio's provider
-        pass
-offline.OfflineProvider.__init__ = _stuck_init
+_add_stuck = asyncio.unix_events._UnixSelectorEventLoop.add_signal_handler
+def _stuck_add(self, sig, callback, *args):
+    # the App's loop, as it installs its signal handlers at mount: one job that never ends, run or no run
+    if not getattr(self, "_stuck_for_the_test", False):
+        self._stuck_for_the_test = True
+        self.run_in_executor(None, threading.Event().wait)
+    return _add_stuck(self, sig, callback, *args)
+asyncio.unix_events._UnixSelectorEventLoop.add_signal_handler = _stuck_add
 """,
 }
 

@@ -441,6 +441,10 @@ class NovelStudioApp(App[None]):
             if screen is not None and screen.is_mounted and screen.running:
                 screen.log_interrupt()
                 screen.runner.stop()
+        if not self.is_headless:  # a stuck thread cannot keep the process alive (never in a test's own process)
+            from screens.pipeline_runner import bound_the_exit
+
+            bound_the_exit(self.project_root, self.INTERRUPTED_EXIT)
         self.exit(return_code=self.INTERRUPTED_EXIT)
 
     def on_unmount(self) -> None:
