@@ -335,6 +335,7 @@ def test_a_sigint_after_the_studio_quit_is_ignored(monkeypatch: pytest.MonkeyPat
             assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
 
     monkeypatch.setattr(tui_app, "NovelStudioApp", QuitAtOnce)
+    monkeypatch.setattr("studio.cli.main.terminal_refusal", lambda lang: None)  # the suite's stdin gives no keys
     # A suite started as a background job inherits SIGINT ignored: start from the handler a terminal gives.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     assert launch_studio(tmp_path, lang="zh", offline=True) == 0
