@@ -182,14 +182,9 @@ def terminal_refusal(lang: Lang) -> str | None:
     (`serve`'s browser sessions) reads no terminal: never refused here."""
     if os.environ.get("TEXTUAL_DRIVER") or os.name != "posix":
         return None
-    from studio.tui.hangup import input_refusal  # no Textual: the hang-up watch imports it only when started
+    from studio.tui.hangup import input_refusal, stdin_fd  # no Textual here (the hang-up watch imports it)
 
-    stdin = sys.__stdin__
-    try:
-        fd = stdin.fileno() if stdin is not None else None
-    except (OSError, ValueError):
-        fd = None
-    return input_refusal(fd, lang)
+    return input_refusal(stdin_fd(), lang)
 
 
 def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = False) -> int:

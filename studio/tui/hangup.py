@@ -78,12 +78,17 @@ def stdin_refusal(driver_class: type[Any], lang: Lang) -> str | None:
         return None
     if not issubclass(driver_class, LinuxDriver):
         return None
+    return input_refusal(stdin_fd(), lang)
+
+
+def stdin_fd() -> int | None:
+    """The process's own standard input descriptor (`sys.__stdin__`, whatever replaced `sys.stdin`), or None
+    when it is closed."""
     stdin = sys.__stdin__
     try:
-        fd = stdin.fileno() if stdin is not None else None
+        return stdin.fileno() if stdin is not None else None
     except (OSError, ValueError):
-        fd = None
-    return input_refusal(fd, lang)
+        return None
 
 
 def input_refusal(fd: int | None, lang: Lang) -> str | None:
