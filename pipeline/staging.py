@@ -230,21 +230,11 @@ class ChapterStaging:
 
     def refined_text(self) -> str:
         """The text the judge reads: the refine record's result (the current file as a fallback)."""
-        if self.refine.is_file():
-            data = read_json(self.refine)
-            result = data.get("result") if isinstance(data, dict) else None
-            if isinstance(result, dict) and isinstance(result.get("text"), str):
-                return str(result["text"])
-        return read_text(self.current)
+        text = record_text(self.refine)
+        return read_text(self.current) if text is None else text
 
     def polished_text(self) -> str | None:
-        if not self.polish.is_file():
-            return None
-        data = read_json(self.polish)
-        result = data.get("result") if isinstance(data, dict) else None
-        if isinstance(result, dict) and isinstance(result.get("text"), str):
-            return str(result["text"])
-        return None
+        return record_text(self.polish)
 
     def sync_current(self, text: str) -> None:
         """Make the current staged text exactly `text` (after a crash between a record and the text)."""
@@ -259,12 +249,10 @@ class ChapterStaging:
             return False
         for record in (self.polish, self.refine):
             try:
-                data = read_json(record) if record.is_file() else None
+                text = record_text(record)
             except FormatError:  # a broken record: `repair` sets it aside; the next one may hold the text
                 continue
-            result = data.get("result") if isinstance(data, dict) else None
-            text = result.get("text") if isinstance(result, dict) else None
-            if isinstance(text, str) and text.strip():
+            if text is not None and text.strip():
                 atomic_write_text(self.current, text)
                 return True
         return False
@@ -365,6 +353,17 @@ def call_from_data(data: dict[str, Any]) -> CallRecord:
         prefix_hash=data.get("prefix_hash"),
         section_hashes=data.get("section_hashes") if isinstance(data.get("section_hashes"), dict) else None,
     )
+
+
+def record_text(record: Path) -> str | None:
+    """The result text of a refine or polish record (`refine_record`'s `result.text`); None when there is no
+    record or it holds no text. A record that is not JSON raises FormatError."""
+    if not record.is_file():
+        return None
+    data = read_json(record)
+    result = data.get("result") if isinstance(data, dict) else None
+    text = result.get("text") if isinstance(result, dict) else None
+    return text if isinstance(text, str) else None
 
 
 def refine_record(pass_index: int, source: str, text: str, result: RefineResult, edits: list[Any]) -> dict[str, Any]:
