@@ -21,14 +21,8 @@ from pipeline.providers.cost import settings_prices
 from pipeline.providers.ledger import LedgerProvider
 from pipeline.providers.presets import PRESETS
 from studio.models.settings import Settings
+from studio.models.settings import is_offline as is_offline  # its home; the CLI imports it from here
 from studio.paths import ProjectPaths
-
-
-def is_offline(settings: Settings, offline: bool = False) -> bool:
-    """Whether calls go to the offline provider: asked for, or the preset is offline."""
-    preset = PRESETS.get(settings.provider.preset)
-    return offline or (preset is not None and preset.offline)
-
 
 OFFLINE_DELAY_ENV = "NOVEL_STUDIO_OFFLINE_DELAY"
 

@@ -301,3 +301,11 @@ class Settings(_Table):
 # Both files share one shape; the names exist for readers of the contracts table.
 ProjectSettings = Settings
 UserSettings = Settings
+
+
+def is_offline(settings: Settings, offline: bool = False) -> bool:
+    """Whether calls go to the offline provider: asked for (`--offline`), or the preset is an offline one. Here,
+    beside the preset registry, so the studio can answer it before the first paint without importing the providers
+    (`pipeline.providers.factory` builds by it)."""
+    preset = PRESETS.get(settings.provider.preset)
+    return offline or (preset is not None and preset.offline)

@@ -11,7 +11,7 @@ this module (import-linter keeps it so); only the CLI launcher does.
 Providers: `provider_factory(settings)` when given (tests: `OfflineProvider(delay_s=0)`), else the offline
 provider with `offline=True`, else the Anthropic(-compatible) provider from the settings. Without a factory the
 provider is built at its first use (a run, a rebuild, a planning call), never to draw the first frame: the
-header's "offline" and provider name come from the settings (`settings_offline`, `provider_name`), as building
+header's "offline" and provider name come from the settings (`studio.models.settings.is_offline`, `provider_name`), as building
 it imports the Anthropic SDK and httpx (tests/test_start_imports.py).
 
 Planning (issue 7): `plan_session` / `quick_start` when given (tests pass fakes), else the pipeline's
@@ -49,7 +49,7 @@ from screens.main_screen import MainScreen
 from studio.errors import FormatError, StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import ProjectLock
-from studio.models.settings import PRESETS, Settings
+from studio.models.settings import Settings, is_offline
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.tui.hangup import HangupWatch, start_hangup_watch, stdin_refusal
@@ -92,13 +92,6 @@ ProviderFactory = Callable[[Settings], "ModelProvider"]
 # `pipeline.providers.offline.OfflineProvider.name`, named here without importing it (tests/test_start_imports.py
 # holds the two equal).
 OFFLINE_PROVIDER_NAME = "offline"
-
-
-def settings_offline(settings: Settings, offline: bool) -> bool:
-    """`pipeline.providers.factory.is_offline` without importing the providers: asked for (`--offline`), or the
-    settings' preset is an offline one (tests/test_start_imports.py holds the two equal)."""
-    preset = PRESETS.get(settings.provider.preset)
-    return offline or (preset is not None and preset.offline)
 
 
 class ProjectErrorScreen(Screen[None]):
@@ -391,7 +384,7 @@ class NovelStudioApp(App[None]):
         else:
             # The header must know whether it is offline; the provider itself is built at its first use (a run,
             # a rebuild): building it imports the Anthropic SDK and httpx (seconds of CPU) before the first paint.
-            self.offline = settings_offline(self.settings, self.offline)
+            self.offline = is_offline(self.settings, self.offline)
         self.title = self.project.name
         return MainScreen(self.project, self, lang=self.lang)
 
