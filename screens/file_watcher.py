@@ -5,7 +5,7 @@ After the screen's first paint (so that importing `watchfiles` is not on the way
 `app.workers.wait_for_complete()` must still return; stopped on unmount) and posts each debounced batch as
 `studio.tui.messages.ProjectChanged`, or `WatchFailed` once when the watcher itself fails (traceback to the
 studio log). It never touches a screen: what a change means is `studio.tui.watch_flow`'s business. Unmounted
-as the studio quits with a non-zero code (a signal), it arms the exit watchdog (`bound_the_exit`): the exit of an
+as the studio quits with a non-zero code (a signal), it arms the exit watchdog (`studio.exit_watchdog`): the exit of an
 idle studio is bounded too, not only that of a run.
 """
 
@@ -18,7 +18,8 @@ from typing import ClassVar
 
 from textual.widget import Widget
 
-from screens.pipeline_runner import bound_the_exit, log_line
+from studio.exit_watchdog import bound_the_exit
+from studio.studio_log import log_line
 from studio.tui.messages import ProjectChanged, WatchFailed
 from studio.watch import DEFAULT_DEBOUNCE_MS, ProjectChange, watch_project
 

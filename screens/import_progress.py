@@ -36,7 +36,6 @@ from textual.worker import Worker, WorkerState
 
 from pipeline.decisions import Question
 from screens.decision_dialog import ask
-from screens.pipeline_runner import log_line
 from screens.prompt_dialogs import ConfirmDialog, FoldedText
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
@@ -44,6 +43,7 @@ from studio.i18n_names import stage_name
 from studio.lock import ProjectLock
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
+from studio.studio_log import log_line
 from studio.tui.host import StudioServices
 from studio.tui.import_flow import extraction_status
 from studio.tui.messages import ImportProgress, PipelineEventPosted

@@ -47,7 +47,7 @@ from pipeline.events import (
     TextDelta,
 )
 from screens.file_watcher import FileWatcher
-from screens.pipeline_runner import LOG_FILE, PipelineRunner, log_line
+from screens.pipeline_runner import PipelineRunner
 from screens.plan_runner import PlanRunner
 from screens.rebuild_queue import RebuildQueue
 from studio.errors import StudioError
@@ -57,6 +57,7 @@ from studio.models.author_note import load_author_note
 from studio.paths import ProjectPaths
 from studio.project import Project
 from studio.status import spend_figures
+from studio.studio_log import LOG_FILE, log_line
 from studio.tui.heap import settle_heap
 from studio.tui.host import RunRequest, Severity, StudioServices
 from studio.tui.import_flow import ExtractionFlow

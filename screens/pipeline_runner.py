@@ -13,17 +13,15 @@ in an async Textual worker (`@work(exclusive=True, group="pipeline")`) on the ap
   failure go to `.novel-studio/logs/studio.log`, never to the screen as a traceback.
 
 `stop()` cancels the worker: the orchestrator leaves the chapter resumable (checkpoint + staging). When the
-studio quits on a signal (its return code set, not 0) the stopped run arms the exit watchdog (`bound_the_exit`):
+studio quits on a signal (its return code set, not 0) the stopped run arms the exit watchdog (`studio.exit_watchdog.bound_the_exit`):
 a thread that never ends cannot keep the process alive past the grace once the run's work is saved.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import traceback
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,12 +30,12 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from pipeline.decisions import Question, QuestionKind
-from studio.fileio import append_line
+from studio.exit_watchdog import bound_the_exit
 from studio.i18n import Lang
 from studio.i18n_names import describe_error
 from studio.models.settings import Settings
 from studio.paths import ProjectPaths
-from studio.signals import arm_exit_watchdog
+from studio.studio_log import log_line
 from studio.tui.discard import backed_up_message, backup_staged, confirm_discard_dialog
 from studio.tui.host import RunRequest
 from studio.tui.messages import PipelineEventPosted, RunEnded, StageRetrying
@@ -49,47 +47,10 @@ if TYPE_CHECKING:
     from pipeline.events import Event
     from pipeline.providers.base import ProviderError
 
-LOG_FILE = Path(".novel-studio") / "logs" / "studio.log"
-
 AgentsFactory = Callable[["RetryHook"], "Agents"]
 """Builds the `Agents` for one run (a fresh project view each time), reporting retries to the hook."""
 
 Ask = Callable[[Question], Awaitable[str]]
-
-
-def run_saved(root: Path) -> bool:
-    """No run of this process holds the project lock (`studio.lock`): a run releases it only after it unwound, its
-    checkpoint and staging written and no commit left half-done. What `arm_exit_watchdog` waits for."""
-    from studio.errors import StudioError
-    from studio.models.lock_info import LockInfo
-
-    try:
-        info = LockInfo.load(ProjectPaths(root).lock_info)
-    except (OSError, StudioError):  # no lock, or one this process never wrote (its writes are atomic)
-        return True
-    return info.pid != os.getpid()
-
-
-def bound_the_exit(root: Path, code: int) -> bool:
-    """The studio quits after a signal (or a vanished terminal) with `code`: end the process with it if a stuck
-    thread keeps it alive past the grace, once the run's work is saved (`studio.signals.arm_exit_watchdog`). The
-    stacks go to the studio log when `root` is a project. True when this call armed the watchdog. Only for the
-    studio's own process: never call it from a headless app (a test would be ended by it)."""
-
-    def log(message: str) -> None:
-        if (Path(root) / LOG_FILE).parent.parent.is_dir():  # .novel-studio/: a project, never a bare folder
-            log_line(root, message)
-
-    return arm_exit_watchdog(code, saved=lambda: run_saved(root), log=log)
-
-
-def log_line(root: Path, message: str) -> None:
-    """Append a timestamped line (or block) to the project's studio log; never raises."""
-    try:
-        stamp = datetime.now().isoformat(timespec="seconds")
-        append_line(Path(root) / LOG_FILE, f"{stamp} {message}")
-    except OSError:
-        pass
 
 
 class RunDecider:

@@ -48,10 +48,10 @@ from pipeline.events import (
     StageStarted,
     TextDelta,
 )
-from screens.pipeline_runner import log_line
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.project import Project
+from studio.studio_log import log_line
 from studio.tui.host import StudioServices
 from studio.tui.messages import PipelineEventPosted, PlanEnded, PlanJobKind
 

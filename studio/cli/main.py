@@ -208,7 +208,7 @@ def launch_studio(root: Path, *, lang: Lang, offline: bool, welcome: bool = Fals
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A stuck thread cannot keep an interrupted studio alive (never armed in a headless app: a test's process).
     if app.return_code == int(ExitCode.INTERRUPTED) and not app.is_headless:
-        from screens.pipeline_runner import bound_the_exit
+        from studio.exit_watchdog import bound_the_exit
 
         bound_the_exit(app.project_root, int(ExitCode.INTERRUPTED))
     # SIGINT/SIGTERM: the run was stopped resumably (130). An unhandled exception ends the app with

@@ -417,7 +417,7 @@ class NovelStudioApp(App[None]):
 
     def terminal_gone(self) -> None:
         """The terminal hung up without a SIGHUP (`studio.tui.hangup`): stop as on SIGHUP, saying why in the log."""
-        from screens.pipeline_runner import log_line
+        from studio.studio_log import log_line
 
         if self.project is not None:
             log_line(self.project.root, "the terminal went away (its input hung up); stopping as on SIGHUP")
@@ -435,7 +435,7 @@ class NovelStudioApp(App[None]):
                 screen.log_interrupt()
                 screen.runner.stop()
         if not self.is_headless:  # a stuck thread cannot keep the process alive (never in a test's own process)
-            from screens.pipeline_runner import bound_the_exit
+            from studio.exit_watchdog import bound_the_exit
 
             bound_the_exit(self.project_root, self.INTERRUPTED_EXIT)
         self.exit(return_code=self.INTERRUPTED_EXIT)

@@ -31,12 +31,12 @@ from typing import Any
 
 from pipeline.decisions import Option, Question, QuestionKind
 from pipeline.prompts_registry import ensure_pins, pin_notice
-from screens.pipeline_runner import log_line
 from studio.errors import LockHeldError, StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.lock import LockState, LockStatus, ProjectLock
 from studio.paths import ProjectPaths
 from studio.recovery import RecoveryKind, decide_recovery
+from studio.studio_log import log_line
 from studio.tui.discard import backed_up_message, backup_staged, confirm_discard_dialog
 from studio.tui.host import RunRequest, StudioHost
 
