@@ -77,6 +77,9 @@ MESSAGES: Catalog = {
         "remove the folder .novel.lock.takeover and try again",
     ),
     "unknown": ("未知", "unknown"),
+    # the errors' texts: the folder, then what holds it
+    "busy_error": ("{root}：{describe}", "{root}: {describe}"),
+    "stale_error": ("{root}：{describe}；接管后才能继续", "{root}: {describe}; take it over to continue"),
 }
 
 GUARD_NAME = ".novel.lock.takeover"
@@ -122,7 +125,8 @@ class LockBusyError(LockHeldError):
 
     def __init__(self, root: Path, status: LockStatus) -> None:
         self.status = status
-        super().__init__(f"{root}: {status.reason}")
+        super().__init__(tr(MESSAGES, "busy_error", "en", root=root, describe=status.reason))
+        self.zh = tr(MESSAGES, "busy_error", "zh", root=root, describe=status.describe("zh"))
 
 
 class StaleLockError(LockHeldError):
@@ -130,7 +134,8 @@ class StaleLockError(LockHeldError):
 
     def __init__(self, root: Path, status: LockStatus) -> None:
         self.status = status
-        super().__init__(f"{root}: {status.reason}; take it over to continue")
+        super().__init__(tr(MESSAGES, "stale_error", "en", root=root, describe=status.reason))
+        self.zh = tr(MESSAGES, "stale_error", "zh", root=root, describe=status.describe("zh"))
 
 
 def _duration(seconds: float, lang: Lang) -> str:

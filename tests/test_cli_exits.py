@@ -340,3 +340,18 @@ def test_a_sigint_after_the_studio_quit_is_ignored(monkeypatch: pytest.MonkeyPat
     signal.signal(signal.SIGINT, signal.default_int_handler)
     assert launch_studio(tmp_path, lang="zh", offline=True) == 0
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # conftest's `_sigint_restored` puts it back
+
+
+def test_a_held_lock_is_reported_in_the_ui_language(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """issue 12 item 4: the lock error of a command that writes was English in the Chinese CLI."""
+    holder = ProjectLock(ProjectPaths(root), heartbeat_interval=0)
+    holder.acquire()
+    try:
+        assert main(["undo", "--project", str(root), "--yes"]) == ExitCode.LOCKED
+        zh = capsys.readouterr().err
+        assert main(["undo", "--project", str(root), "--yes", "--lang", "en"]) == ExitCode.LOCKED
+        en = capsys.readouterr().err
+    finally:
+        holder.release()
+    assert zh.startswith(f"错误：{root}：项目正被另一进程使用") and "in use" not in zh and "heartbeat" not in zh, zh
+    assert en.startswith(f"Error: {root}: the project is in use by pid"), en

@@ -72,16 +72,25 @@ def set_help_lang(lang: Lang) -> None:
     _help_lang = lang
 
 
-# argparse's own error messages (Python 3.11's wording) in Chinese; anything else is shown as argparse says it
+# argparse's own error messages in Chinese (the wording of Python 3.11 to 3.13: 3.12 dropped the quotes around
+# the choices); anything else is shown as argparse says it. A value's expected type by its Chinese name.
+_TYPE_ZH = {"int": "整数", "float": "数字", "str": "文字", "Path": "路径"}
 _ARGPARSE_ZH: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^argument (.+?): (.*)$"), r"参数 \1：\2"),
     (re.compile(r"invalid choice: (.+) \(choose from (.+)\)$"), r"无效的选项 \1（可选：\2）"),
-    (re.compile(r"invalid (\w+) value: (.+)$"), r"无效的值 \2（应为 \1）"),
+    (re.compile(r"invalid (\w+) value: (.+)$"), r"无效的值 \2（应为\1）"),
     (re.compile(r"^unrecognized arguments: (.+)$"), r"无法识别的参数：\1"),
     (re.compile(r"^the following arguments are required: (.+)$"), r"缺少参数：\1"),
+    (re.compile(r"^one of the arguments (.+) is required$"), r"以下参数须给出一个：\1"),
     (re.compile(r"expected one argument$"), "需要一个值"),
+    (re.compile(r"expected at most one argument$"), "最多一个值"),
+    (re.compile(r"expected at least one argument$"), "至少需要一个值"),
+    (re.compile(r"expected (\d+) arguments?$"), r"需要 \1 个值"),
+    (re.compile(r"ignored explicit argument (.+)$"), r"不接受值 \1"),
+    (re.compile(r"^ambiguous option: (\S+) could match (.+)$"), r"选项 \1 不明确，可能是：\2"),
     (re.compile(r"not allowed with argument (.+)$"), r"不能与参数 \1 同时使用"),
 )
+_TYPE_NAME = re.compile(r"（应为(\w+)）$")
 
 
 def argparse_message(message: str, lang: Lang) -> str:
@@ -90,7 +99,7 @@ def argparse_message(message: str, lang: Lang) -> str:
         return message
     for pattern, replacement in _ARGPARSE_ZH:
         message = pattern.sub(replacement, message)
-    return message
+    return _TYPE_NAME.sub(lambda m: f"（应为{_TYPE_ZH.get(m.group(1), m.group(1))}）", message)
 
 
 def _cells(text: str) -> int:
