@@ -83,3 +83,16 @@ async def test_f_lists_the_findings_and_enter_jumps_to_one(sample: Path) -> None
         assert (area.selection.start, area.selection.end) == (
             view.display_row(row + 1, column), view.display_row(row + 1, column + len(target))
         )
+
+
+def test_a_finding_shown_in_the_other_language_keeps_its_count() -> None:
+    """A Chinese message says how often (`本章 3 次`); the English view of it gave the kind and the text only."""
+    saved = Finding(kind="blacklist", chapter=1, text="嘴角微微上扬", count=3, severity="medium",
+                    message="「嘴角微微上扬」在 AI 腔黑名单中（禁用，本章 3 次）")
+    assert finding_label(saved, "en") == "Ch 1 · medium · blacklisted phrase: 嘴角微微上扬 (3 times)"
+    english = saved.model_copy(update={"message": "'嘴角微微上扬' is on the AI-phrase blacklist (3 in this chapter)",
+                                       "count": 1234})
+    assert finding_label(english, "zh") == "第1章 · 中 · AI 腔黑名单：嘴角微微上扬（1234 次）"
+    assert finding_label(english, "en").endswith("(3 in this chapter)")  # its own language: as it was written
+    once = saved.model_copy(update={"count": 1})
+    assert finding_label(once, "en").endswith("blacklisted phrase: 嘴角微微上扬")  # once: no count to state

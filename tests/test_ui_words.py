@@ -99,7 +99,7 @@ def test_the_english_volume_review_names_saved_chinese_findings_in_english(tmp_p
     rows = english.split("## Check findings", 1)[1].split("##", 1)[0].strip().splitlines()[1:]
     assert len(rows) == 5, rows
     assert "- Ch 2 · high · name typo: 许清禾 -> 许青禾" in rows
-    assert "- Ch 1 · low · punctuation: , -> ，" in rows
+    assert "- Ch 1 · low · punctuation: , -> ， (3 times)" in rows  # the count the Chinese message states
     for row, finding in zip(rows, review.findings, strict=True):
         left = row.replace(finding.quote, "").replace(finding.suggestion or "", "")
         assert not _CJK.search(left), row

@@ -11,7 +11,8 @@ so it translates at display:
 - `written_in(message, quoted)`: the language a message was written in, judged on its own words with the chapter
   text it quotes (`Finding.text`, `.suggestion`) taken out: more CJK than Latin letters is Chinese;
 - `finding_message(...)` / `message_of(finding, lang)`: the message when it is in `lang`; otherwise the kind's name
-  with the quoted text and the suggested fix (`name typo: 许清禾 -> 许青禾`; `人名疑似笔误：许清禾 → 许青禾`).
+  with the quoted text, the suggested fix and how often it occurs (`Finding.count`, shown from 2: `name typo:
+  许清禾 -> 许青禾 (3 times)`; `人名疑似笔误：许清禾 → 许青禾（3 次）`), so that no view loses the count.
 No model is imported here beyond `Finding`'s type.
 """
 
@@ -54,6 +55,7 @@ KIND_LABELS: Catalog = {
 WORDS: Catalog = {
     "colon": ("：", ": "),
     "arrow": (" → ", " -> "),
+    "times": ("（{n} 次）", " ({n} times)"),
 }
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -71,8 +73,10 @@ def written_in(message: str, quoted: Iterable[str | None] = ()) -> Lang:
     return "zh" if len(_CJK.findall(message)) > len(_LATIN.findall(message)) else "en"
 
 
-def finding_message(kind: str, message: str, text: str, suggestion: str | None, lang: Lang) -> str:
-    """The finding's message in `lang` (see the module docstring)."""
+def finding_message(
+    kind: str, message: str, text: str, suggestion: str | None, lang: Lang, count: int = 1
+) -> str:
+    """The finding's message in `lang` (see the module docstring); `count` is how often it occurs."""
     if message and written_in(message, (text, suggestion)) == lang:
         return message
     said = kind_label(kind, lang)
@@ -80,8 +84,10 @@ def finding_message(kind: str, message: str, text: str, suggestion: str | None, 
         said += tr(WORDS, "colon", lang) + text
         if suggestion and suggestion != text:
             said += tr(WORDS, "arrow", lang) + suggestion
+    if count > 1:
+        said += tr(WORDS, "times", lang, n=f"{count:,}" if lang == "en" else count)
     return said
 
 
 def message_of(finding: Finding, lang: Lang) -> str:
-    return finding_message(finding.kind, finding.message, finding.text, finding.suggestion, lang)
+    return finding_message(finding.kind, finding.message, finding.text, finding.suggestion, lang, finding.count)

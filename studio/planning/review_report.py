@@ -135,10 +135,11 @@ class FindingRow:
     quote: str = ""  # the chapter text the finding points at
     suggestion: str | None = None
     message: str = ""
+    count: int = 1  # how often it occurs (`Finding.count`): kept when the message gives way to the kind's name
 
     def said(self, lang: Lang) -> str:
         """The row's text in `lang`: a message saved in the other language gives way to the kind's name."""
-        return finding_message(self.kind, self.message, self.quote, self.suggestion, lang)
+        return finding_message(self.kind, self.message, self.quote, self.suggestion, lang, self.count)
 
 
 @dataclass
@@ -291,7 +292,8 @@ def _findings(paths: ProjectPaths, numbers: Iterable[int]) -> tuple[list[Finding
         except StudioError:
             continue
         ran = True
-        rows += [FindingRow(n, f.kind, f.severity, (f.message or f.text).strip(), f.text, f.suggestion, f.message.strip())
+        rows += [FindingRow(n, f.kind, f.severity, (f.message or f.text).strip(), f.text, f.suggestion,
+                            f.message.strip(), f.count)
                  for f in report.findings]
     rows.sort(key=lambda f: (-severity_rank(f.severity), f.chapter))
     return rows, ran
