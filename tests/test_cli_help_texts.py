@@ -6,8 +6,10 @@ terminal's width in cells without breaking a word or starting a line with a clos
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -195,3 +197,31 @@ def test_every_argparse_error_wording_has_a_chinese_form() -> None:
                                                   "soft", "hard", "from", "fail-on", "f"}
         assert not left, (message, zh)
         assert argparse_message(message, "en") == message
+
+
+def _ui_strings(path: Path) -> Iterator[tuple[int, str]]:
+    """The string literals of a module that are not docstrings (f-strings' literal parts included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+def test_no_chinese_text_names_a_pipeline_agent() -> None:
+    """The author reads the studio's step names (起草, 卷规划 ...), never the pipeline's classes: `plan` printed
+    "PlotArchitect 正在规划……" and "交给 CharacterWeaver 创建"."""
+    root = Path(__file__).resolve().parent.parent
+    found = [
+        f"{path.relative_to(root)}:{line}: {text}"
+        for package in ("studio", "pipeline", "screens", "widgets")
+        for path in sorted((root / package).rglob("*.py"))
+        for line, text in _ui_strings(path)
+        if CJK.search(text) and AGENTS.search(text)
+    ]
+    assert not found, "\n".join(found)

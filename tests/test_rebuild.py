@@ -4,6 +4,7 @@ ledger, impact marks, the changelog design, crash safety and the `rebuild` CLI."
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -329,6 +330,18 @@ def test_cli_offline_prints_changes_and_impact(root: Path, capsys: pytest.Captur
     assert "需要复查的后续章节：" in out and "第 4 章：" in out
     assert_consistent(root)
     assert load_review_marks(ProjectPaths(root)).chapters()
+
+
+def test_cli_rejudge_names_the_recommendation_in_the_ui_language(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """issue 12 item 4: it printed `重新评分：4.18（pass）`."""
+    assert main(["rebuild", "3", "--project", str(root), "--offline", "--yes", "--rejudge"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("重新评分："))
+    assert re.fullmatch(r"重新评分：\d\.\d\d（(通过|润色|修订|待作者审阅|重写)）", line), line
+    assert main(["rebuild", "3", "--project", str(root), "--offline", "--yes", "--rejudge", "--lang", "en"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Judged again: "))
+    assert re.fullmatch(r"Judged again: \d\.\d\d \((pass|polish|revise|author review|rewrite)\)", line), line
 
 
 def test_cli_with_fake_agents_json(root: Path, monkeypatch: pytest.MonkeyPatch,

@@ -203,7 +203,7 @@ async def weave_character(
         if attempt < MAX_REPAIRS:
             current = repair_request(current, text, errors, registry)
     raise StructuredReplyError(
-        f"CharacterWeaver 的回复经过 {MAX_REPAIRS} 轮修正仍不合格，未写入任何内容：\n" + "\n".join(f"- {e}" for e in errors),
+        f"模型写的角色卡经过 {MAX_REPAIRS} 轮修正仍不合格，未写入任何内容：\n" + "\n".join(f"- {e}" for e in errors),
         errors=errors,
         last_text=text,
         calls=calls,

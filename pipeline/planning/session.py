@@ -128,13 +128,13 @@ MESSAGES: Catalog = {
         "(marked as written)",
     ),
     "calling_outline": (
-        "PlotArchitect 正在规划第 {first}-{last} 章的大纲、故事线调度和伏笔……",
-        "PlotArchitect is planning the outline, schedule and threads of chapters {first}-{last}...",
+        "正在规划第 {first}-{last} 章的大纲、故事线调度和伏笔……",
+        "planning the outline, schedule and threads of chapters {first}-{last}...",
     ),
     "calling_contracts": ("正在派生第 {first}-{last} 章的章节契约……", "deriving the contracts of chapters {first}-{last}..."),
     "weave": (
-        "本卷需要新角色 {names}：交给 CharacterWeaver 创建，预计最多 ${cost:.2f}",
-        "the volume needs new characters {names}: CharacterWeaver creates them, at most ${cost:.2f} estimated",
+        "本卷需要新角色 {names}：由模型创建角色卡，预计最多 ${cost:.2f}",
+        "the volume needs new characters {names}: the model creates their cards, at most ${cost:.2f} estimated",
     ),
     "over_cost": (
         "预计费用 ${cost:.2f} 超过上限 ${limit:.2f}，未调用模型",

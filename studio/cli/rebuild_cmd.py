@@ -41,6 +41,7 @@ from studio.cli.common import (
 )
 from studio.config import load_settings
 from studio.i18n import Catalog, Lang, tr
+from studio.i18n_names import recommendation_name
 from studio.impact import format_effect
 from studio.lock import ProjectLock
 from studio.paths import ProjectPaths
@@ -139,7 +140,7 @@ def render_result(result: RebuildResult, lang: Lang) -> str:
     if result.evaluation is not None:
         lines.append(
             tr(MESSAGES, "rejudged", lang, overall=result.evaluation.computed_overall(),
-               recommendation=result.evaluation.recommendation or "-")
+               recommendation=recommendation_name(result.evaluation.recommendation, lang))
         )
     if result.impacted:
         lines.append(tr(MESSAGES, "impacted", lang))
