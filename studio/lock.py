@@ -36,7 +36,7 @@ from typing import Self
 from studio.errors import FormatError, LockHeldError, ProjectNotFoundError
 from studio.fileio import atomic_write_json
 from studio.i18n import Catalog, Lang, tr
-from studio.models.lock_info import TOOL_NAME, LockInfo, now_local
+from studio.models.lock_info import TOOL_NAME, LockInfo, as_aware, now_local
 from studio.paths import ProjectPaths
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,8 @@ class LockStatus:
         fields = {
             "pid": info.pid if info else unknown,
             "host": (info.host or unknown) if info else unknown,
-            "since": info.started.isoformat() if info else unknown,
+            # local wall-clock time, as the author's clock shows it (the file keeps the ISO time with its offset)
+            "since": as_aware(info.started).astimezone().strftime("%Y-%m-%d %H:%M:%S") if info else unknown,
             "chapter": info.chapter if info and info.chapter is not None else "-",
             "ago": _duration(self.age_seconds, lang),
         }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -354,4 +355,5 @@ def test_a_held_lock_is_reported_in_the_ui_language(root: Path, capsys: pytest.C
     finally:
         holder.release()
     assert zh.startswith(f"错误：{root}：项目正被另一进程使用") and "in use" not in zh and "heartbeat" not in zh, zh
+    assert re.search(r"开始于 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d，", zh), zh  # local clock time, not ISO with offset
     assert en.startswith(f"Error: {root}: the project is in use by pid"), en
