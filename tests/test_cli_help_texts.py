@@ -72,7 +72,9 @@ def test_the_prompt_help_names_each_step_as_the_studio_does(capsys: pytest.Captu
 
 @pytest.mark.parametrize(("argv", "zh"), [
     (["status", "--bogus"], "novel-studio：错误：无法识别的参数：--bogus"),
-    (["continue", "x"], "novel-studio continue：错误：参数 N：无效的值 'x'（应为整数）"),
+    (["rebuild", "x"], "novel-studio rebuild：错误：参数 N：无效的值 'x'（应为整数）"),
+    (["continue", "0"], "novel-studio continue：错误：参数 N：章数应为正整数：0"),
+    (["continue", "x"], "novel-studio continue：错误：参数 N：章数应为正整数：x"),
     (["continue", "--max-cost", "x"], "novel-studio continue：错误：参数 --max-cost：无效的值 'x'（应为数字）"),
     (["check", "--f", "1"], "novel-studio check：错误：选项 --f 不明确，可能是：--from, --fix-punctuation, --fail-on"),
     (["status", "--json=1"], "novel-studio status：错误：参数 --json：不接受值 '1'"),

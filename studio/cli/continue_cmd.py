@@ -70,6 +70,7 @@ AGENTS_FACTORY: AgentsFactory | None = None
 MESSAGES: Catalog = {
     "help": ("续写 N 章（默认 1 章）", "write the next N chapters (default 1)"),
     "opt_n": ("要写的章数（被中断的章节算一章）", "how many chapters (a resumed chapter counts as one)"),
+    "bad_n": ("章数应为正整数：{value}", "the number of chapters must be a positive whole number: {value}"),
     "opt_yes": ("不提问，全部采用推荐选项（低分按 --on-low-score）", "ask nothing: take the recommended answers (low scores follow --on-low-score)"),
     "opt_low": ("低分章节的处理：pause 暂停 / accept 接受 / revise 修订", "low-score chapters: pause / accept / revise"),
     "opt_note": ("本章要求（必须发生的事、基调、篇幅）", "a note for the chapter (what must happen, tone, length)"),
@@ -122,12 +123,25 @@ MESSAGES: Catalog = {
 }
 
 
+def chapter_count(value: str) -> int:
+    """argparse type of `N`: 1 or more (0 or a negative number wrote nothing and said so as a success)."""
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(tr(MESSAGES, "bad_n", help_lang(), value=value))
+    return n
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lang = help_lang()
     parser = subparsers.add_parser(
         "continue", help=tr(MESSAGES, "help", lang), description=tr(MESSAGES, "help", lang)
     )
-    parser.add_argument("chapters", nargs="?", type=int, default=1, metavar="N", help=tr(MESSAGES, "opt_n", lang))
+    parser.add_argument(
+        "chapters", nargs="?", type=chapter_count, default=1, metavar="N", help=tr(MESSAGES, "opt_n", lang)
+    )
     parser.add_argument("--yes", "-y", action="store_true", help=tr(MESSAGES, "opt_yes", lang))
     parser.add_argument("--on-low-score", choices=LOW_SCORE_POLICIES, default=None, help=tr(MESSAGES, "opt_low", lang))
     parser.add_argument("--note", default=None, metavar="TEXT", help=tr(MESSAGES, "opt_note", lang))
