@@ -227,3 +227,18 @@ def test_no_chinese_text_names_a_pipeline_agent() -> None:
         if CJK.search(text) and AGENTS.search(text)
     ]
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("argv", [["prompt", "nosuch"], ["prompts", "upgrade", "nosuch", "--yes"]])
+def test_an_unknown_step_lists_each_known_name_once(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`summarizer` is both a short name and a prompt id: it was listed twice."""
+    from studio.init_project import init_project
+
+    monkeypatch.delenv("NOVEL_STUDIO_LANG", raising=False)
+    root = init_project(tmp_path / "novel")
+    assert main([*argv, "--project", str(root)]) == 2
+    said = capsys.readouterr().err
+    known = said.split("可用：", 1)[1].strip().split(", ")
+    assert "summarizer" in known and len(known) == len(set(known)), said

@@ -204,7 +204,7 @@ def resolve_agent(name: str, lang: Lang) -> str:
     key = name.strip().lower()
     prompt_id = ALIASES.get(key, key)
     if prompt_id not in SETTINGS_AGENT:
-        known = ", ".join([*ALIASES, *SETTINGS_AGENT])
+        known = ", ".join(dict.fromkeys([*ALIASES, *SETTINGS_AGENT]))  # an alias may also be an id (summarizer)
         raise UsageError(tr(MESSAGES, "unknown_agent", lang, name=name, known=known))
     return prompt_id
 

@@ -170,7 +170,7 @@ def upgrade_targets(rows: list[PinRow], agent: str | None, lang: Lang = "zh") ->
         prompt_id = ALIASES.get(key, key)
         row = next((r for r in rows if r.prompt_id == prompt_id), None)
         if row is None:
-            known = ", ".join([*ALIASES, *(r.prompt_id for r in rows)])
+            known = ", ".join(dict.fromkeys([*ALIASES, *(r.prompt_id for r in rows)]))  # summarizer is both
             raise UsageError(tr(MESSAGES, "unknown", lang, name=agent, known=known))
         return [row] if row.latest is not None and row.pinned != row.latest else []
     return [r for r in rows if r.latest is not None and (r.newer or r.missing or r.pinned is None)]
