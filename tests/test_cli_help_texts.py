@@ -149,13 +149,13 @@ def _bad_command_lines(path: list[str], parser: argparse.ArgumentParser) -> Iter
 
 
 def test_no_english_word_in_any_chinese_help_or_usage_error(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: object
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Every command and subcommand, its help and every kind of argparse usage error, in the default language:
     no Latin word the author did not type or cannot type (issue 12 item 4: argparse's "invalid int value",
     "ambiguous option", "ignored explicit argument" ... were English)."""
     monkeypatch.delenv("NOVEL_STUDIO_LANG", raising=False)
-    monkeypatch.chdir(str(tmp_path))  # no project here: nothing sets another language
+    monkeypatch.chdir(tmp_path)  # no project here: nothing sets another language
     leaks: dict[str, list[str]] = {}
     top = build_parser("zh")
     # an unknown option is reported with the top parser's usage; a help may name another command
