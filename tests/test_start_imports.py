@@ -28,9 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Never loaded before the first paint, offline or not: what a run, a dialog, a key's flow or a check needs.
 NOT_BEFORE_FIRST_PAINT = (
-    # the provider: built at its first use (a run, a rebuild), not to name it in the header
-    "anthropic", "httpx", "httpx2", "pipeline.providers.anthropic_provider", "pipeline.providers.offline",
-    "pipeline.providers.factory", "pipeline.providers.ledger", "pipeline.tokens", "pipeline.refine_edits",
+    # the provider: built at its first use (a run, a rebuild), not to name it in the header; nor its package
+    # (`pipeline.providers.base`, the prices, the presets, the retry): the events and the planning runner name
+    # its types in annotations only (stop 15: `pipeline.events` and `screens.plan_runner` loaded it)
+    "anthropic", "httpx", "httpx2", "pipeline.providers", "pipeline.tokens", "pipeline.refine_edits",
     "studio.checks.matcher", "ahocorasick", "jieba", "rapidfuzz",
     # the pipeline's agents, orchestrator and estimates
     "pipeline.agents", "pipeline.orchestrator", "pipeline.estimate",
