@@ -208,3 +208,24 @@ def test_a_log_read_after_the_racy_window_is_not_read_again(novel: Path, monkeyp
     monkeypatch.setattr(state_diff, "_read", reading)
     assert state_diff_for_chapter(project, 10) == first
     assert reads == []
+
+
+def test_warm_parses_the_whole_log_once_so_a_selection_parses_nothing(
+    novel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parsed: list[int]
+) -> None:
+    """The studio warms the log in a thread after its first paint (which parsed only the newest lines)."""
+    outcome(novel, CHAPTERS)
+    new_start()
+    assert isinstance(outcome(novel, CHAPTERS), StateDiff)  # the first paint: the newest lines only
+    state_diff.warm(log_of(novel))
+    parsed.clear()
+    diff = outcome(novel, 10)
+    assert parsed == []
+    assert diff == cold(novel, 10, tmp_path, monkeypatch)
+
+
+def test_warm_leaves_a_broken_log_to_the_pane(novel: Path) -> None:
+    log = log_of(novel)
+    log.write_bytes(log.read_bytes() + b"{oops}\n")
+    state_diff.warm(log)  # no error here: the pane shows it, with its line, when the chapter is shown
+    assert isinstance(outcome(novel, 10), str)

@@ -593,6 +593,17 @@ def _descriptions(project: Project) -> dict[str, str]:
     return {item.id: item.description for item in project.foreshadowing.foreshadowing if item.description}
 
 
+def warm(path: Path) -> None:
+    """Parse the changelog at `path` now, unless this process has already: the studio runs it in a worker thread
+    after its first paint (which parsed only the lines after the kept state), so the first selection of an
+    earlier chapter does not parse the whole log inside a key press. A log that does not parse is left for the
+    pane to report when it is shown."""
+    try:
+        _changelog(path)
+    except StudioError:
+        return
+
+
 def _chapter_entry(entries: Sequence[ChangelogEntry], n: int) -> ChangelogEntry | None:
     """Chapter `n`'s latest patch/rebuild line (not an init, another tool's line, a tool's or a review cleanup)."""
     return next(
