@@ -20,6 +20,10 @@ preset with a made-up API key in the environment (never sent: no call is made be
 without a key the key question would cover the outline the bench waits for). Until stop 14 that start imported
 the Anthropic SDK and httpx before its first paint.
 
+A line for the state pane alone: the last chapter's diff (`state_diff_for_chapter`) as a start computes it, the
+first call in a fresh interpreter with the user cache filled (the replayed state kept between starts), its CPU
+time: until stop 15 it parsed the whole changelog; now the lines after the kept state.
+
 `--callgrind` (needs valgrind): one more start, warm bytecode, under `valgrind --tool=callgrind` on the pty,
 in a child that runs the CLI as the author does and exits at once at its first frame of the main screen with
 the outline filled (`--child-exit-at-paint`): the instructions from spawn to the first paint, a figure that
@@ -120,6 +124,26 @@ def child_exit_at_paint(root: Path) -> int:
     return studio_main(["--project", str(root), "--offline"])
 
 
+def child_state_diff(root: Path) -> int:
+    """`--child-state-diff`: print the CPU seconds of the last chapter's state diff, the first in this process
+    (the project opened and the modules imported before the clock starts)."""
+    from studio.project import Project
+    from studio.views.state_diff import state_diff_for_chapter
+
+    project = Project.open(root)
+    last = max(project.committed_chapters(), default=1)
+    start = time.process_time()
+    state_diff_for_chapter(project, last)
+    print(time.process_time() - start)
+    return 0
+
+
+def state_diff_cpu_s(root: Path, env: dict[str, str]) -> float:
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child-state-diff", str(root)], env=env,
+                          cwd=str(ROOT), capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[-1])
+
+
 def callgrind_instructions(root: Path, env: dict[str, str], work: Path) -> int | None:
     """Instructions (callgrind's Ir) of one start, spawn to the first paint, on the pty; None without valgrind."""
     valgrind = shutil.which("valgrind")
@@ -182,6 +206,11 @@ def run_benchmark(work: Path, chapters: int, runs: int, cold: bool, out: object 
         say(f"    of which imports (from studio.tui.app import NovelStudioApp, fresh interpreter): CPU median "
             f"{statistics.median(imports):.2f} s (min {min(imports):.2f})")
         figures[label] = {"runs": done, "imports": imports}
+        if cwd == ROOT:
+            diffs = [state_diff_cpu_s(root, env) for _ in range(runs)]
+            say(f"    of which the state pane (the last chapter's diff, first call in a fresh interpreter): CPU median "
+                f"{statistics.median(diffs) * 1000:.1f} ms (min {min(diffs) * 1000:.1f})")
+            figures[f"{label}, state pane"] = diffs
     if real_provider:
         real_env = dict(warm_env, ANTHROPIC_API_KEY="bench-made-up-key-never-sent")
         start_once(root, real_env, last_title, offline=False)
@@ -212,7 +241,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--callgrind", action="store_true",
                         help="also count the instructions of one start under valgrind's callgrind")
     parser.add_argument("--child-exit-at-paint", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-state-diff", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child_state_diff is not None:
+        return child_state_diff(args.child_state_diff)
     if args.child_exit_at_paint is not None:
         return child_exit_at_paint(args.child_exit_at_paint)
     run_in_workdir(args.keep, "bench-start-",

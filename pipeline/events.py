@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pipeline.providers.base import Usage
+if TYPE_CHECKING:  # an annotation only: the studio's first paint imports the events, not the provider package
+    from pipeline.providers.base import Usage
 
 
 @dataclass(frozen=True)

@@ -25,29 +25,17 @@ resumes from its journal).
 from __future__ import annotations
 
 import asyncio
+import functools
 import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from textual import on, work
 from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from pipeline.decisions import Question, QuestionKind
-from pipeline.events import (
-    ChapterCommitted,
-    ChecksRan,
-    Event,
-    GateDecided,
-    Notice,
-    Paused,
-    RetryWaiting,
-    StageError,
-    StageFinished,
-    StageStarted,
-    TextDelta,
-)
 from studio.errors import StudioError
 from studio.i18n import Catalog, Lang, tr
 from studio.project import Project
@@ -56,16 +44,25 @@ from studio.tui.host import StudioServices
 from studio.tui.messages import PipelineEventPosted, PlanEnded, PlanJobKind
 
 if TYPE_CHECKING:
+    from pipeline.events import Event
     from studio.models.quick_start import QuickStartRequest  # annotations only: the model loads with its file
 
-Job = Callable[[Callable[[Question], Awaitable[str]], Callable[[Event], None]], Awaitable[object]]
+Job: TypeAlias = "Callable[[Callable[[Question], Awaitable[str]], Callable[[Event], None]], Awaitable[object]]"
 """A session bound to its arguments: `job(decide, emit)`."""
 
 _FINISHED = (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED)
-_RENDERED = (
-    StageStarted, TextDelta, StageFinished, GateDecided, ChapterCommitted, ChecksRan, Paused, StageError, Notice,
-    RetryWaiting,
-)
+
+
+@functools.cache
+def _rendered() -> tuple[type, ...]:
+    """The events the main screen renders itself (the others are shown as a `Notice`). `pipeline.events` (and the
+    provider types it names) loads with the first event of a run, not before the first paint."""
+    from pipeline import events
+
+    return (
+        events.StageStarted, events.TextDelta, events.StageFinished, events.GateDecided, events.ChapterCommitted,
+        events.ChecksRan, events.Paused, events.StageError, events.Notice, events.RetryWaiting,
+    )
 
 
 MESSAGES: Catalog = {
@@ -210,12 +207,14 @@ class PlanRunner(Widget):
         return answer
 
     def _emit(self, event: Event) -> None:
-        if isinstance(event, _RENDERED):
+        if isinstance(event, _rendered()):
             self.post_message(PipelineEventPosted(event))
             return
         text = progress_text(event, self.lang)
         log_line(self.project_root, f"{self._kind} progress: {type(event).__name__}: {text or ''}")
         if text is not None:
+            from pipeline.events import Notice
+
             self.post_message(PipelineEventPosted(Notice(None, text, "info")))
 
     @work(exclusive=True, group="planning", exit_on_error=False)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,26 +196,97 @@ class ProjectPaths:
         return self.staging / f"commit-{chapter_id(n)}.json"
 
 
+LISTING_RACY_NS = 2_000_000_000
+"""A folder changed less than this before it was listed is listed again at the next call: within the file
+system's timestamp granularity (FAT's 2 s is the coarsest) a second change could leave its stamp as it was.
+The same window as `studio.status_memo.RACY_NS` (not imported: that module imports this one)."""
+_LISTINGS_MAX = 256
+
+_Stamp = tuple[int, int, int, int]  # the folder's (st_dev, st_ino, st_mtime_ns, st_ctime_ns)
+_Entry = tuple[str, str, bool]  # (name, path, is a regular file)
+
+
+@dataclass(frozen=True)
+class _Listing:
+    stamp: _Stamp
+    entries: tuple[_Entry, ...]
+    matched: dict[tuple[str, int, bool], dict[int, Path]]  # (pattern, flags, strict) -> numbered_files' answer
+
+
+_listings: dict[str, _Listing] = {}
+_listings_lock = threading.Lock()
+
+
+def _listing(folder: Path) -> tuple[_Listing | None, tuple[_Entry, ...]]:
+    """The folder's entries, listed once while the folder's stamp is unchanged: (the memo they are kept in, or
+    None when they are not kept, and the entries). A missing folder has no entries."""
+    try:
+        st = os.stat(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, ()
+    key, stamp = os.fspath(folder), (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+    with _listings_lock:
+        held = _listings.get(key)
+    if held is not None and held.stamp == stamp:
+        return held, held.entries
+    listed_at = time.time_ns()
+    try:
+        with os.scandir(folder) as it:
+            raw = list(it)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, ()
+    entries = tuple((e.name, e.path, e.is_file()) for e in raw)
+    # Not kept: a folder whose entries changed within the racy window (every such change sets its mtime; a
+    # second one in the same tick would keep it), or one holding a symbolic link (`is_file` follows it: the
+    # target can change while the folder's stamp does not).
+    if st.st_mtime_ns > listed_at - LISTING_RACY_NS or any(e.is_symlink() for e in raw):
+        return None, entries
+    listing = _Listing(stamp, entries, {})
+    with _listings_lock:
+        if len(_listings) >= _LISTINGS_MAX:
+            _listings.pop(next(iter(_listings)))
+        _listings[key] = listing
+    return listing, entries
+
+
+def forget_listings() -> None:
+    """Forget every folder listing this process keeps (tests)."""
+    with _listings_lock:
+        _listings.clear()
+
+
 def numbered_files(folder: Path, pattern: re.Pattern[str], *, strict: bool = True) -> dict[int, Path]:
     """Files of `folder` whose names match `pattern` (group 1 is a chapter id), by chapter number.
 
     A listing only: nothing is opened. Names that do not match, or whose id is not a chapter id, are ignored;
     a missing folder lists nothing. `strict` (the default) also skips chapter 0 and anything that is not a
     regular file; `strict=False` keeps every matching name (what the search has always listed).
+
+    The folder is listed once while its stamp (device, inode, mtime and ctime in ns) is unchanged, whatever
+    the pattern: a start asks for the chapters, contracts, logs and evaluations from several places (the
+    project, the outline, the word counts), and used to list each folder two or three times. Adding, removing
+    or renaming an entry changes the folder's stamp; a folder changed within `LISTING_RACY_NS` before it was
+    listed, or holding a symbolic link, is listed again at every call. The answer is a new dict each time.
     """
+    listing, entries = _listing(folder)
+    key = (pattern.pattern, pattern.flags, strict)
+    if listing is not None:
+        with _listings_lock:
+            hit = listing.matched.get(key)
+        if hit is not None:
+            return dict(hit)
     found: dict[int, Path] = {}
-    try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    for entry in entries:
-        m = pattern.match(entry.name)
+    for name, path, is_file in entries:
+        m = pattern.match(name)
         if not m:
             continue
         try:
             n = parse_chapter_id(m.group(1))
         except UnsafeIdError:
             continue
-        if not strict or (n >= 1 and entry.is_file()):
-            found[n] = Path(entry.path)
+        if not strict or (n >= 1 and is_file):
+            found[n] = Path(path)
+    if listing is not None:
+        with _listings_lock:
+            listing.matched[key] = dict(found)
     return found

@@ -14,7 +14,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,9 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Never loaded before the first paint, offline or not: what a run, a dialog, a key's flow or a check needs.
 NOT_BEFORE_FIRST_PAINT = (
-    # the provider: built at its first use (a run, a rebuild), not to name it in the header
-    "anthropic", "httpx", "httpx2", "pipeline.providers.anthropic_provider", "pipeline.providers.offline",
-    "pipeline.providers.factory", "pipeline.providers.ledger", "pipeline.tokens", "pipeline.refine_edits",
+    # the provider: built at its first use (a run, a rebuild), not to name it in the header; nor its package
+    # (`pipeline.providers.base`, the prices, the presets, the retry): the events and the planning runner name
+    # its types in annotations only (stop 15: `pipeline.events` and `screens.plan_runner` loaded it)
+    "anthropic", "httpx", "httpx2", "pipeline.providers", "pipeline.tokens", "pipeline.refine_edits",
     "studio.checks.matcher", "ahocorasick", "jieba", "rapidfuzz",
     # the pipeline's agents, orchestrator and estimates
     "pipeline.agents", "pipeline.orchestrator", "pipeline.estimate",
@@ -41,7 +44,8 @@ NOT_BEFORE_FIRST_PAINT = (
 )
 
 
-def first_paint_modules(root: Path, work: Path, *extra: str) -> set[str]:
+def first_paint(root: Path, work: Path, *extra: str) -> dict[str, Any]:
+    """What the child saw at the first paint: `modules` (sorted names) and `listings` (project folder -> count)."""
     out = work / "modules.json"
     env = serve_env(work, 0.0)
     term = PtyTerm.spawn([sys.executable, str(ROOT / "tests" / "start_imports_child.py"), str(out), str(root), *extra],
@@ -50,7 +54,12 @@ def first_paint_modules(root: Path, work: Path, *extra: str) -> set[str]:
         assert term.wait_until(out.is_file, timeout=120), term.text()
     finally:
         term.close()
-    return set(json.loads(out.read_text(encoding="utf-8")))
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return seen
+
+
+def first_paint_modules(root: Path, work: Path, *extra: str) -> set[str]:
+    return set(first_paint(root, work, *extra)["modules"])
 
 
 @pytest.mark.parametrize("offline", [False, True], ids=["real provider, no key", "--offline"])
@@ -62,6 +71,24 @@ def test_the_first_paint_imports_no_provider_dialog_nor_flow(sample: Path, tmp_p
     assert "screens.main_screen" in loaded  # the child did reach the first paint of the main screen
     assert sorted(m for m in loaded if m.split(".")[0] in NOT_BEFORE_FIRST_PAINT or m in NOT_BEFORE_FIRST_PAINT
                   or any(m.startswith(f"{heavy}.") for heavy in NOT_BEFORE_FIRST_PAINT)) == []
+
+
+def test_the_first_paint_lists_each_project_folder_once(sample: Path, tmp_path: Path) -> None:
+    """Before: the chapters folder was listed twice before the first paint (the project's committed chapters,
+    the outline's fresh listing) and a volume's contracts folder twice (its two name patterns); on a full
+    `status` more. Every folder whose stamp is older than the racy window is listed once per process
+    (`studio.paths.numbered_files`)."""
+    for chapter in range(4, 30):  # more chapters than the sample's: more places that list them
+        (sample / "chapters" / f"chapter-{chapter:03d}.md").write_text(f"# 第{chapter}章 章\n\n正文。\n", encoding="utf-8")
+    contracts = sample / "volumes" / "vol-01" / "chapter-contracts"
+    contracts.mkdir(parents=True, exist_ok=True)
+    (contracts / "chapter-099.md").write_text("# 契约\n", encoding="utf-8")
+    past = time.time() - 3600  # older than `LISTING_RACY_NS`: a folder changed just now is listed again, rightly
+    for folder in [sample, *(p for p in sample.rglob("*") if p.is_dir())]:
+        os.utime(folder, (past, past))
+    listings = first_paint(sample, tmp_path, "--offline")["listings"]
+    assert "chapters" in listings and any(folder.endswith("chapter-contracts") for folder in listings), listings
+    assert {folder: n for folder, n in listings.items() if n > 1} == {}
 
 
 def test_a_stdin_without_keys_is_refused_before_textual_is_imported(sample: Path) -> None:

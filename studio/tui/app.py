@@ -481,8 +481,18 @@ class NovelStudioApp(App[None]):
         self.push_screen(screen)
         if not self.is_headless:
             self.call_after_refresh(settle_heap)  # once painted: no full collection inside a key press (heap)
+            self.call_after_refresh(self._warm_state_log)
         if isinstance(screen, MainScreen) and self.settings is not None and self.settings.ui.keymap:
             self.apply_keymap()
+
+    def _warm_state_log(self) -> None:
+        """After the first paint, which parsed only the changelog's newest lines for the last chapter's diff
+        (`studio.views.state_diff`): the whole log parsed in a thread, not in the first key press that selects
+        an earlier chapter. In a real terminal only (a headless App's tests count what a selection parses)."""
+        from studio.views import state_diff  # loaded already: the main screen shows the diff
+
+        self.run_worker(partial(state_diff.warm, ProjectPaths(self.project_root).changelog), thread=True,
+                        group="warm-state-log", exit_on_error=False)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         # Keep Textual's own (theme, keys, screenshot...) in the UI's language, but drop its quit: `q` asks first

@@ -36,6 +36,7 @@ from studio.fileio import read_text
 from studio.ids import parse_chapter_id
 from studio.models.checkpoint import PipelineStage
 from studio.outline import parse_outline
+from studio.paths import CHAPTER_FILE, numbered_files
 from studio.project import Project
 from studio.status import StatCache, total_word_count
 from studio.status_memo import cache_file
@@ -348,23 +349,9 @@ def build_outline_rows(
 
 
 def _fresh_committed(project: Project) -> list[int]:
-    """The committed chapter numbers from a fresh folder listing (Project memoises its own listing)."""
-    out: list[int] = []
-    try:
-        entries = list(os.scandir(project.root / "chapters"))
-    except OSError:
-        return out
-    for entry in entries:
-        name = entry.name
-        if not (name.startswith("chapter-") and name.endswith(".md")):
-            continue
-        try:
-            n = parse_chapter_id(name[:-3])
-        except UnsafeIdError:  # not a chapter file name
-            continue
-        if n >= 1 and entry.is_file():
-            out.append(n)
-    return sorted(out)
+    """The committed chapter numbers from the folder as it is now (`numbered_files` lists it again once it
+    changed; the Project's own list is taken once per load)."""
+    return sorted(numbered_files(project.root / "chapters", CHAPTER_FILE))
 
 
 def _word_counts(project: Project, committed: set[int], problems: list[Problem]) -> tuple[int, dict[int, int]]:

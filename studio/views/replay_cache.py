@@ -125,16 +125,29 @@ def kept_state(root: Path, raw: bytes) -> CurrentState | None:
     return kept.state if kept is not None and _valid_for(kept, raw) else None
 
 
-def keep_state(root: Path, raw: bytes, entries: Sequence[ChangelogEntry], state: CurrentState) -> None:
+def kept_prefix(root: Path, raw: bytes) -> tuple[int, CurrentState] | None:
+    """(the length of the prefix of `raw` it was replayed from, the kept state) when the kept state of the
+    project at `root` is valid for the changelog bytes `raw`, else None. That prefix is whole lines (it ends
+    with a newline) that this very code parsed and replayed without a problem, from a plain log."""
+    _, kept = _held(root)
+    if kept is None or not _valid_for(kept, raw) or not raw[: kept.log_bytes].endswith(b"\n"):
+        return None
+    return kept.log_bytes, kept.state
+
+
+def keep_state(
+    root: Path, raw: bytes, entries: Sequence[ChangelogEntry], state: CurrentState, *, start: int = 0
+) -> None:
     """Keep `state` (replayed from the plain changelog `raw`, parsed as `entries`) for the next start, unless
-    the cache already holds a valid state as recent or more recent."""
+    the cache already holds a valid state as recent or more recent. `start`: `entries` are those of
+    `raw[start:]` alone (a prefix of whole lines before them was parsed before: `kept_prefix`)."""
     version = state.state_version
     path, kept = _held(root)
     if kept is not None and kept.state.state_version >= version and _valid_for(kept, raw):
         return
     index = next((i for i, e in enumerate(entries) if e.state_version == version), None)
     code = code_digest()
-    ends = line_ends(raw)
+    ends = [start + end for end in line_ends(raw[start:])]
     if index is None or not code or index >= len(ends):  # the empty state (nothing replayed), or no code digest
         return
     prefix = raw[: ends[index]]

@@ -22,8 +22,9 @@ import copy
 import json
 import os
 import threading
+import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -392,8 +393,29 @@ def build_state_diff(
 
 # ---------------------------------------------------------------------------------------------- from a project
 
-_changelog_memo: dict[Path, tuple[int, int, bytes, list[ChangelogEntry]]] = {}
-_state_memo: dict[tuple[Path, int, int, int], CurrentState] = {}
+LogKey = tuple[int, int, int, int, int]
+"""The changelog file's stat: (size, mtime_ns, ctime_ns, device, inode)."""
+
+RACY_NS = 2_000_000_000
+"""A changelog read less than this after it was last modified is read again (and compared) at the next use,
+even with the same stat: a rewrite of the same size within the file system's timestamp granularity (FAT's
+2 s is the coarsest) keeps size and mtime. The same window as `studio.status_memo.RACY_NS`."""
+
+
+@dataclass(frozen=True)
+class _Log:
+    """The changelog as read: its stat (`key`), bytes and entries; `settled`: read at least `RACY_NS` after its
+    last modification, so an unchanged stat means unchanged bytes."""
+
+    path: Path
+    key: LogKey
+    raw: bytes
+    entries: list[ChangelogEntry]
+    settled: bool = False
+
+
+_changelog_memo: dict[Path, _Log] = {}
+_state_memo: dict[tuple[Path, LogKey, int], CurrentState] = {}
 _memo_lock = threading.Lock()
 _STATE_MEMO_MAX = 64
 CHECKPOINT_EVERY = 16
@@ -405,39 +427,75 @@ start (walking the outline upwards through 500 chapters cost a whole replay, 100
 the log parsed last are kept: a log parsed again (changed, or another project's) starts afresh."""
 
 
-@dataclass(frozen=True)
-class _Log:
-    """The changelog as read: its (size, mtime_ns), bytes and entries."""
-
-    path: Path
-    stamp: tuple[int, int]
-    raw: bytes
-    entries: list[ChangelogEntry]
-
-
-def _changelog(path: Path) -> _Log:
-    """The parsed changelog, memoised while its (size, mtime) is unchanged."""
+def _stat(path: Path) -> LogKey | None:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        return _Log(path, (0, 0), b"", [])
-    stamp = (st.st_size, st.st_mtime_ns)
-    with _memo_lock:
-        hit = _changelog_memo.get(path)
-    if hit is not None and (hit[0], hit[1]) == stamp:
-        return _Log(path, stamp, hit[2], hit[3])
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino)
+
+
+def _read(path: Path) -> tuple[bytes, bool] | None:
+    """The file's bytes, and whether they were read at least `RACY_NS` after its last modification (then no
+    later change can leave its stat as it was); None when it is gone."""
+    started = time.time_ns()
     try:
+        st = os.stat(path)
         raw = path.read_bytes()
     except FileNotFoundError:
-        return _Log(path, (0, 0), b"", [])
-    entries, _ = parse_changelog(raw, path)
+        return None
+    return raw, st.st_mtime_ns <= started - RACY_NS
+
+
+def _memoised(path: Path) -> _Log | None:
+    """The parsed changelog if this process parsed these very bytes already (no parse here): the stat is
+    unchanged and, while the file was modified too recently to trust its stat, its bytes are the same."""
+    key = _stat(path)
     with _memo_lock:
-        _changelog_memo[path] = (stamp[0], stamp[1], raw, entries)
-    return _Log(path, stamp, raw, entries)
+        hit = _changelog_memo.get(path)
+    if key is None or hit is None or hit.key != key:
+        return None
+    if hit.settled:
+        return hit
+    read = _read(path)
+    if read is None or read[0] != hit.raw:  # rewritten in place, same stat: what was kept of it is stale
+        _forget_log(path)
+        return None
+    if read[1]:
+        hit = replace(hit, settled=True)
+        with _memo_lock:
+            _changelog_memo[path] = hit
+    return hit
+
+
+def _forget_log(path: Path) -> None:
+    with _memo_lock:
+        _changelog_memo.pop(path, None)
+        for state_key in [k for k in _state_memo if k[0] == path]:
+            del _state_memo[state_key]
+
+
+def _changelog(path: Path) -> _Log:
+    """The parsed changelog, memoised while the file's stat is unchanged (and, within the racy window, its
+    bytes: `_memoised`)."""
+    hit = _memoised(path)
+    if hit is not None:
+        return hit
+    key = _stat(path)
+    read = _read(path) if key is not None else None
+    if key is None or read is None:
+        return _Log(path, (0, 0, 0, 0, 0), b"", [], settled=False)
+    raw, settled = read
+    entries, _ = parse_changelog(raw, path)
+    log = _Log(path, key, raw, entries, settled and _stat(path) == key)  # changed between stat and read: recheck
+    _forget_log(path)
+    with _memo_lock:
+        _changelog_memo[path] = log
+    return log
 
 
 def _state_at(root: Path, log: _Log, version: int) -> CurrentState:
-    key = (log.path, log.stamp[0], log.stamp[1], version)
+    key = (log.path, log.key, version)
     with _memo_lock:
         hit = _state_memo.get(key)
     if hit is not None:
@@ -465,10 +523,9 @@ def _replay_near(root: Path, log: _Log, version: int) -> CurrentState:
     if not plain:  # another tool's lines or a re-based log: replay as the log says, from the start
         return replay(entries, upto_version=version, source=source)
     nearest: tuple[int, CurrentState] | None = None
-    stamp = (log.path, *log.stamp)
     with _memo_lock:
-        for (memo_path, size, mtime, memo_version), state in _state_memo.items():
-            if (memo_path, size, mtime) == stamp and memo_version <= version:
+        for (memo_path, memo_key, memo_version), state in _state_memo.items():
+            if (memo_path, memo_key) == (log.path, log.key) and memo_version <= version:
                 if nearest is None or memo_version > nearest[0]:
                     nearest = (memo_version, state)
         global _checkpoints
@@ -536,27 +593,88 @@ def _descriptions(project: Project) -> dict[str, str]:
     return {item.id: item.description for item in project.foreshadowing.foreshadowing if item.description}
 
 
+def warm(path: Path) -> None:
+    """Parse the changelog at `path` now, unless this process has already: the studio runs it in a worker thread
+    after its first paint (which parsed only the lines after the kept state), so the first selection of an
+    earlier chapter does not parse the whole log inside a key press. A log that does not parse is left for the
+    pane to report when it is shown."""
+    try:
+        _changelog(path)
+    except StudioError:
+        return
+
+
+def _chapter_entry(entries: Sequence[ChangelogEntry], n: int) -> ChangelogEntry | None:
+    """Chapter `n`'s latest patch/rebuild line (not an init, another tool's line, a tool's or a review cleanup)."""
+    return next(
+        (e for e in reversed(entries)
+         if e.chapter == n and e.kind not in ("init", "foreign", "tool") and not is_review_cleanup(e)),
+        None,
+    )
+
+
+def _after_kept_state(root: Path, path: Path, n: int) -> tuple[ChangelogEntry, CurrentState] | None:
+    """Chapter `n`'s latest line and the state before it, parsing only the lines appended after the state kept
+    between starts (`replay_cache.kept_prefix`: a prefix of whole lines this code parsed and replayed before,
+    from a plain log, the same bytes): at a start, the last chapter's diff without parsing the whole log.
+
+    None when that does not answer: no kept state valid for these bytes, `n`'s line not among the new lines, a
+    new line that is not plain (another tool's, an `init`), repeats the line before it, or does not parse or
+    replay. The caller then parses the whole log, which reports every problem where it is, as it always did."""
+    read = _read(path)
+    kept = replay_cache.kept_prefix(root, read[0]) if read is not None else None
+    if read is None or kept is None:
+        return None
+    raw, (prefix, base) = read[0], kept
+    try:
+        tail, _ = parse_changelog(raw[prefix:], path)
+    except StudioError:
+        return None
+    first_new = next((line.strip() for line in raw[prefix:].split(b"\n", 2) if line.strip()), None)
+    last_kept = raw[:prefix].rstrip().rsplit(b"\n", 1)[-1].strip()
+    entry = _chapter_entry(tail, n)
+    if entry is None or first_new == last_kept or any(e.kind in ("foreign", "init") for e in tail):
+        return None
+    if entry.snapshot is not None:
+        return entry, CurrentState.model_validate(entry.snapshot)
+    if entry.base_state_version < base.state_version:
+        return None
+    if entry.base_state_version == base.state_version:
+        return entry, base
+    try:
+        before = replay_from(base, tail, upto_version=entry.base_state_version, source=str(path))
+    except StudioError:
+        return None
+    replay_cache.keep_state(root, raw, tail, before, start=prefix)  # the next start parses fewer lines
+    return entry, before
+
+
 def state_diff_for_chapter(project: Project, n: int) -> StateDiff | None:
     """The state diff of chapter `n`: its latest patch/rebuild line of the changelog against the state
     before it, or (not merged yet) its staged delta against the current state. None: no patch for `n`.
 
     Raises FormatError (or StateVersionMismatch) when the changelog cannot be read or replayed; the caller
-    shows the problem. Parsed changelogs and replayed states are memoised by the changelog's (size, mtime), and
-    the newest replayed state is kept between starts (`studio.views.replay_cache`).
+    shows the problem. Parsed changelogs and replayed states are memoised by the changelog's stat (size,
+    mtime, ctime, inode; its bytes compared again while it is within the racy window), and the newest
+    replayed state is kept between starts (`studio.views.replay_cache`). Until this process has parsed the
+    log, a chapter whose line comes after that kept state parses only the lines after it
+    (`_after_kept_state`: the first paint shows the last chapter's diff without parsing 500 chapters' log).
     """
-    log = _changelog(project.paths.changelog)
-    entry = next(
-        (e for e in reversed(log.entries)
-         if e.chapter == n and e.kind not in ("init", "foreign", "tool") and not is_review_cleanup(e)),  # n's ops
-        None,
-    )
+    path = project.paths.changelog
+    log = _memoised(path)
+    found = _after_kept_state(project.root, path, n) if log is None else None
+    entry: ChangelogEntry | None
+    if found is not None:
+        entry, before = found
+    else:
+        log = log if log is not None else _changelog(path)
+        entry = _chapter_entry(log.entries, n)
+        if entry is not None:
+            before = (CurrentState.model_validate(entry.snapshot) if entry.snapshot is not None
+                      else _state_at(project.root, log, entry.base_state_version))
     extra = _extra_names(project)
     descriptions = _descriptions(project)
     if entry is not None:
-        if entry.snapshot is not None:
-            before = CurrentState.model_validate(entry.snapshot)
-        else:
-            before = _state_at(project.root, log, entry.base_state_version)
         return build_state_diff(
             before,
             entry.ops,
@@ -571,13 +689,13 @@ def state_diff_for_chapter(project: Project, n: int) -> StateDiff | None:
     if not delta.is_file():
         return None
     patch = StatePatch.load(delta)
-    before = project.state
-    _, applied, warnings = apply_patch(before, patch)
+    current = project.state
+    _, applied, warnings = apply_patch(current, patch)
     return build_state_diff(
-        before,
+        current,
         applied,
         warnings,
-        display_names=collect_display_names(before, extra=extra),
+        display_names=collect_display_names(current, extra=extra),
         descriptions=descriptions,
         chapter=n,
         base_state_version=patch.base_state_version,
