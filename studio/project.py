@@ -486,17 +486,24 @@ class Project:
         return _load_contract(path, n) if path.is_file() else None
 
     def notices(
-        self, *, lang: Lang | None = None, category_only: Sequence[tuple[str, str]] | None = None
+        self,
+        *,
+        lang: Lang | None = None,
+        category_only: Sequence[tuple[str, str]] | None = None,
+        foreign_changelog: bool | None = None,
     ) -> list[Problem]:
         """What was read with a caveat, each naming its file (and line): nothing here stops the project from
-        opening or writing, but the author should know. Reads the changelog (not at open: cold start stays fast)."""
+        opening or writing, but the author should know. Reads the changelog (not at open: cold start stays fast)
+        unless the caller knows it holds no other tool's line (`foreign_changelog=False`: `status`, from the
+        changelog's facts, `studio.coldstart.ChangelogFacts`)."""
         lang = lang or _lang()
         out: list[Problem] = []
         cp = self.checkpoint
         step = getattr(cp, "quick_start_step", None)
         if cp.orchestrator_state == OrchestratorState.QUICK_START and step is not None:
             out.append(Problem(self.paths.checkpoint, tr(MESSAGES, "quick_start", lang, step=step), json_path="$.quick_start_step"))
-        out += _foreign_changelog_notices(self.paths.changelog, lang)
+        if foreign_changelog is not False:
+            out += _foreign_changelog_notices(self.paths.changelog, lang)
         if category_only is None:  # `status` passes its cached copy of the blacklist's answer
             category_only = self.ai_blacklist.category_only_words()
         for where, word in category_only:
