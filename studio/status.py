@@ -34,7 +34,6 @@ from pydantic import BaseModel, Field
 
 from studio.coldstart import ChangelogFacts, changelog_facts, check_cold_start
 from studio.errors import FormatError, Problem, StudioError
-from studio.fileio import atomic_write_text
 from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Lang, env_lang, tr
 from studio.lock import LockStatus, ProjectLock
@@ -46,6 +45,7 @@ from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
 from studio.spend_ledger import SpendTotals, spend_totals
 from studio.stat_cache import StatCache as StatCache  # re-exported: `studio.views.outline_rows` uses it
+from studio.stat_cache import write_cache
 
 # defined in the memo module, which the repeat `status` imports alone; re-exported here
 from studio.status_memo import RACY_NS, cache_file
@@ -287,13 +287,8 @@ class ReportParts:
         return value
 
     def save(self) -> None:
-        if not self.code or self.new == self.old:
-            return
-        data = {"version": _PARTS_VERSION, "code": self.code, "parts": self.new}
-        try:
-            atomic_write_text(self.path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
-        except OSError:
-            pass
+        if self.code and self.new != self.old:
+            write_cache(self.path, {"version": _PARTS_VERSION, "code": self.code, "parts": self.new})
 
 
 # ---------------------------------------------------------------------------------------------- building
