@@ -20,8 +20,8 @@ which counts that child alone):
 - repeat: nothing changed since the last run: the memo's output is printed.
 Each case's child peak resident memory follows. Separate lines are the imports alone (fresh interpreters): the
 repeat path (`studio.cli.main`, `status_cmd`, `status_memo`) and the full report's (`studio.status`,
-`studio.project` on top), with the pydantic model classes each builds: what a status process pays before it
-reads a file.
+`studio.project` on top, after `status_cmd._without_pydantic_plugins()` as a status process does), with the
+pydantic model classes each builds: what a status process pays before it reads a file.
 
 The child's peak memory is its own `VmHWM` (/proc/self/status, read by a two-line shim at its exit): Linux's
 `ru_maxrss` of a child (RUSAGE_CHILDREN, wait4) starts from the parent's high-water mark at fork, so for a
@@ -123,7 +123,9 @@ _COUNT_MODELS = (  # counted only where pydantic was imported already: counting 
 )
 # What a repeat `status` imports (the memo path), and what the full report imports on top of it.
 REPEAT_IMPORTS = "import studio.cli.main, studio.cli.status_cmd, studio.status_memo"
-FULL_IMPORTS = REPEAT_IMPORTS + ", studio.project, studio.status"
+# as a status process does before its first model (`status_cmd.early`): pydantic without its plugin scan
+FULL_IMPORTS = (REPEAT_IMPORTS + "\nstudio.cli.status_cmd._without_pydantic_plugins()\n"
+                "import studio.project, studio.status")
 
 
 def import_figures(env: dict[str, str], runs: int, imports: str) -> tuple[list[float], int, bool]:

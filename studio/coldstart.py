@@ -27,7 +27,7 @@ not change does not validate a long log again; any change validates it as before
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -353,12 +353,16 @@ class ColdStart:
     checkpoint: Checkpoint
     findings: list[Finding] = field(default_factory=list)
     known_facts: ChangelogFacts | None = None  # the changelog's, from a caller that validated it (module rules)
+    chapter_files: Mapping[int, Path] | None = None  # chapters/ as the caller listed it (`numbered_files`)
     foreshadowing_valid: bool = False  # the caller validated the foreshadowing ledger in this run
 
     @cached_property
     def chapters(self) -> dict[int, int]:
         """Chapter number -> file size, of `chapters/chapter-NNN.md`."""
-        return {n: p.stat().st_size for n, p in numbered_files(self.paths.root / "chapters", _CHAPTER_NAME).items()}
+        files = self.chapter_files
+        if files is None:
+            files = numbered_files(self.paths.root / "chapters", _CHAPTER_NAME)
+        return {n: p.stat().st_size for n, p in files.items()}
 
     @cached_property
     def pending_journals(self) -> set[int]:
@@ -708,16 +712,19 @@ def check_cold_start(
     *,
     changelog: ChangelogFacts | None = None,
     foreshadowing_valid: bool = False,
+    chapter_files: Mapping[int, Path] | None = None,
 ) -> list[Finding]:
     """Every finding, common rules first, then those of the checkpoint's orchestrator state. `changelog`: the
     changelog's facts from a caller that validated it (None: it is read here); `foreshadowing_valid`: the
-    caller validated the foreshadowing ledger in this run (it is not read again)."""
+    caller validated the foreshadowing ledger in this run (it is not read again); `chapter_files`: chapters/ as
+    the caller listed it with `numbered_files` and `_CHAPTER_NAME`'s pattern (None: listed here)."""
     found: list[Finding] = []
     if checkpoint is None:
         checkpoint, found = load_checkpoint_checked(paths)
         if found:
             return found
-    ctx = ColdStart(paths, checkpoint, known_facts=changelog, foreshadowing_valid=foreshadowing_valid)
+    ctx = ColdStart(paths, checkpoint, known_facts=changelog, foreshadowing_valid=foreshadowing_valid,
+                    chapter_files=chapter_files)
     for rule in (*COMMON, *RULES.get(checkpoint.orchestrator_state, ())):
         produced = list(rule(ctx))
         found.extend(ctx.findings)

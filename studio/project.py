@@ -294,7 +294,7 @@ class Project:
         self.schedule = schedule
         self.contracts = contracts
         self.has_settings = has_settings
-        self._committed: list[int] | None = None
+        self._committed: dict[int, Path] | None = None
         self._evaluations: dict[int, Evaluation | None] = {}
         self._logs: dict[int, PipelineLog | None] = {}
 
@@ -422,9 +422,13 @@ class Project:
 
     def committed_chapters(self) -> list[int]:
         """Chapter numbers present in chapters/ (from the folder listing; no file is opened)."""
+        return sorted(self.committed_chapter_files())
+
+    def committed_chapter_files(self) -> dict[int, Path]:
+        """The chapter files of chapters/ by number, as listed (`studio.paths.numbered_files`), listed once."""
         if self._committed is None:
-            self._committed = sorted(numbered_files(self.paths.root / "chapters", _CHAPTER_NAME))
-        return list(self._committed)
+            self._committed = numbered_files(self.paths.root / "chapters", _CHAPTER_NAME)
+        return dict(self._committed)
 
     def chapter_file(self, n: int) -> Path:
         return self.paths.chapter(n)

@@ -544,7 +544,8 @@ def cold_start_notes(
         else:
             record.note(settings.ui.lang)
     checkpoint = project.checkpoint if project.has_checkpoint else None
-    for f in check_cold_start(project.paths, checkpoint, changelog=changelog, foreshadowing_valid=True):
+    for f in check_cold_start(project.paths, checkpoint, changelog=changelog, foreshadowing_valid=True,
+                              chapter_files=project.committed_chapter_files()):
         note = ColdStartNote(key=f.key, text=f.describe("zh"), text_en=f.describe("en"))
         {"refuse": blockers, "repairable": repairs}.get(f.severity, notes).append(note)
     journals = _unreadable_journals(project)

@@ -176,3 +176,22 @@ def test_changelog_facts_of_another_shape_are_not_believed() -> None:
                                 [0, None, 0, [], 0]]
     for bad in bad_values:
         assert ChangelogFacts.from_data(bad) is None, bad
+
+
+def test_a_full_report_lists_the_chapters_once(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cold-start check takes the project's listing of chapters/ (`Project.committed_chapter_files`)."""
+    import studio.coldstart as coldstart_module
+    import studio.project as project_module
+
+    listed: list[Path] = []
+    for module in (coldstart_module, project_module):
+        real = module.numbered_files
+
+        def listing(folder: Path, *args: Any, real: Any = real, **kwargs: Any) -> Any:
+            listed.append(Path(folder))
+            return real(folder, *args, **kwargs)
+
+        monkeypatch.setattr(module, "numbered_files", listing)
+    report = build_status(Project.open(sample, for_status=True))
+    assert listed.count(ProjectPaths(sample).root / "chapters") == 1
+    assert report.chapters_committed > 0
