@@ -16,7 +16,10 @@ which counts that child alone):
 - first run after an evaluation edited outside a commit: the same rewrite without the record: its stat misses
   the score cache, so it is validated with its model (pydantic imported, the evaluation's classes built);
 - first run after a change the full report needs: `state/current-state.json` rewritten (same bytes, new
-  mtime): the whole report is built (`studio.status`), its caches warm;
+  mtime): the whole report is built (`studio.status`), its caches warm (the changelog's facts too: it did not
+  change, `studio.coldstart.ChangelogFacts`);
+- first run after a change of state and changelog, as a commit leaves them: both rewritten (same bytes, new
+  mtimes): the whole report, the changelog validated line by line again;
 - repeat: nothing changed since the last run: the memo's output is printed.
 Each case's child peak resident memory follows. Separate lines are the imports alone (fresh interpreters): the
 repeat path (`studio.cli.main`, `status_cmd`, `status_memo`) and the full report's (`studio.status`,
@@ -152,6 +155,15 @@ def touch_chapter(root: Path, folder: str = "chapters", pattern: str = "*.md") -
     time.sleep(RACY_NS / 1e9 + 0.1)
 
 
+def touch_state_and_changelog(root: Path) -> None:
+    """The state file and the changelog rewritten (same bytes, new mtimes), then `RACY_NS` waited out: what the
+    full report sees after a commit (its changelog's facts are not kept for these stats)."""
+    for name in ("current-state.json", "changelog.jsonl"):
+        path = root / "state" / name
+        path.write_bytes(path.read_bytes())
+    time.sleep(RACY_NS / 1e9 + 0.1)
+
+
 def _stale_bytecode(source: Path) -> bool:
     """Whether `source` has no .pyc or one that no longer matches it (its header's mtime and size, PEP 552):
     Python then compiles the module at every import and, with PYTHONDONTWRITEBYTECODE, never keeps it."""
@@ -227,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
             first: list[ChildRun] = []
             other: list[ChildRun] = []
             full: list[ChildRun] = []
+            committed: list[ChildRun] = []
             repeat: list[ChildRun] = []
             rejudged: list[ChildRun] = []
             for _ in range(args.runs):
@@ -237,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
                 other.append(run_child(cmd, env)[0])
                 touch_chapter(root, "state", "current-state.json")
                 full.append(run_child(cmd, env)[0])
+                touch_state_and_changelog(root)
+                committed.append(run_child(cmd, env)[0])
                 touch_chapter(root)
                 first.append(run_child(cmd, env)[0])
                 repeat.append(run_child(cmd, env)[0])
@@ -244,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
                                 ("first run after a re-judge (score recorded by the commit)", rejudged),
                                 ("first run after an evaluation edited outside a commit (validated)", other),
                                 ("first run after a change of state (the full report)", full),
+                                ("first run after a change of state and changelog (full report, log validated)",
+                                 committed),
                                 ("repeat, nothing changed", repeat)):
                 print(f"status as a whole process, {label}, {args.runs} runs: wall {_ms([r.wall_s for r in runs])}, "
                       f"CPU (user+sys of the child) {_ms([r.cpu_s for r in runs])}; exit {runs[-1].exit_code}")
