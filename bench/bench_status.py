@@ -16,12 +16,15 @@ which counts that child alone):
 - first run after an evaluation edited outside a commit: the same rewrite without the record: its stat misses
   the score cache, so it is validated with its model (pydantic imported, the evaluation's classes built);
 - first run after a change the full report needs: `state/current-state.json` rewritten (same bytes, new
-  mtime): the whole report is built (`studio.status`), its caches warm;
+  mtime): the whole report is built (`studio.status`), its caches warm (the changelog's facts too: it did not
+  change, `studio.coldstart.ChangelogFacts`);
+- first run after a change of state and changelog, as a commit leaves them: both rewritten (same bytes, new
+  mtimes): the whole report, the changelog validated line by line again;
 - repeat: nothing changed since the last run: the memo's output is printed.
 Each case's child peak resident memory follows. Separate lines are the imports alone (fresh interpreters): the
 repeat path (`studio.cli.main`, `status_cmd`, `status_memo`) and the full report's (`studio.status`,
-`studio.project` on top), with the pydantic model classes each builds: what a status process pays before it
-reads a file.
+`studio.project` on top, after `status_cmd._without_pydantic_plugins()` as a status process does), with the
+pydantic model classes each builds: what a status process pays before it reads a file.
 
 The child's peak memory is its own `VmHWM` (/proc/self/status, read by a two-line shim at its exit): Linux's
 `ru_maxrss` of a child (RUSAGE_CHILDREN, wait4) starts from the parent's high-water mark at fork, so for a
@@ -123,7 +126,9 @@ _COUNT_MODELS = (  # counted only where pydantic was imported already: counting 
 )
 # What a repeat `status` imports (the memo path), and what the full report imports on top of it.
 REPEAT_IMPORTS = "import studio.cli.main, studio.cli.status_cmd, studio.status_memo"
-FULL_IMPORTS = REPEAT_IMPORTS + ", studio.project, studio.status"
+# as a status process does before its first model (`status_cmd.early`): pydantic without its plugin scan
+FULL_IMPORTS = (REPEAT_IMPORTS + "\nstudio.cli.status_cmd._without_pydantic_plugins()\n"
+                "import studio.project, studio.status")
 
 
 def import_figures(env: dict[str, str], runs: int, imports: str) -> tuple[list[float], int, bool]:
@@ -147,6 +152,15 @@ def touch_chapter(root: Path, folder: str = "chapters", pattern: str = "*.md") -
     waited out, as a change made a few seconds before `status` is run."""
     chapter = max((root / folder).glob(pattern))
     chapter.write_bytes(chapter.read_bytes())
+    time.sleep(RACY_NS / 1e9 + 0.1)
+
+
+def touch_state_and_changelog(root: Path) -> None:
+    """The state file and the changelog rewritten (same bytes, new mtimes), then `RACY_NS` waited out: what the
+    full report sees after a commit (its changelog's facts are not kept for these stats)."""
+    for name in ("current-state.json", "changelog.jsonl"):
+        path = root / "state" / name
+        path.write_bytes(path.read_bytes())
     time.sleep(RACY_NS / 1e9 + 0.1)
 
 
@@ -225,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
             first: list[ChildRun] = []
             other: list[ChildRun] = []
             full: list[ChildRun] = []
+            committed: list[ChildRun] = []
             repeat: list[ChildRun] = []
             rejudged: list[ChildRun] = []
             for _ in range(args.runs):
@@ -235,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
                 other.append(run_child(cmd, env)[0])
                 touch_chapter(root, "state", "current-state.json")
                 full.append(run_child(cmd, env)[0])
+                touch_state_and_changelog(root)
+                committed.append(run_child(cmd, env)[0])
                 touch_chapter(root)
                 first.append(run_child(cmd, env)[0])
                 repeat.append(run_child(cmd, env)[0])
@@ -242,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
                                 ("first run after a re-judge (score recorded by the commit)", rejudged),
                                 ("first run after an evaluation edited outside a commit (validated)", other),
                                 ("first run after a change of state (the full report)", full),
+                                ("first run after a change of state and changelog (full report, log validated)",
+                                 committed),
                                 ("repeat, nothing changed", repeat)):
                 print(f"status as a whole process, {label}, {args.runs} runs: wall {_ms([r.wall_s for r in runs])}, "
                       f"CPU (user+sys of the child) {_ms([r.cpu_s for r in runs])}; exit {runs[-1].exit_code}")

@@ -16,12 +16,18 @@ for the checkpoint's `orchestrator_state`. A rule is a function `(ColdStart) -> 
 `ColdStart` context loads each file once, lazily. To teach the check a new state (QUICK_START,
 VOL_PLANNING, VOL_REVIEW, a staged volume plan), write its rules as such functions and list them under
 that state in `RULES`; a state not listed gets the common rules only.
+
+The rules need four facts of the changelog (`ChangelogFacts`: a torn last line, the last entry's kind and state
+version, the chapters with state changes), got by validating every line with its model (`parse_changelog`). A
+caller that validated the same file before may pass them (`check_cold_start(changelog=...)`): `status` keeps
+them under the file's full stat and the code's (`studio.status.ReportParts`), so a report whose changelog did
+not change does not validate a long log again; any change validates it as before.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -293,6 +299,52 @@ class ColdStartRefused(StudioError):
         super().__init__(tr(MESSAGES, "refused", lang, findings=lines))
 
 
+@dataclass(frozen=True)
+class ChangelogFacts:
+    """What the rules need of a changelog that could be used (see the module rules); plain values, so a caller
+    can keep them (`to_data`, `from_data`)."""
+
+    torn: bool = False  # the last line is incomplete (an interrupted write)
+    last_kind: str | None = None  # the last entry's (None: no entry)
+    last_version: int = 0  # the last entry's state_version
+    chapters: tuple[int, ...] = ()  # chapters with state changes (every kind but init and foreign), sorted
+    foreign: bool = False  # some line is another tool's (`kind="foreign"`)
+
+    @classmethod
+    def of(cls, entries: list[ChangelogEntry], torn: bool) -> ChangelogFacts:
+        last = entries[-1] if entries else None
+        return cls(torn, last.kind if last else None, last.state_version if last else 0,
+                   tuple(sorted({e.chapter for e in entries if e.kind not in ("init", "foreign")})),
+                   any(e.kind == "foreign" for e in entries))
+
+    def to_data(self) -> list[object]:
+        return [self.torn, self.last_kind, self.last_version, list(self.chapters), self.foreign]
+
+    @classmethod
+    def from_data(cls, value: object) -> ChangelogFacts | None:
+        """Facts kept by `to_data` (None: of another shape, e.g. a cache edited by hand: not believed)."""
+        if not isinstance(value, list) or len(value) != 5:
+            return None
+        torn, kind, version, chapters, foreign = value
+        if (type(torn) is not bool or not (kind is None or isinstance(kind, str)) or type(version) is not int
+                or not isinstance(chapters, list) or not all(type(c) is int for c in chapters)
+                or type(foreign) is not bool):
+            return None
+        return cls(torn, kind, version, tuple(chapters), foreign)
+
+
+def changelog_facts(paths: ProjectPaths) -> ChangelogFacts | None:
+    """The changelog's facts, every line validated by its model (None: it cannot be used; the check says why)."""
+    path = paths.changelog
+    if not path.exists():
+        return ChangelogFacts()
+    try:
+        entries, kept = parse_changelog(path.read_bytes(), path, drop_torn_tail=True)
+    except FormatError:
+        return None
+    return ChangelogFacts.of(entries, kept is not None)
+
+
 @dataclass
 class ColdStart:
     """What the rules look at, each file read once. Loading problems become findings, not exceptions."""
@@ -300,11 +352,17 @@ class ColdStart:
     paths: ProjectPaths
     checkpoint: Checkpoint
     findings: list[Finding] = field(default_factory=list)
+    known_facts: ChangelogFacts | None = None  # the changelog's, from a caller that validated it (module rules)
+    chapter_files: Mapping[int, Path] | None = None  # chapters/ as the caller listed it (`numbered_files`)
+    foreshadowing_valid: bool = False  # the caller validated the foreshadowing ledger in this run
 
     @cached_property
     def chapters(self) -> dict[int, int]:
         """Chapter number -> file size, of `chapters/chapter-NNN.md`."""
-        return {n: p.stat().st_size for n, p in numbered_files(self.paths.root / "chapters", _CHAPTER_NAME).items()}
+        files = self.chapter_files
+        if files is None:
+            files = numbered_files(self.paths.root / "chapters", _CHAPTER_NAME)
+        return {n: p.stat().st_size for n, p in files.items()}
 
     @cached_property
     def pending_journals(self) -> set[int]:
@@ -343,6 +401,14 @@ class ColdStart:
         return read[0] if read is not None else None
 
     @cached_property
+    def facts(self) -> ChangelogFacts | None:
+        """The changelog's facts (None: it cannot be used, reported while loading)."""
+        if self.known_facts is not None:
+            return self.known_facts
+        read = self.changelog_read
+        return ChangelogFacts.of(*read) if read is not None else None
+
+    @cached_property
     def state(self) -> CurrentState | None:
         path = self.paths.current_state
         if not path.exists():
@@ -367,22 +433,21 @@ def rule_state(ctx: ColdStart) -> Iterable[Finding]:
     if not paths.current_state.parent.is_dir():
         yield finding("state_dir_missing", "refuse", "way_out_restore_state")
         return
-    read = ctx.changelog_read
-    if read is not None and read[1]:
+    facts = ctx.facts
+    if facts is not None and facts.torn:
         yield finding("changelog_torn", "repairable")
-    entries = ctx.changelog
     state = ctx.state
-    if entries is None or (state is None and paths.current_state.exists()):
+    if facts is None or (state is None and paths.current_state.exists()):
         return  # already reported while loading
     if state is None:
-        if entries:
+        if facts.last_kind is not None:
             yield finding("state_file_missing", "repairable")
         return
-    if not entries or entries[-1].kind == "foreign":
+    if facts.last_kind in (None, "foreign"):
         # Another tool's lines carry no state version: nothing to compare; the next merge logs a snapshot
         # after them (studio.state_engine.merge_patch).
         return
-    last = entries[-1].state_version
+    last = facts.last_version
     if last == state.state_version:
         return
     if last == state.state_version + 1:
@@ -396,7 +461,7 @@ def rule_foreshadowing(ctx: ColdStart) -> Iterable[Finding]:
     into it; a broken one found there stops a chapter already under way (or, in the commit, one already
     moved). The way out names the newest copy a commit archived (`logs/chapter-NNN/foreshadowing-before.json`)."""
     path = ctx.paths.global_foreshadowing
-    if not path.is_file():
+    if ctx.foreshadowing_valid or not path.is_file():
         return
     from studio.models.foreshadowing import ForeshadowingLedger
 
@@ -474,11 +539,9 @@ def rule_inflight(ctx: ColdStart) -> Iterable[Finding]:
 def rule_log_behind_checkpoint(ctx: ColdStart) -> Iterable[Finding]:
     """The changelog has no state changes of a chapter the checkpoint has not completed (unless its
     commit journal is pending: that commit is finished first)."""
-    entries = ctx.changelog or []
+    chapters = ctx.facts.chapters if ctx.facts is not None else ()
     done = ctx.checkpoint.last_completed_chapter
-    ahead = sorted(
-        {e.chapter for e in entries if e.kind not in ("init", "foreign") and e.chapter > done} - ctx.pending_journals
-    )
+    ahead = sorted({c for c in chapters if c > done} - ctx.pending_journals)
     if ahead:
         yield finding("log_ahead", "refuse", "way_out_checkpoint", chapter=ahead[0], done=done)
 
@@ -643,14 +706,25 @@ def load_checkpoint_checked(paths: ProjectPaths) -> tuple[Checkpoint, list[Findi
         return Checkpoint(), [finding("checkpoint_unreadable", "refuse", "way_out_checkpoint", detail=_first(exc))]
 
 
-def check_cold_start(paths: ProjectPaths, checkpoint: Checkpoint | None = None) -> list[Finding]:
-    """Every finding, common rules first, then those of the checkpoint's orchestrator state."""
+def check_cold_start(
+    paths: ProjectPaths,
+    checkpoint: Checkpoint | None = None,
+    *,
+    changelog: ChangelogFacts | None = None,
+    foreshadowing_valid: bool = False,
+    chapter_files: Mapping[int, Path] | None = None,
+) -> list[Finding]:
+    """Every finding, common rules first, then those of the checkpoint's orchestrator state. `changelog`: the
+    changelog's facts from a caller that validated it (None: it is read here); `foreshadowing_valid`: the
+    caller validated the foreshadowing ledger in this run (it is not read again); `chapter_files`: chapters/ as
+    the caller listed it with `numbered_files` and `_CHAPTER_NAME`'s pattern (None: listed here)."""
     found: list[Finding] = []
     if checkpoint is None:
         checkpoint, found = load_checkpoint_checked(paths)
         if found:
             return found
-    ctx = ColdStart(paths, checkpoint)
+    ctx = ColdStart(paths, checkpoint, known_facts=changelog, foreshadowing_valid=foreshadowing_valid,
+                    chapter_files=chapter_files)
     for rule in (*COMMON, *RULES.get(checkpoint.orchestrator_state, ())):
         produced = list(rule(ctx))
         found.extend(ctx.findings)

@@ -20,26 +20,35 @@ an `atexit` safety net. A SIGKILL leaves the lock behind; the next run sees it s
 from __future__ import annotations
 
 import atexit
-import logging
 import os
 import shutil
-import socket
 import threading
 import time
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from studio.errors import FormatError, LockHeldError, ProjectNotFoundError
 from studio.fileio import atomic_write_json
 from studio.i18n import Catalog, Lang, tr
-from studio.models.lock_info import TOOL_NAME, LockInfo, as_aware, now_local
 from studio.paths import ProjectPaths
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
+    # The lock file's model is built only where a lock file is read or written: `status` on a free project
+    # (no lock folder) asks `status()`, which then builds no model, imports no `logging` and no `socket`.
+    from studio.models.lock_info import LockInfo
+
+
+def _log() -> logging.Logger:
+    import logging  # only a lock in trouble logs
+
+    return logging.getLogger(__name__)
 
 HEARTBEAT_INTERVAL = 60.0  # seconds between heartbeats while held
 STALE_AFTER = 30 * 60.0  # seed 003 10.7: a lock silent for 30 minutes is a zombie
@@ -108,6 +117,8 @@ class LockStatus:
         return self.describe("en")
 
     def describe(self, lang: Lang) -> str:
+        from studio.models.lock_info import as_aware  # the model module loads with a lock to describe
+
         info = self.info
         unknown = tr(MESSAGES, "unknown", lang)
         fields = {
@@ -151,6 +162,8 @@ def _duration(seconds: float, lang: Lang) -> str:
 
 
 def _read_owner(path: Path) -> LockInfo | None:
+    from studio.models.lock_info import LockInfo
+
     try:
         return LockInfo.load(path)
     except (OSError, FormatError):
@@ -191,6 +204,8 @@ def pid_alive(pid: int) -> bool:
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
+    from studio.models.lock_info import TOOL_NAME
+
     try:
         return version(TOOL_NAME)
     except PackageNotFoundError:
@@ -214,7 +229,6 @@ class ProjectLock:
         self.heartbeat_interval = heartbeat_interval
         self.stale_after = stale_after
         self.info_grace = info_grace
-        self.host = socket.gethostname()
         self._mutex = threading.RLock()
         self._held = False
         self._lost = False
@@ -224,6 +238,13 @@ class ProjectLock:
         self._thread: threading.Thread | None = None
 
     # ---- inspection
+
+    @cached_property
+    def host(self) -> str:
+        """This machine's name, as info.json records it (asked on first use: a free lock never needs it)."""
+        import socket
+
+        return socket.gethostname()
 
     @property
     def held(self) -> bool:
@@ -244,6 +265,8 @@ class ProjectLock:
             st = os.stat(lock_dir)
         except FileNotFoundError:
             return LockStatus(LockState.FREE, "free")
+        from studio.models.lock_info import LockInfo, now_local
+
         try:
             info: LockInfo | None = LockInfo.load(self.paths.lock_info)
             cause = ""
@@ -307,7 +330,7 @@ class ProjectLock:
             atexit.unregister(self._atexit_release)
             current = self._read_info()
             if current is None or not self._is_ours(current):
-                log.warning("%s: not removing the lock, it no longer names this process", self.paths.lock_dir)
+                _log().warning("%s: not removing the lock, it no longer names this process", self.paths.lock_dir)
                 return False
             return self._discard(self.paths.lock_dir, self._inode)
 
@@ -320,8 +343,10 @@ class ProjectLock:
             if current is None or not self._is_ours(current):
                 self._lost = True
                 self._stop.set()
-                log.error("%s: the project lock was taken over by another process", self.paths.lock_dir)
+                _log().error("%s: the project lock was taken over by another process", self.paths.lock_dir)
                 return False
+            from studio.models.lock_info import now_local
+
             self._info = self._info.model_copy(update={"heartbeat": now_local(), "chapter": self.chapter})
             atomic_write_json(self.paths.lock_info, self._info.to_data())
             return True
@@ -357,15 +382,14 @@ class ProjectLock:
         )
 
     def _read_info(self) -> LockInfo | None:
-        try:
-            return LockInfo.load(self.paths.lock_info)
-        except (OSError, FormatError):
-            return None
+        return _read_owner(self.paths.lock_info)
 
     def _try_create(self) -> bool:
         lock_dir = self.paths.lock_dir
         if not self.paths.root.is_dir():
             raise ProjectNotFoundError(f"{self.paths.root} is not a folder")
+        from studio.models.lock_info import TOOL_NAME, LockInfo, now_local
+
         try:
             os.mkdir(lock_dir)
         except FileExistsError:
@@ -417,13 +441,15 @@ class ProjectLock:
             if abandoned:
                 self._discard(guard, guard_stat.st_ino)  # a take-over that was killed half-way
             return False
+        from studio.models.lock_info import TOOL_NAME, LockInfo, now_local
+
         try:
             now = now_local()
             owner_info = LockInfo(pid=os.getpid(), host=self.host, started=now, heartbeat=now, tool=TOOL_NAME)
             atomic_write_json(guard / GUARD_OWNER, owner_info.to_data())
             st = self.status()  # re-judge under the guard: the lock may have changed meanwhile
             if st.state is LockState.STALE:
-                log.warning("%s: taking over (%s)", self.paths.lock_dir, st.reason)
+                _log().warning("%s: taking over (%s)", self.paths.lock_dir, st.reason)
                 self._discard(self.paths.lock_dir, st.inode)
             elif st.state is LockState.HELD_ALIVE:
                 return False
@@ -448,7 +474,7 @@ class ProjectLock:
                 os.rename(trash, path)
                 return False
             except OSError:
-                log.error("%s: moved a newer lock aside and could not restore it", path)
+                _log().error("%s: moved a newer lock aside and could not restore it", path)
         shutil.rmtree(trash, ignore_errors=True)
         return True
 
@@ -466,7 +492,7 @@ class ProjectLock:
             try:
                 self.refresh()
             except Exception:  # a full disk must not kill the thread silently forever
-                log.exception("%s: heartbeat failed", self.paths.lock_dir)
+                _log().exception("%s: heartbeat failed", self.paths.lock_dir)
 
     def _stop_heartbeat(self) -> None:
         self._stop.set()
@@ -479,4 +505,4 @@ class ProjectLock:
         try:
             self.release()
         except Exception:
-            log.exception("%s: release at exit failed", self.paths.lock_dir)
+            _log().exception("%s: release at exit failed", self.paths.lock_dir)

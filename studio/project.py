@@ -24,6 +24,7 @@ category, the plugin's quick-start checkpoint) so the author sees it instead of 
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     # Per-chapter files, read on request (`evaluation`, `log`), and the parts loaded on first use when their
     # files were validated before (`Later`): imported there, so that opening a project (and `status`, whose
     # caches hold their figures) does not build their models.
+    from studio.models.base import FileModel
     from studio.models.blacklist import AiBlacklist
     from studio.models.character import CharacterFile
     from studio.models.contract import ChapterContract
@@ -104,6 +106,7 @@ _BOOK_TITLE = re.compile(r"《([^》]+)》")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
 T = TypeVar("T")
+M = TypeVar("M", bound="FileModel")
 
 
 def _lang() -> Lang:
@@ -291,7 +294,7 @@ class Project:
         self.schedule = schedule
         self.contracts = contracts
         self.has_settings = has_settings
-        self._committed: list[int] | None = None
+        self._committed: dict[int, Path] | None = None
         self._evaluations: dict[int, Evaluation | None] = {}
         self._logs: dict[int, PipelineLog | None] = {}
 
@@ -342,13 +345,15 @@ class Project:
             ForeshadowingLedger(),
             paths.global_foreshadowing,
         )
-        storylines = on_use([(paths.storylines, "Storylines")], partial(_storylines, paths.storylines), read=True)
-        storyline_spec = on_use([(paths.storyline_spec, "StorylineSpec")], partial(_storyline_spec, paths.storyline_spec))
-        world_rules = on_use([(paths.world_rules, "WorldRules")], partial(_world_rules, paths.world_rules))
-        style_profile = on_use([(paths.style_profile, "StyleProfile")], partial(_style_profile, paths.style_profile))
-        ai_blacklist = on_use([(paths.ai_blacklist, "AiBlacklist")], partial(_ai_blacklist, paths.ai_blacklist),
-                              read=True)
-        style_drift = on_use([(paths.style_drift, "StyleDrift")], partial(_style_drift, paths.style_drift))
+        def optional(model: _Model[M], path: Path, *, read: bool = False) -> M | Later[M]:
+            return on_use([(path, model.name)], partial(_optional_file, model, path), read=read)
+
+        storylines = optional(_STORYLINES, paths.storylines, read=True)
+        storyline_spec = optional(_STORYLINE_SPEC, paths.storyline_spec)
+        world_rules = optional(_WORLD_RULES, paths.world_rules)
+        style_profile = optional(_STYLE_PROFILE, paths.style_profile)
+        ai_blacklist = optional(_AI_BLACKLIST, paths.ai_blacklist, read=True)
+        style_drift = optional(_STYLE_DRIFT, paths.style_drift)
 
         try:
             char_files = sorted(p for p in paths.characters_active.glob("*.json") if p.is_file())
@@ -417,9 +422,13 @@ class Project:
 
     def committed_chapters(self) -> list[int]:
         """Chapter numbers present in chapters/ (from the folder listing; no file is opened)."""
+        return sorted(self.committed_chapter_files())
+
+    def committed_chapter_files(self) -> dict[int, Path]:
+        """The chapter files of chapters/ by number, as listed (`studio.paths.numbered_files`), listed once."""
         if self._committed is None:
-            self._committed = sorted(numbered_files(self.paths.root / "chapters", _CHAPTER_NAME))
-        return list(self._committed)
+            self._committed = numbered_files(self.paths.root / "chapters", _CHAPTER_NAME)
+        return dict(self._committed)
 
     def chapter_file(self, n: int) -> Path:
         return self.paths.chapter(n)
@@ -486,17 +495,24 @@ class Project:
         return _load_contract(path, n) if path.is_file() else None
 
     def notices(
-        self, *, lang: Lang | None = None, category_only: Sequence[tuple[str, str]] | None = None
+        self,
+        *,
+        lang: Lang | None = None,
+        category_only: Sequence[tuple[str, str]] | None = None,
+        foreign_changelog: bool | None = None,
     ) -> list[Problem]:
         """What was read with a caveat, each naming its file (and line): nothing here stops the project from
-        opening or writing, but the author should know. Reads the changelog (not at open: cold start stays fast)."""
+        opening or writing, but the author should know. Reads the changelog (not at open: cold start stays fast)
+        unless the caller knows it holds no other tool's line (`foreign_changelog=False`: `status`, from the
+        changelog's facts, `studio.coldstart.ChangelogFacts`)."""
         lang = lang or _lang()
         out: list[Problem] = []
         cp = self.checkpoint
         step = getattr(cp, "quick_start_step", None)
         if cp.orchestrator_state == OrchestratorState.QUICK_START and step is not None:
             out.append(Problem(self.paths.checkpoint, tr(MESSAGES, "quick_start", lang, step=step), json_path="$.quick_start_step"))
-        out += _foreign_changelog_notices(self.paths.changelog, lang)
+        if foreign_changelog is not False:
+            out += _foreign_changelog_notices(self.paths.changelog, lang)
         if category_only is None:  # `status` passes its cached copy of the blacklist's answer
             category_only = self.ai_blacklist.category_only_words()
         for where, word in category_only:
@@ -516,40 +532,32 @@ class Project:
 _CONTRACT_KIND = "ChapterContract"  # a contract's record kind, with its file's suffix (.json, or the plugin's .md)
 
 
-def _storylines(path: Path, c: _Collector) -> Storylines:
-    from studio.models.storylines import Storylines
+class _Model(Generic[M]):
+    """A file-format model named by its module, imported on first use (`studio.project`'s rule: a part loaded
+    later builds its model only then)."""
 
-    return c.run(lambda: Storylines.load_or_default(path), Storylines(), path, "Storylines")
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name  # the class, and the kind its files are recorded as (`studio.validated_files`)
 
-
-def _ai_blacklist(path: Path, c: _Collector) -> AiBlacklist:
-    from studio.models.blacklist import AiBlacklist
-
-    return c.run(lambda: AiBlacklist.load_or_default(path), AiBlacklist(), path, "AiBlacklist")
-
-
-def _storyline_spec(path: Path, c: _Collector) -> StorylineSpec:
-    from studio.models.storyline_spec import StorylineSpec
-
-    return c.run(lambda: StorylineSpec.load_or_default(path), StorylineSpec(), path, "StorylineSpec")
+    def get(self) -> type[M]:
+        model: type[M] = getattr(importlib.import_module(self.module), self.name)
+        return model
 
 
-def _world_rules(path: Path, c: _Collector) -> WorldRules:
-    from studio.models.world_rules import WorldRules
-
-    return c.run(lambda: WorldRules.load_or_default(path), WorldRules(), path, "WorldRules")
-
-
-def _style_profile(path: Path, c: _Collector) -> StyleProfile:
-    from studio.models.style_profile import StyleProfile
-
-    return c.run(lambda: StyleProfile.load_or_default(path), StyleProfile(), path, "StyleProfile")
+_STORYLINES: _Model[Storylines] = _Model("studio.models.storylines", "Storylines")
+_AI_BLACKLIST: _Model[AiBlacklist] = _Model("studio.models.blacklist", "AiBlacklist")
+_STORYLINE_SPEC: _Model[StorylineSpec] = _Model("studio.models.storyline_spec", "StorylineSpec")
+_WORLD_RULES: _Model[WorldRules] = _Model("studio.models.world_rules", "WorldRules")
+_STYLE_PROFILE: _Model[StyleProfile] = _Model("studio.models.style_profile", "StyleProfile")
+_STYLE_DRIFT: _Model[StyleDrift] = _Model("studio.models.style_drift", "StyleDrift")
 
 
-def _style_drift(path: Path, c: _Collector) -> StyleDrift:
-    from studio.models.style_drift import StyleDrift
-
-    return c.run(lambda: StyleDrift.load_or_default(path), StyleDrift(), path, "StyleDrift")
+def _optional_file(model: _Model[M], path: Path, c: _Collector) -> M:
+    """One optional file of `model`'s format (missing: the model's defaults; broken: its problems collected
+    and the defaults), recorded as validated under the model's name."""
+    cls = model.get()
+    return c.run(lambda: cls.load_or_default(path), cls(), path, model.name)
 
 
 def _characters(files: list[Path], c: _Collector) -> dict[str, CharacterFile]:

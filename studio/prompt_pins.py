@@ -40,8 +40,6 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from studio.errors import FormatError, Problem
 from studio.fileio import atomic_write_text, read_text
 from studio.paths import ProjectPaths, numbered_files
@@ -231,12 +229,16 @@ def pins_text(text: str, pins: Mapping[str, int]) -> tuple[str, bool]:
     old = tomllib.loads(text) if text else {}
     ordered = dict(sorted(pins.items()))
     wanted = {**{k: v for k, v in old.items() if k != TABLE}, TABLE: ordered}
+    import tomli_w  # writing pins only: `status` reads them
+
     new_text = _splice(text, tomli_w.dumps({TABLE: ordered}))
     try:
         if tomllib.loads(new_text) == wanted:
             return new_text, False
     except tomllib.TOMLDecodeError:
         pass
+    import tomli_w  # writing pins only: `status` reads them
+
     return tomli_w.dumps(wanted), "#" in text
 
 

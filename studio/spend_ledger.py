@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from studio.fileio import append_line
-from studio.models.spend import SpendEntry
+
+if TYPE_CHECKING:
+    # built where a line is written or read whole, not for the totals (`status`)
+    from studio.models.spend import SpendEntry
 
 UNREADABLE_KEPT = 20  # line numbers of unreadable lines kept (all are counted)
 
@@ -77,6 +78,10 @@ def _lines(path: Path) -> list[bytes]:
 
 def read_spend(path: Path) -> tuple[list[SpendEntry], int]:
     """The readable entries in order and how many lines could not be read (a missing ledger is empty)."""
+    from pydantic import ValidationError
+
+    from studio.models.spend import SpendEntry
+
     entries: list[SpendEntry] = []
     bad = 0
     for line in _lines(path):

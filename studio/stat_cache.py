@@ -6,6 +6,10 @@ simply empty (it gets rebuilt); a cache that cannot be written (read-only folder
 is atomic but not fsync'ed (a lost cache is rebuilt). Imports
 no pydantic: `status` recounts chapter text with it on its light path (`studio.status_words`).
 
+`write_cache` is the one writer of the status caches' files (this one, `studio.status.ReportParts`,
+`studio.validated_files`, `studio.status_memo`): compact JSON, atomic but not fsync'ed (a lost cache is rebuilt),
+skipped silently when it cannot be written.
+
 `stat_files` is the one walk of a numbered set of files for such a cache (`studio.status_words`,
 `studio.status_scores`): a file gone by the time it is stat'ed is left out, one that cannot be stat'ed is
 reported and left out.
@@ -13,15 +17,24 @@ reported and left out.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from studio.errors import FormatError
-from studio.fileio import atomic_write_text, dumps_json, parse_json
+from studio.fileio import atomic_write_text, parse_json
 
 CACHE_VERSION = 1
+
+
+def write_cache(path: Path, data: object) -> None:
+    """Write the cache file at `path` (see the module rules)."""
+    try:
+        atomic_write_text(path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
+    except OSError:
+        pass
 
 
 def stat_files(
@@ -84,10 +97,5 @@ class StatCache:
         self.new[name] = [st.st_size, st.st_mtime_ns, value]
 
     def save(self) -> None:
-        if self.new == self.old:
-            return
-        try:  # atomic, not fsync'ed: a cache outside the author's folder, rebuilt when lost
-            atomic_write_text(self.path, dumps_json({"version": CACHE_VERSION, "entries": self.new}), durable=False,
-                              sync_dir=False)
-        except OSError:
-            pass
+        if self.new != self.old:
+            write_cache(self.path, {"version": CACHE_VERSION, "entries": self.new})

@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from studio.coldstart import check_cold_start
+from studio.coldstart import ChangelogFacts, changelog_facts, check_cold_start
 from studio.errors import FormatError, Problem, StudioError
-from studio.fileio import atomic_write_text
 from studio.foreshadow_ledger import overdue_items
 from studio.i18n import Lang, env_lang, tr
 from studio.lock import LockStatus, ProjectLock
+from studio.paths import ProjectPaths
 from studio.pending import pending_plan_applies, pending_tool_changes
 from studio.project import MESSAGES as PROJECT_MESSAGES
 from studio.project import Project
@@ -45,6 +45,7 @@ from studio.prompt_pins import installed_versions, pin_rows, read_pins
 from studio.recovery import RecoveryKind, decide_recovery
 from studio.spend_ledger import SpendTotals, spend_totals
 from studio.stat_cache import StatCache as StatCache  # re-exported: `studio.views.outline_rows` uses it
+from studio.stat_cache import write_cache
 
 # defined in the memo module, which the repeat `status` imports alone; re-exported here
 from studio.status_memo import RACY_NS, cache_file
@@ -222,7 +223,8 @@ def total_word_count(project: Project, problems: list[Problem] | None = None) ->
 # ---------------------------------------------------------------------------------------------- report parts
 
 _PARTS_VERSION = 1
-_PARTS_CODE = tuple(Path(__file__).resolve().parent / name for name in ("outline.py", "status.py", "project.py"))
+_PARTS_CODE = tuple(Path(__file__).resolve().parent / name
+                    for name in ("outline.py", "status.py", "project.py", "coldstart.py", "state_engine.py"))
 
 
 class ReportParts:
@@ -285,13 +287,8 @@ class ReportParts:
         return value
 
     def save(self) -> None:
-        if not self.code or self.new == self.old:
-            return
-        data = {"version": _PARTS_VERSION, "code": self.code, "parts": self.new}
-        try:
-            atomic_write_text(self.path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
-        except OSError:
-            pass
+        if self.code and self.new != self.old:
+            write_cache(self.path, {"version": _PARTS_VERSION, "code": self.code, "parts": self.new})
 
 
 # ---------------------------------------------------------------------------------------------- building
@@ -520,9 +517,13 @@ def _recovery(project: Project) -> RecoverySummary | None:
     )
 
 
-def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdStartNote], list[ColdStartNote]]:
+def cold_start_notes(
+    project: Project, changelog: ChangelogFacts | None = None
+) -> tuple[list[ColdStartNote], list[ColdStartNote], list[ColdStartNote]]:
     """(what `continue` would refuse, what the next run repairs itself, what to know first): the same check
-    the orchestrator runs (studio.coldstart), plus the settings file `continue` loads first."""
+    the orchestrator runs (studio.coldstart), plus the settings file `continue` loads first. `changelog`: the
+    changelog's facts as validated before (`ReportParts`; None: the check validates it); the foreshadowing
+    ledger the project validated at open is not read again."""
     blockers: list[ColdStartNote] = []
     repairs: list[ColdStartNote] = []
     notes: list[ColdStartNote] = []
@@ -543,7 +544,8 @@ def cold_start_notes(project: Project) -> tuple[list[ColdStartNote], list[ColdSt
         else:
             record.note(settings.ui.lang)
     checkpoint = project.checkpoint if project.has_checkpoint else None
-    for f in check_cold_start(project.paths, checkpoint):
+    for f in check_cold_start(project.paths, checkpoint, changelog=changelog, foreshadowing_valid=True,
+                              chapter_files=project.committed_chapter_files()):
         note = ColdStartNote(key=f.key, text=f.describe("zh"), text_en=f.describe("en"))
         {"refuse": blockers, "repairable": repairs}.get(f.severity, notes).append(note)
     journals = _unreadable_journals(project)
@@ -599,6 +601,16 @@ def _are_pairs(value: object) -> bool:
     return isinstance(value, list) and all(
         isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair) for pair in value
     )
+
+
+def _are_facts(value: object) -> bool:
+    return value is None or ChangelogFacts.from_data(value) is not None
+
+
+def _facts_data(paths: ProjectPaths) -> list[object] | None:
+    """The changelog's facts in their kept form (None: it cannot be used: the check reads it and says why)."""
+    facts = changelog_facts(paths)
+    return None if facts is None else facts.to_data()
 
 
 def _chapter_range(project: Project) -> list[int] | None:
@@ -710,7 +722,10 @@ def build_status(
 
     if lock_status is None:
         lock_status = ProjectLock(project.paths).status()
-    blockers, repairs, notes = cold_start_notes(project)
+    # the changelog validated only when it changed since its facts were kept (a long book's log: 13 ms)
+    facts = ChangelogFacts.from_data(parts.get("changelog", [paths.changelog], lambda: _facts_data(paths),
+                                               _are_facts))
+    blockers, repairs, notes = cold_start_notes(project, facts)
     proposals = _blacklist_proposals(project, problems)
     storylines = parts.get("storylines", [paths.storylines, *([paths.schedule(volume)] if volume >= 1 else [])],
                            lambda: [line.model_dump() for line in _storylines(project)], _are_storylines)
@@ -750,7 +765,8 @@ def build_status(
         pending_actions=len(getattr(cp, "pending_actions", []) or []),
         blacklist_proposals=proposals,
         problems=[p.describe(lang) for p in problems],
-        notices=[str(p) for p in project.notices(lang=lang, category_only=[(w, t) for w, t in category_only])],
+        notices=[str(p) for p in project.notices(lang=lang, category_only=[(w, t) for w, t in category_only],
+                                                 foreign_changelog=None if facts is None else facts.foreign)],
         blockers=blockers,
         self_repairs=repairs,
         notes=notes,

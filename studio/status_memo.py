@@ -276,12 +276,9 @@ class StatusMemo:
             reports[self.variant] = {"lang": report.lang, "data": report.data, "scores": report.scores}
         data = {"version": MEMO_VERSION, "key": self.key, "outputs": outputs, "layout": self.layout,
                 "reports": reports}
-        try:
-            from studio.fileio import atomic_write_text  # the full run has loaded it already
+        from studio.stat_cache import write_cache  # the full run has loaded it already
 
-            atomic_write_text(self.path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
-        except OSError:
-            pass
+        write_cache(self.path, data)
 
 
 def variant(lang: str | None, as_json: bool, root: str = "") -> str:

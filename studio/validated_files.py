@@ -108,15 +108,10 @@ class ValidatedFiles:
             self.new[self._name(path)] = _signature(st, kind)
 
     def save(self) -> None:
-        if self.new == self.old or not self.code:
-            return
-        data = {"version": RECORDS_VERSION, "code": self.code, "files": self.new}
-        try:
-            from studio.fileio import atomic_write_text
+        if self.code and self.new != self.old:
+            from studio.stat_cache import write_cache
 
-            atomic_write_text(self.path, json.dumps(data, ensure_ascii=False), durable=False, sync_dir=False)
-        except OSError:
-            pass
+            write_cache(self.path, {"version": RECORDS_VERSION, "code": self.code, "files": self.new})
 
 
 SETTINGS_RECORD = "settings-ok.json"
@@ -176,10 +171,6 @@ class SettingsRecord:
         """The settings, stat'ed when this record was made, loaded without a problem and gave `lang`."""
         if not self.key or self.newest_ns > time.time_ns() - RACY_NS or self.lang() == lang:
             return
-        try:
-            from studio.fileio import atomic_write_text
+        from studio.stat_cache import write_cache
 
-            atomic_write_text(self.path, json.dumps({"version": RECORDS_VERSION, "key": self.key, "lang": lang}),
-                              durable=False, sync_dir=False)
-        except OSError:
-            pass
+        write_cache(self.path, {"version": RECORDS_VERSION, "key": self.key, "lang": lang})

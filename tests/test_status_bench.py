@@ -38,12 +38,14 @@ def test_bench_prints_whole_process_figures(tmp_path: Path, capsys: pytest.Captu
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     bench = load_bench("bench_status")
     monkeypatch.setattr(bench, "touch_chapter", lambda root, *where: None)  # no wait for the racy window here
+    monkeypatch.setattr(bench, "touch_state_and_changelog", lambda root: None)
     assert bench.main(["--chapters", "3", "--runs", "1", "--keep", str(tmp_path / "p")]) == 0
     out = capsys.readouterr().out
     assert "first run after a change" in out and "repeat, nothing changed" in out
     assert "first run after a re-judge (score recorded by the commit)" in out
     assert "first run after an evaluation edited outside a commit (validated)" in out
     assert "first run after a change of state (the full report)" in out
+    assert "first run after a change of state and changelog (full report, log validated)" in out
     assert "CPU (user+sys of the child)" in out
     assert "imports of the repeat path" in out and "imports of the full report" in out
     assert "pydantic not imported" in out  # the repeat path's imports

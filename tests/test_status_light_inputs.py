@@ -7,8 +7,6 @@ broken one is still reported."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,37 +17,9 @@ from studio.init_project import init_project
 from studio.paths import ProjectPaths
 from studio.status_memo import MEMO_FILE, cache_file
 from studio.validated_files import SETTINGS_RECORD
+from tests.status_child import ChildInfo, status_child
 
-ROOT = Path(__file__).resolve().parents[1]
 VARIANTS: tuple[tuple[str, ...], ...] = ((), ("--lang", "en"), ("--json",))
-
-_CHILD = """
-import json, sys
-import studio.status_memo as memo
-memo.RACY_NS = 0  # the files were written a moment ago: trust their timestamps for this test
-from studio.cli.main import main
-rc = main(["status", "--project", sys.argv[1], *sys.argv[2:]])
-sys.stdout.flush()
-
-def subs(c):
-    for s in c.__subclasses__():
-        yield s
-        yield from subs(s)
-
-base = sys.modules["pydantic"].BaseModel if "pydantic" in sys.modules else None
-built = sorted({f"{s.__module__}:{s.__name__}" for s in subs(base) if s.__module__.startswith("studio")}) if base else []
-print(json.dumps({"rc": rc, "models": built, "config": "studio.config" in sys.modules}), file=sys.stderr)
-"""
-
-
-def _child(root: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[str, dict[str, object]]:
-    import os
-
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(root), *extra], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, check=False, env={**os.environ, **(env or {})})
-    assert done.returncode == 0, done.stderr[-2000:]
-    info: dict[str, object] = json.loads(done.stderr.strip().splitlines()[-1])
-    return done.stdout, info
 
 
 def _state_changed(paths: ProjectPaths) -> None:
@@ -58,10 +28,8 @@ def _state_changed(paths: ProjectPaths) -> None:
     path.write_bytes(path.read_bytes())
 
 
-def _settings_models(info: dict[str, object]) -> list[str]:
-    models = info["models"]
-    assert isinstance(models, list)
-    return [m for m in models if m.startswith("studio.models.settings:")]
+def _settings_models(info: ChildInfo) -> list[str]:
+    return [m for m in info["models"] if m.startswith("studio.models.settings:")]
 
 
 def _forget(root: Path) -> None:
@@ -74,19 +42,19 @@ def test_recorded_settings_build_no_settings_model_and_print_the_same(tmp_path: 
     paths = ProjectPaths(root)
     text = paths.settings.read_text(encoding="utf-8")
     paths.settings.write_text(text.replace("# [ui]\n# lang = \"zh\"", "[ui]\nlang = \"en\"", 1), encoding="utf-8")
-    loaded = [_child(root, *extra)[1]["config"] for extra in VARIANTS]
+    loaded = [status_child(root, *extra)[1]["config"] for extra in VARIANTS]
     assert loaded == [True, False, False]  # the first full run loads the settings and records them
     _state_changed(paths)
     lights = []
     for extra in VARIANTS:
-        out, info = _child(root, *extra)
+        out, info = status_child(root, *extra)
         assert info["rc"] == 0 and info["config"] is False and _settings_models(info) == [], extra
         lights.append(out)
     assert "Words:" in lights[0]  # the settings' language (en) without loading them: from the record
     _state_changed(paths)
     for extra, light in zip(VARIANTS, lights, strict=True):
         _forget(root)
-        out, info = _child(root, *extra)
+        out, info = status_child(root, *extra)
         assert info["config"] is True and _settings_models(info) != []
         assert out == light, extra  # what a run without any record or memo prints
 
@@ -94,16 +62,16 @@ def test_recorded_settings_build_no_settings_model_and_print_the_same(tmp_path: 
 def test_a_settings_change_after_the_record_is_validated_again(tmp_path: Path) -> None:
     root = init_project(tmp_path / "novel", sample=True)
     paths = ProjectPaths(root)
-    _child(root, "--lang", "en")
+    status_child(root, "--lang", "en")
     _state_changed(paths)
-    _, info = _child(root, "--lang", "en")
+    _, info = status_child(root, "--lang", "en")
     assert info["config"] is False  # recorded
     paths.settings.write_text(paths.settings.read_text(encoding="utf-8") + "\n[provider\n", encoding="utf-8")
-    broken, info = _child(root, "--lang", "en")
+    broken, info = status_child(root, "--lang", "en")
     assert info["config"] is True
     assert "continue would refuse" in broken and "novel-studio.toml" in broken
     _forget(root)
-    assert _child(root, "--lang", "en")[0] == broken
+    assert status_child(root, "--lang", "en")[0] == broken
 
 
 def test_the_environment_is_part_of_the_settings_record(tmp_path: Path) -> None:
@@ -111,15 +79,15 @@ def test_the_environment_is_part_of_the_settings_record(tmp_path: Path) -> None:
     from the record of the old one."""
     root = init_project(tmp_path / "novel", sample=True)
     paths = ProjectPaths(root)
-    _child(root)
+    status_child(root)
     _state_changed(paths)
-    zh, info = _child(root)
+    zh, info = status_child(root)
     assert info["config"] is False and "字数" in zh
     _state_changed(paths)
-    broken, info = _child(root, env={"NOVEL_STUDIO_TIMEOUT": "soon"})
+    broken, info = status_child(root, env={"NOVEL_STUDIO_TIMEOUT": "soon"})
     assert info["config"] is True and "NOVEL_STUDIO_TIMEOUT" in broken
     _state_changed(paths)
-    en, info = _child(root, env={"NOVEL_STUDIO_LANG": "en"})
+    en, info = status_child(root, env={"NOVEL_STUDIO_LANG": "en"})
     assert "Words:" in en
 
 
@@ -136,11 +104,11 @@ def test_a_full_report_builds_no_model_of_the_files_a_commit_leaves_alone(tmp_pa
     any record, kept part or memo prints."""
     root = init_project(tmp_path / "novel", sample=True)
     paths = ProjectPaths(root)
-    _child(root)  # records, kept parts
+    status_child(root)  # records, kept parts
     outputs = []
     for extra in VARIANTS:
         _state_changed(paths)
-        out, info = _child(root, *extra)
+        out, info = status_child(root, *extra)
         models = info["models"]
         assert isinstance(models, list)
         assert [m for m in models if m.startswith(UNCHANGED_BY_A_COMMIT)] == [], extra
@@ -149,7 +117,7 @@ def test_a_full_report_builds_no_model_of_the_files_a_commit_leaves_alone(tmp_pa
     for extra, out in zip(VARIANTS, outputs, strict=True):
         _state_changed(paths)
         _forget_all(root)
-        assert _child(root, *extra)[0] == out, extra
+        assert status_child(root, *extra)[0] == out, extra
 
 
 def _forget_all(root: Path) -> None:
@@ -249,8 +217,9 @@ def test_kept_parts_of_another_shape_are_not_believed(tmp_path: Path, monkeypatc
     before = capsys.readouterr().out
     cache = cache_file(root, PARTS_CACHE)
     data = json.loads(cache.read_text(encoding="utf-8"))
-    assert set(data["parts"]) == {"chapter_range", "storylines", "category_only"}
-    for name, garbage in (("chapter_range", ["1", 2]), ("storylines", [{"id": 3}]), ("category_only", [["x"]])):
+    assert set(data["parts"]) == {"chapter_range", "storylines", "category_only", "changelog"}
+    for name, garbage in (("chapter_range", ["1", 2]), ("storylines", [{"id": 3}]), ("category_only", [["x"]]),
+                          ("changelog", [True, "patch", "9", [], False])):
         data["parts"][name][1] = garbage
     cache.write_text(json.dumps(data), encoding="utf-8")
     _state_changed(ProjectPaths(root))

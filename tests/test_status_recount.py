@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,26 +19,21 @@ from studio.cli.main import main
 from studio.init_project import init_project
 from studio.paths import ProjectPaths
 from studio.status_memo import MEMO_FILE, StatusMemo, cache_file, variant
+from tests.status_child import ChildInfo, status_child
 
-ROOT = Path(__file__).resolve().parents[1]
 VARIANTS: tuple[tuple[str, ...], ...] = ((), ("--lang", "en"), ("--json",))
-
-_CHILD = """
-import sys
-import studio.status_memo as memo
-memo.RACY_NS = 0  # the files were written a moment ago: trust their timestamps for this test
-from studio.cli.main import main
-rc = main(["status", "--project", sys.argv[1], *sys.argv[2:]])
-sys.stdout.flush()
-print("pydantic" in sys.modules, "studio.status" in sys.modules, rc, file=sys.stderr)
-"""
 
 
 def _child(root: Path, *extra: str) -> tuple[str, str]:
-    done = subprocess.run([sys.executable, "-c", _CHILD, str(root), *extra], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout, done.stderr.strip().splitlines()[-1]
+    """`status` in a fresh interpreter (`tests.status_child`): its stdout, and "<pydantic imported> <full report
+    imported> <exit code>"."""
+    out, info = status_child(root, *extra)
+    return out, f"{info['pydantic']} {info['full']} {info['rc']}"
+
+
+def _model_names(info: ChildInfo) -> str:
+    """The studio's model classes the child built, by class name, comma-separated."""
+    return ",".join(sorted({m.split(":")[1] for m in info["models"]}))
 
 
 def _grow(paths: ProjectPaths, n: int = 1) -> None:
@@ -70,29 +63,15 @@ def test_chapter_text_alone_is_recounted_without_pydantic(tmp_path: Path) -> Non
     assert "字数" in lights[0] and json.loads(lights[2])["total_chars"] > 0
 
 
-_MODELS_CHILD = _CHILD.replace("print(", """
-def subs(c):
-    for s in c.__subclasses__():
-        yield s
-        yield from subs(s)
-base = sys.modules["pydantic"].BaseModel if "pydantic" in sys.modules else None
-built = sorted({s.__name__ for s in subs(base) if s.__module__.startswith("studio")}) if base else []
-print(",".join(built), file=sys.stderr)
-print(""", 1)
-
-
 def test_a_rejudged_evaluation_builds_only_its_own_models(tmp_path: Path) -> None:
     """The first `status` after a judge ran again on one chapter validates that evaluation alone: no report
     module, no project model, only the evaluation's model classes (the full report builds over 60)."""
     root = init_project(tmp_path / "novel", sample=True)
     _child(root)
     _rejudge(ProjectPaths(root))
-    done = subprocess.run([sys.executable, "-c", _MODELS_CHILD, str(root)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    built, loaded = done.stderr.strip().splitlines()[-2:]
-    assert loaded == "True False 0"  # the evaluation validated; no full report
-    names = built.split(",")
+    _, info = status_child(root)
+    assert (info["pydantic"], info["full"], info["rc"]) == (True, False, 0)  # the evaluation validated; no full report
+    names = _model_names(info).split(",")
     assert "Evaluation" in names and "Checkpoint" not in names and "StatusReport" not in names
     assert len(names) <= 12, names
 
@@ -309,12 +288,10 @@ def test_a_rejudge_the_commit_recorded_builds_no_model(tmp_path: Path) -> None:
     assert record_score(root, paths.evaluation(1))
     lights = []
     for extra in VARIANTS:
-        done = subprocess.run([sys.executable, "-c", _MODELS_CHILD, str(root), *extra], capture_output=True,
-                              text=True, cwd=ROOT, timeout=300, check=False)
-        assert done.returncode == 0, done.stderr[-2000:]
-        built, loaded = done.stderr.rstrip("\n").split("\n")[-2:]
-        assert (built, loaded) == ("", "False False 0"), extra  # no model class, no pydantic, no full report
-        lights.append(done.stdout)
+        out, info = status_child(root, *extra)
+        seen = (_model_names(info), info["pydantic"], info["full"], info["rc"])
+        assert seen == ("", False, False, 0), extra  # no model class, no pydantic, no full report
+        lights.append(out)
     cache_file(root, MEMO_FILE).unlink()
     cache_file(root, EVALUATION_CACHE).unlink()
     for extra, light in zip(VARIANTS, lights, strict=True):

@@ -22,7 +22,7 @@ from studio.models.state import Slug
 ChangelogKind = Literal["init", "patch", "rebuild", "foreign", "tool"]
 
 
-class OpWarning(FileModel):
+class OpWarning(FileModel, defer_build=True):
     """An ops entry that was dropped, and why. `entry` is the entry as received (or its repr when it
     was not plain JSON), so nothing the model produced is silently lost.
 
@@ -46,7 +46,7 @@ class OpWarning(FileModel):
         return data
 
 
-class ChangelogEntry(FileModel):
+class ChangelogEntry(FileModel, defer_build=True):
     """A merge, after the fact.
 
     - `kind="init"`: only allowed as the first line; carries `snapshot`, the full starting state (e.g. the

@@ -15,7 +15,7 @@ ForeshadowAction = Literal["planted", "advanced", "resolved"]
 FORESHADOW_ACTIONS: tuple[str, ...] = ("planted", "advanced", "resolved")
 
 
-class StateOp(FileModel):
+class StateOp(FileModel, defer_build=True):
     """One op that passed `state_engine.validate_ops`. Build it through that function, not directly:
     the model only checks the shape, the path rules of seed 003 10.6 live in the engine."""
 
@@ -32,7 +32,7 @@ class StateOp(FileModel):
         return data
 
 
-class StatePatch(FileModel):
+class StatePatch(FileModel, defer_build=True):
     """`staging/state/chapter-NNN-delta.json`. `ops` stays raw: each entry is checked on its own by the
     engine, so one bad entry is dropped with a warning instead of rejecting the whole patch."""
 
