@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import os
 import sys
@@ -141,8 +142,18 @@ def _without_pydantic_plugins() -> bool:
         return False
     loader = types.ModuleType(_PLUGIN_LOADER, "No pydantic plugins for `novel-studio status` (studio.cli.status_cmd).")
     loader.get_plugins = lambda: ()  # type: ignore[attr-defined]  # pydantic's own answer under `__all__`
+    loader.__getattr__ = _real_loader_attribute  # type: ignore[attr-defined]  # a name a later pydantic adds
     sys.modules[_PLUGIN_LOADER] = loader
     return True
+
+
+def _real_loader_attribute(name: str) -> object:
+    """Any other name a pydantic release imports from its loader module comes from the real module, so a newer
+    pydantic still imports (it then pays for its scan) instead of failing on a name this stand-in lacks."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    del sys.modules[_PLUGIN_LOADER]
+    return getattr(importlib.import_module(_PLUGIN_LOADER), name)
 
 
 @contextmanager
