@@ -37,7 +37,8 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     read whole before pyte parses it (parsing each 4 KB chunk before reading the next put this process's pyte
     time into the figure). p95 and median per
     kind, the studio's CPU time per key (its threads' time on a CPU, `/proc/PID/task/*/schedstat`, in ns; user+sys
-    in 10 ms ticks where that is missing), and the three slowest presses with their CPU. Then while chapter n+1 of a copy of the (b)
+    in 10 ms ticks where that is missing), the three slowest presses with their CPU, and the studio's resident
+    memory after them. Then while chapter n+1 of a copy of the (b)
     project streams (NOVEL_STUDIO_OFFLINE_DELAY=0.2, `--pty-delay`) the output never stops, so there each key is timed from
     the write to the first frame showing its effect: `2` / `1` until the accent border has moved (the pane
     corners' colours, as seen idle), `down` / `up` in the outline until the header names the newly selected
@@ -866,6 +867,17 @@ def _child_cpu_s(pid: int) -> float:
         return math.nan
 
 
+def _rss_mb(pid: int) -> float:
+    """A process's resident memory now (VmRSS, /proc), nan elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return math.nan
+
+
 def _read_frame(term: Any, timeout: float, quiet: float = 0.03) -> tuple[float, float] | None:
     """Read what the studio writes after a key, without parsing it while it comes: (when its first chunk was
     read, when its last was) by `time.perf_counter`, None if nothing came within `timeout`. The frame ends when
@@ -962,6 +974,7 @@ def pty_key_latency(root: Path, stream_root: Path, presses: int, out: Out,
         term.send(b"1")
         for key in ("up",) * walk + ("down",) * walk:
             press(key)
+        figures["idle_rss_mb"] = _rss_mb(term.proc.pid)
     finally:
         term.close()
     if len(looks) < 2 or looks["1"] == looks["2"]:
@@ -1030,6 +1043,8 @@ def print_pty_latency(figures: dict[str, Any], out: Out) -> None:
         slowest = sorted(picked, key=lambda i: idle[i][2], reverse=True)[:3]
         out("        slowest: " + "; ".join(
             f"#{picked.index(i) + 1} {idle[i][0]} {ms(idle[i][2])} (CPU {ms(cpu[i][1])})" for i in slowest))
+    if "idle_rss_mb" in figures:
+        out(f"  the studio's resident memory after the idle presses: {figures['idle_rss_mb']:.1f} MB")
     stream: list[tuple[str, float]] = figures["stream"]
     for kind in ("pane switching", "chapter selection"):
         values = [t for k, t in stream if PTY_KINDS[k] == kind]

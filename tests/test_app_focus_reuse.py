@@ -257,3 +257,29 @@ async def test_a_prepared_chapter_edited_by_hand_shows_its_new_text(sample: Path
         shown = screen.chapter_view.text_area.document.text
         assert word != "雾" and word not in shown and shown == old_text.replace(word, "雾")
         assert screen.scores_view.body_text != old_scores
+
+
+@pytest.mark.parametrize("due", [True, False])
+async def test_a_full_collection_due_runs_after_the_neighbours_are_prepared(
+    sample: Path, monkeypatch: pytest.MonkeyPatch, due: bool
+) -> None:
+    """When CPython's generation-2 count is near its threshold, the idle steps after a selection end with a full
+    collection (`MainScreen._collect_if_due`), so that it does not land in the next key; otherwise none."""
+    import gc
+
+    app = make_app(sample)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = main_screen(app)
+        numbers = screen.project.committed_chapters()
+        await pilot.press("1")
+        await _prepared(pilot, screen)
+        collected: list[int] = []
+        threshold = gc.get_threshold()[2]
+        monkeypatch.setattr(gc, "get_count", lambda: (0, 0, threshold - 1 if due else 0))
+        monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation) or 0)
+        screen.outline.select_chapter(numbers[0] if screen.selected != numbers[0] else numbers[1])
+        await pilot.pause()
+        await _prepared(pilot, screen)
+        monkeypatch.undo()
+        assert collected == ([2] if due else [])
