@@ -655,14 +655,20 @@ class MainScreen(Screen[None]):
         if not self._to_prepare or self.running or not self.is_mounted:
             self._to_prepare = []
             return
-        m = self._to_prepare.pop(0)
+        m = self._to_prepare[0]
         try:
             text = self.project.chapter_text(m)
-            if text is not None:
-                self.chapter_view.prepare_text(text)
+        except StudioError:
+            text = None  # shown, it says what is wrong (`show_chapter`); nothing to typeset
+        if text is not None and not self.chapter_view.prepare_text(text):
+            # the panes are not laid out yet (a busy start): try again later
+            self._prepare_timer = self.set_timer(PREPARE_AFTER_S, self._prepare_next, name="prepare-neighbours")
+            return
+        self._to_prepare.pop(0)
+        try:
             self.diff_view.prepare_diff(state_diff_for_chapter(self.project, m))
         except StudioError:
-            pass  # shown, it says what is wrong (`show_chapter`); nothing to prepare
+            pass  # shown, the pane says what is wrong
         self.scores_view.prepare_scores(scores_for_chapter(self.project, m, history=self._score_history()))
         next_step = self._prepare_next if self._to_prepare else self._collect_if_due
         self._prepare_timer = self.set_timer(0.01, next_step, name="prepare-neighbours")

@@ -277,7 +277,12 @@ async def test_a_full_collection_due_runs_after_the_neighbours_are_prepared(
         collected: list[int] = []
         threshold = gc.get_threshold()[2]
         monkeypatch.setattr(gc, "get_count", lambda: (0, 0, threshold - 1 if due else 0))
-        monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation) or 0)
+
+        def collect(generation: int = 2) -> int:
+            collected.append(generation)
+            return 0
+
+        monkeypatch.setattr(gc, "collect", collect)
         screen.outline.select_chapter(numbers[0] if screen.selected != numbers[0] else numbers[1])
         await pilot.pause()
         await _prepared(pilot, screen)

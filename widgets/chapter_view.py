@@ -207,13 +207,17 @@ class ChapterView(Vertical):
         self._load_all(remember=True)
         area.scroll_home(animate=False, immediate=True)
 
-    def prepare_text(self, text: str) -> None:
+    def prepare_text(self, text: str) -> bool:
         """Typeset a stored chapter's `text` at the pane's width now, without showing it, so that `show_text`
         soon after finds its layout remembered (a neighbour of the selected chapter, prepared while the studio
-        is idle: `screens.main_screen`). Keyed by the text: a file edited since is typeset anew when shown."""
+        is idle: `screens.main_screen`). Keyed by the text: a file edited since is typeset anew when shown.
+        False when the pane has no width yet (not laid out): nothing was prepared."""
         width = self._width()
-        if width != UNWRAPPED and (text, width) not in self._remembered:
+        if width == UNWRAPPED:
+            return False
+        if (text, width) not in self._remembered:
             self._remember((text, width), typeset(text, width))
+        return True
 
     def clear(self) -> None:
         self.show_text("", title="")
