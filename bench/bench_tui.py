@@ -27,12 +27,18 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
 (c) what a chapter selection computes, per chapter: the state diff (chapter after chapter, which replays one
     changelog entry from the state remembered for the chapter before, and cold), the scores pane, the typesetting.
 (d) unless `--no-pty`, key latency in a real pty (`tests/pty_term.py`: the studio as `python -m studio.cli.main
-    --project DIR --offline` on a pseudo-terminal, 160x48, its output read by pyte): idle, the keys `1`, `down`,
-    `up`, `2`, `pagedown`, `pageup` in turn, each written once the terminal has been quiet for 0.3 s, timed from
-    the write to the first byte of the next frame (read before pyte parses it: a frame bigger than the pty's
-    buffer comes in chunks, and this process reads each only after parsing the one before) and to the end of
-    that frame (no output for 30 ms, parsing included); p95 per
-    kind, and the studio's CPU time (user+sys, from /proc) per key. Then while chapter n+1 of a copy of the (b)
+    --project DIR --offline` on a pseudo-terminal, 160x48, its output read by pyte): idle, first the keys `1`,
+    `2`, `pagedown`, `pageup` in turn (`--presses` of them: pane switching and scrolling), then chapter
+    selection as an author walks the outline: the studio opens on the last chapter, so `up` through
+    `--presses` * 0.4 (at least 10) chapters not shown yet (fewer when the outline's top comes first), then
+    `down` back over them (first visits, then revisits). Each key is written once the terminal has been quiet for 0.3 s (an author reading; the studio
+    prepares the selected chapter's neighbours after 0.15 s idle: `screens.main_screen`), and timed from the
+    write to the first byte of the next frame and to the end of that frame (no output for 30 ms); the frame is
+    read whole before pyte parses it (parsing each 4 KB chunk before reading the next put this process's pyte
+    time into the figure). p95 and median per
+    kind, the studio's CPU time per key (its threads' time on a CPU, `/proc/PID/task/*/schedstat`, in ns; user+sys
+    in 10 ms ticks where that is missing), the three slowest presses with their CPU, and the studio's resident
+    memory after them. Then while chapter n+1 of a copy of the (b)
     project streams (NOVEL_STUDIO_OFFLINE_DELAY=0.2, `--pty-delay`) the output never stops, so there each key is timed from
     the write to the first frame showing its effect: `2` / `1` until the accent border has moved (the pane
     corners' colours, as seen idle), `down` / `up` in the outline until the header names the newly selected
@@ -98,7 +104,10 @@ KEY_KINDS: dict[str, str] = {
     "question_mark": "help open/close", "escape": "help open/close",
 }
 STREAM_AGENTS = frozenset({"chapter_writer", "revision"})
-PTY_KEY_CYCLE = ("1", "down", "up", "2", "pagedown", "pageup")
+PTY_KEY_CYCLE = ("1", "2", "pagedown", "pageup")
+"""Idle: pane switching (outline, chapter pane) and scrolling the chapter pane, in turn."""
+PTY_WALK_MIN = 10
+"""Idle chapter selection: at least this many `up` presses (then as many `down`); `--presses` * 0.4 by default."""
 PTY_KINDS = {"1": "pane switching", "2": "pane switching", "down": "chapter selection", "up": "chapter selection",
              "pagedown": "scrolling", "pageup": "scrolling"}
 PTY_STREAM_CYCLE = ("2", "1", "down", "up")
@@ -842,12 +851,64 @@ def selection_costs(root: Path, walk: int = 20) -> dict[str, float]:
 
 
 def _child_cpu_s(pid: int) -> float:
-    """utime + stime of a process, from /proc (nan elsewhere)."""
+    """The CPU time of a process: the sum of its threads' time on a CPU (`/proc/PID/task/*/schedstat`, in ns), or
+    utime + stime from /proc/PID/stat (clock ticks of 10 ms) where schedstat is missing; nan elsewhere."""
+    try:
+        total = 0
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            total += int((task / "schedstat").read_text().split()[0])
+        return total / 1e9
+    except (OSError, IndexError, ValueError):
+        pass
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return math.nan
+
+
+def _rss_mb(pid: int) -> float:
+    """A process's resident memory now (VmRSS, /proc), nan elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return math.nan
+
+
+def _read_frame(term: Any, timeout: float, quiet: float = 0.03) -> tuple[float, float] | None:
+    """Read what the studio writes after a key, without parsing it while it comes: (when its first chunk was
+    read, when its last was) by `time.perf_counter`, None if nothing came within `timeout`. The frame ends when
+    nothing more comes for `quiet` s; then it is handed to the terminal's pyte screen. (Parsing each chunk before
+    reading the next, as `PtyTerm.pump` does, put this process's pyte time into the frame's end: a big frame comes
+    in 4 KB chunks.)"""
+    chunks: list[bytes] = []
+    first = last = math.nan
+    wait = timeout
+    while True:
+        ready, _, _ = select.select([term.master], [], [], wait)
+        if not ready:
+            break
+        try:
+            chunk = os.read(term.master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        last = time.perf_counter()
+        if not chunks:
+            first = last
+        chunks.append(chunk)
+        wait = quiet
+    if not chunks:
+        return None
+    data = b"".join(chunks)
+    term.raw.extend(data)
+    term.stream.feed(data)
+    term.first_output, term.last_output = first, last
+    return first, last
 
 
 def _header_chapter(lines: list[str]) -> int | None:
@@ -886,25 +947,38 @@ def pty_key_latency(root: Path, stream_root: Path, presses: int, out: Out,
             out("  real pty: the studio did not paint")
             return None
         term.settle(0.5)
-        for i in range(presses):
-            key = PTY_KEY_CYCLE[i % len(PTY_KEY_CYCLE)]
+
+        def press(key: str, timeout: float = 5.0) -> bool:
             term.settle(0.3)
             cpu0 = _child_cpu_s(term.proc.pid)
             sent = time.perf_counter()
             term.send(KEYS.get(key, key.encode()))
-            if not term.pump(5.0):
-                continue
-            first = term.first_output - sent  # not `last_output`: that waited for this bench's pyte to parse
-            while term.pump(0.03):
-                pass
-            done = term.last_output - sent
-            figures["idle"].append((key, first, done))
+            frame = _read_frame(term, timeout)
+            if frame is None:
+                return False
+            figures["idle"].append((key, frame[0] - sent, frame[1] - sent))
             figures["cpu"].append((key, _child_cpu_s(term.proc.pid) - cpu0))
+            return True
+
+        for i in range(presses):
+            key = PTY_KEY_CYCLE[i % len(PTY_KEY_CYCLE)]
+            press(key)
             if key in ("1", "2"):
                 term.settle(0.3)
                 corners = _pane_corners(term)
                 if corners is not None:
                     looks[key] = corners
+        # chapter selection as an author walks: the studio opens on the last chapter, so up through chapters
+        # not shown yet, then back down over them (the outline focused: `1`, not measured)
+        walk = max(PTY_WALK_MIN, presses * 2 // 5)
+        term.settle(0.3)
+        term.send(b"1")
+        went = 0
+        while went < walk and press("up", 2.0):  # no frame: the outline's top (a small project)
+            went += 1
+        for _ in range(went):
+            press("down")
+        figures["idle_rss_mb"] = _rss_mb(term.proc.pid)
     finally:
         term.close()
     if len(looks) < 2 or looks["1"] == looks["2"]:
@@ -959,16 +1033,22 @@ def print_pty_latency(figures: dict[str, Any], out: Out) -> None:
     idle: list[tuple[str, float, float]] = figures["idle"]
     cpu: list[tuple[str, float]] = figures["cpu"]
     for kind in ("pane switching", "chapter selection", "scrolling"):
-        firsts = [f for k, f, _ in idle if PTY_KINDS[k] == kind]
-        dones = [d for k, _, d in idle if PTY_KINDS[k] == kind]
-        if firsts:
-            out(f"  idle, {kind:<18} key -> first byte p95 {ms(p95(firsts))} (median {ms(statistics.median(firsts))}); "
-                f"-> frame written p95 {ms(p95(dones))}; {len(firsts)} presses")
-        used = [c for k, c in cpu if PTY_KINDS[k] == kind and not math.isnan(c)]
+        picked = [i for i, (k, _, _) in enumerate(idle) if PTY_KINDS[k] == kind]
+        if not picked:
+            continue
+        firsts = [idle[i][1] for i in picked]
+        dones = [idle[i][2] for i in picked]
+        out(f"  idle, {kind:<18} key -> first byte p95 {ms(p95(firsts))} (median {ms(statistics.median(firsts))}); "
+            f"-> frame written p95 {ms(p95(dones))} (median {ms(statistics.median(dones))}); {len(picked)} presses")
+        used = [cpu[i][1] for i in picked if not math.isnan(cpu[i][1])]
         if used:
-            # /proc counts CPU in clock ticks (10 ms): the mean of many presses is the finer figure
             out(f"        studio CPU per key: median {ms(statistics.median(used))}, p95 {ms(p95(used))}, "
                 f"mean {ms(statistics.fmean(used))}")
+        slowest = sorted(picked, key=lambda i: idle[i][2], reverse=True)[:3]
+        out("        slowest: " + "; ".join(
+            f"#{picked.index(i) + 1} {idle[i][0]} {ms(idle[i][2])} (CPU {ms(cpu[i][1])})" for i in slowest))
+    if "idle_rss_mb" in figures:
+        out(f"  the studio's resident memory after the idle presses: {figures['idle_rss_mb']:.1f} MB")
     stream: list[tuple[str, float]] = figures["stream"]
     for kind in ("pane switching", "chapter selection"):
         values = [t for k, t in stream if PTY_KINDS[k] == kind]

@@ -13,10 +13,17 @@ Shape: the App hands this screen a `StudioServices` (settings, agents, provider 
 keep the header and the outline in step. Three invisible parts post messages (`studio.tui.messages`) and never
 touch the screen: `PipelineRunner`, `FileWatcher`, `RebuildQueue`. The flows (start-up checks, review, undo,
 edit, the edits/rebuild flow) are controllers over `StudioHost`, which this screen implements.
+
+Chapter selection (issue 12, instant keys): a key shows the chapter at once from the file read then; once the
+studio has idled `PREPARE_AFTER_S`, the chapters before and after it are prepared (typeset, state diff replayed
+and wrapped, scores wrapped), one per timer tick, then a full garbage collection runs if one is due. So the next
+arrow key costs what going back to a chapter costs, and seldom meets a collection. Every cache involved is keyed
+by the text it shows, never by a file's stat: a file edited after it was prepared shows its new text.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Coroutine
 from dataclasses import replace
@@ -31,6 +38,7 @@ from textual.events import Resize, ScreenResume
 from textual.notifications import Notification
 from textual.reactive import Reactive, var
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Tab, Tabs
 from textual.widgets.text_area import Selection
@@ -188,6 +196,9 @@ MESSAGES: Catalog = {
 
 PANES: tuple[str, ...] = ("outline", "chapter", "diff", "scores")
 WIDE_MIN_COLUMNS = 100
+PREPARE_AFTER_S = 0.15
+"""Idle seconds after a chapter is shown before its neighbours are prepared (`MainScreen._prepare_neighbours`):
+a held arrow key repeats faster, so nothing is prepared while the cursor runs through the outline."""
 STREAM_STAGES = frozenset({"draft", "revise", "rewrite"})
 
 
@@ -273,6 +284,9 @@ class MainScreen(Screen[None]):
         self._marked_pane: Pane | None = None
         """The pane shown as focused (class `-focused`): see `watch_focused`."""
         self._resumed = False  # see `on_screen_resume`
+        self._prepare_timer: Timer | None = None
+        self._to_prepare: list[int] = []
+        """Neighbours of the chapter shown, still to prepare (`_prepare_neighbours`), the next one first."""
         self._localise_bindings()
 
     # ------------------------------------------------------------------ setup
@@ -582,6 +596,7 @@ class MainScreen(Screen[None]):
     def show_chapter(self, n: int, *, select: bool = False) -> None:
         """Show chapter `n` in the chapter, diff and scores panes (the live draft if it is being written);
         `select`: also move the outline's cursor to it."""
+        came_from = self.selected
         self.selected = n
         if select:
             self.outline.select_chapter(n)  # its cursor's watcher finds `n` selected: nothing shown twice
@@ -600,11 +615,74 @@ class MainScreen(Screen[None]):
             self.diff_view.show_diff(state_diff_for_chapter(self.project, n))
         except StudioError as exc:
             self.diff_view.show_error(exc.text(self.lang))
-        history = [(c.number, c.overall) for v in self.outline.rows for c in v.chapters if c.overall is not None]
-        self.scores_view.show_scores(scores_for_chapter(self.project, n, history=history))
+        self.scores_view.show_scores(scores_for_chapter(self.project, n, history=self._score_history()))
         if self.header.info.chapter != n:  # `watch_selected` has named it already when `n` is a new selection
             self.header.update_info(chapter=n)
         self._show_marks()  # why it is marked stays under its title, not in a toast
+        self._prepare_neighbours(n, came_from)
+
+    def _score_history(self) -> list[tuple[int, float]]:
+        """Every chapter's overall score, from the outline rows (`scores_for_chapter` reads no file for them)."""
+        return [(c.number, c.overall) for v in self.outline.rows for c in v.chapters if c.overall is not None]
+
+    # ------------------------------------------------------------------ neighbours, prepared while idle
+
+    def _prepare_neighbours(self, n: int, came_from: int | None) -> None:
+        """After `PREPARE_AFTER_S` with no other chapter shown, prepare the chapters before and after `n` in the
+        outline (the one the cursor moves on to first): the chapter text typeset, the state diff replayed and
+        wrapped, the scores wrapped, each pane keeping them with the texts it showed last. The next arrow key
+        then only reads the file and finds the rest ready: a first visit costs what a revisit costs. Every
+        cache is keyed by the text (the chapter's, the diff's, the scores'), never by a file's stat, so a file
+        edited after it was prepared shows its new text. One neighbour per timer tick (a key waits for one at
+        most); not while the pipeline runs (the draft's deltas come first)."""
+        if self._prepare_timer is not None:
+            self._prepare_timer.stop()
+            self._prepare_timer = None
+        numbers = [c.number for v in self.outline.rows for c in v.chapters if c.is_written]
+        try:
+            at = numbers.index(n)
+        except ValueError:
+            self._to_prepare = []
+            return
+        before = numbers[at - 1] if at > 0 else None
+        after = numbers[at + 1] if at + 1 < len(numbers) else None
+        ahead = (before, after) if came_from is not None and came_from > n else (after, before)  # moving up: above
+        self._to_prepare = [m for m in ahead if m is not None]
+        if self._to_prepare:
+            self._prepare_timer = self.set_timer(PREPARE_AFTER_S, self._prepare_next, name="prepare-neighbours")
+
+    def _prepare_next(self) -> None:
+        self._prepare_timer = None
+        if not self._to_prepare or self.running or not self.is_mounted:
+            self._to_prepare = []
+            return
+        m = self._to_prepare[0]
+        try:
+            text = self.project.chapter_text(m)
+        except StudioError:
+            text = None  # shown, it says what is wrong (`show_chapter`); nothing to typeset
+        if text is not None and not self.chapter_view.prepare_text(text):
+            # the panes are not laid out yet (a busy start): try again later
+            self._prepare_timer = self.set_timer(PREPARE_AFTER_S, self._prepare_next, name="prepare-neighbours")
+            return
+        self._to_prepare.pop(0)
+        try:
+            self.diff_view.prepare_diff(state_diff_for_chapter(self.project, m))
+        except StudioError:
+            pass  # shown, the pane says what is wrong
+        self.scores_view.prepare_scores(scores_for_chapter(self.project, m, history=self._score_history()))
+        next_step = self._prepare_next if self._to_prepare else self._collect_if_due
+        self._prepare_timer = self.set_timer(0.01, next_step, name="prepare-neighbours")
+
+    def _collect_if_due(self) -> None:
+        """The last idle step after a selection: a full garbage collection now when CPython would soon run one
+        by itself (its count of generation-1 collections within 2 of the generation-2 threshold), so that it
+        seldom lands inside the next key press. Measured on 500 chapters (160x48): one in about ten selections
+        met a full collection, 6-20 ms of CPU over the objects made since the heap was frozen
+        (`studio.tui.heap.settle_heap`); this collects only what is garbage and freezes nothing."""
+        self._prepare_timer = None
+        if gc.isenabled() and gc.get_count()[2] >= gc.get_threshold()[2] - 2:
+            gc.collect()
 
     def _cursor_on_chapter(self, n: int | None) -> None:
         """The outline's cursor moved onto chapter `n` (`OutlineTree.cursor_chapter`, inside the key's handler)."""

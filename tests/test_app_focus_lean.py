@@ -205,3 +205,28 @@ async def test_going_back_to_a_chapter_does_not_typeset_it_again(monkeypatch: py
         calls.clear()
         view.show_text(texts[1], title="第1章 雾")
         assert len(calls) == 1, calls
+
+
+@pytest.mark.parametrize("width", [0, 1, 2, 3, 7, 20, 76])
+def test_wrap_fitting_makes_textuals_wrap_tables(width: int) -> None:
+    """`compat.wrap_fitting` skips measuring the lines that cannot be wider than the width; every table it
+    makes is the one `WrappedDocument.wrap` makes (tabs, wide and zero-width characters, long lines)."""
+    import random
+
+    from textual.document._document import Document
+    from textual.document._wrapped_document import WrappedDocument
+
+    from widgets.compat import wrap_fitting
+
+    rng = random.Random(width)
+    alphabet = [*"雾港灯塔沈照。，“”", "a", "b c", " ", "\t", "e\u0301", "😀", "Latin words here ", "　　"]
+    lines = ["", "雾" * (width // 2), "雾" * (width // 2 + 1), "a" * width, "a" * (width + 1), "\t雾"]
+    lines += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(200)]
+    text = "\n".join(lines)
+    theirs, mine = WrappedDocument(Document(text)), WrappedDocument(Document(text))
+    theirs.wrap(width, 4)
+    wrap_fitting(mine, width, 4)
+    for table in ("_width", "_tab_width", "_wrap_offsets", "_offset_to_line_info", "_line_index_to_offsets",
+                  "_tab_width_cache"):
+        assert getattr(mine, table) == getattr(theirs, table), table
+    assert mine.lines == theirs.lines and mine.height == theirs.height

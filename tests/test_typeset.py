@@ -98,6 +98,68 @@ def test_random_text_keeps_every_rule(seed: int) -> None:
             assert before[-1:] not in LINE_END_FORBIDDEN or len(before) <= 2, (before, line)
 
 
+
+def _greedy_reference(paragraph: str, width: int) -> list[str]:
+    """The rules as first written (a unit at a time, a cell count per unit): the faster `wrap_paragraph` (one
+    regex scan, widths remembered, line ends found by bisection) must break every paragraph the same way."""
+    if not paragraph or width < 2 or cell_len(paragraph) <= width:
+        return [paragraph]
+    units: list[str] = []
+    i = 0
+    while i < len(paragraph):
+        if paragraph[i : i + 2] in ("……", "——"):
+            units.append(paragraph[i : i + 2])
+            i += 2
+        elif paragraph[i].isascii() and paragraph[i].isalnum():
+            j = i
+            while j < len(paragraph) and paragraph[j].isascii() and paragraph[j].isalnum():
+                j += 1
+            units.append(paragraph[i:j])
+            i = j
+        else:
+            units.append(paragraph[i])
+            i += 1
+    indent = 0
+    while indent < len(units) and units[indent] in "　 ":
+        indent += 1
+    if 0 < indent < len(units):
+        units[: indent + 1] = ["".join(units[: indent + 1])]
+    cut: list[str] = []
+    for unit in units:
+        if cell_len(unit) <= width:
+            cut.append(unit)
+            continue
+        piece = ""
+        for ch in unit:
+            if piece and cell_len(piece + ch) > width:
+                cut.append(piece)
+                piece = ""
+            piece += ch
+        cut.append(piece)
+    lines: list[str] = []
+    start = 0
+    while start < len(cut):
+        end, used = start, 0
+        while end < len(cut) and used + cell_len(cut[end]) <= width:
+            used += cell_len(cut[end])
+            end += 1
+        if end < len(cut):
+            while end - start > 1 and (cut[end][:1] in LINE_START_FORBIDDEN or cut[end - 1][-1:] in LINE_END_FORBIDDEN):
+                end -= 1
+        lines.append("".join(cut[start:end]))
+        start = end
+    return lines
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_wrap_paragraph_breaks_as_the_unit_by_unit_rules(seed: int) -> None:
+    rng = random.Random(seed)
+    alphabet = [*"雾港灯塔沈照林枫门巷夜风", *"。，？！”“「」、（）《》", "……", "——", "…", "—", "　", " ", "\t",
+                "abc", "Z9", "x", "e\u0301", "😀", "ｶ", "A" * 30]
+    paragraph = ("　　" if rng.random() < 0.5 else "") + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 150)))
+    width = rng.randint(0, 50)
+    assert wrap_paragraph(paragraph, width) == _greedy_reference(paragraph, width)
+
 DRAFT = (
     "# 第3章 雾港\n\n　　沈照把灯往前递了半寸，雾里的人影没有动。“你来晚了。”那人说。\n"
     "　　他没有答话——只是把灯放低了些……潮水在脚下退去，露出一排黑色的礁石。\n\n"

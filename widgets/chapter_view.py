@@ -23,7 +23,8 @@ Screen cost (issue 12, "instant keys"): nothing here lays out the screen: a new 
 TextArea's virtual size only (`widgets.virtual_size`); the title is one line whatever it says. Only a scrollbar
 that appears or goes, or the marks line shown or hidden, lays it out once. The layouts of the last `REMEMBERED`
 stored chapters shown are kept (keyed by the text and the width): going back to a neighbour does not typeset it
-again.
+again, and `prepare_text` typesets a chapter about to be shown (the selected chapter's neighbours, while the
+studio is idle: `screens.main_screen`), so a first visit does not typeset either.
 """
 
 from __future__ import annotations
@@ -206,6 +207,18 @@ class ChapterView(Vertical):
         self._load_all(remember=True)
         area.scroll_home(animate=False, immediate=True)
 
+    def prepare_text(self, text: str) -> bool:
+        """Typeset a stored chapter's `text` at the pane's width now, without showing it, so that `show_text`
+        soon after finds its layout remembered (a neighbour of the selected chapter, prepared while the studio
+        is idle: `screens.main_screen`). Keyed by the text: a file edited since is typeset anew when shown.
+        False when the pane has no width yet (not laid out): nothing was prepared."""
+        width = self._width()
+        if width == UNWRAPPED:
+            return False
+        if (text, width) not in self._remembered:
+            self._remember((text, width), typeset(text, width))
+        return True
+
     def clear(self) -> None:
         self.show_text("", title="")
 
@@ -314,10 +327,13 @@ class ChapterView(Vertical):
         layout = self._remembered.pop(key, None)
         if layout is None:
             layout = typeset(self._source, width)
+        self._remember(key, layout)
+        return layout
+
+    def _remember(self, key: tuple[str, int], layout: Layout) -> None:
         self._remembered[key] = layout  # the most recent last
         while len(self._remembered) > REMEMBERED:
             del self._remembered[next(iter(self._remembered))]
-        return layout
 
     def _typeset_tail(self) -> None:
         """After text was added at the end: typeset again from the last paragraph of the old layout on, and

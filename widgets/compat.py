@@ -15,9 +15,12 @@ from rich.text import Text
 from textual._compositor import ChopsUpdate, Compositor
 from textual._segment_tools import line_pad
 from textual._styles_cache import StylesCache
+from textual._wrap import compute_wrap_offsets
 from textual.app import App
 from textual.binding import Binding
+from textual.document._wrapped_document import WrappedDocument
 from textual.dom import DOMNode
+from textual.expand_tabs import get_tab_widths
 from textual.geometry import Region, Size
 from textual.keys import _normalize_key_list
 from textual.notifications import Notification, Notify
@@ -204,6 +207,52 @@ class LeanCompositor(Compositor):
         return chops
 
 
+def wrap_fitting(wrapped: WrappedDocument, width: int, tab_width: int) -> None:
+    """`WrappedDocument.wrap` (its private tables, Textual 8.2), except that a line that cannot be wider than
+    `width` (no tab, at most `width // 2` characters: a character is 2 cells at most) is not measured: it has
+    no break. The chapter pane's lines are typeset to fit its width, so TextArea measured each of a new
+    chapter's ~150 lines (`compute_wrap_offsets`, about 1 ms) to find no break. Same tables as `wrap`."""
+    if width <= 0:
+        wrapped.wrap(width, tab_width)
+        return
+    wrapped._width = width
+    if tab_width:
+        wrapped._tab_width = tab_width
+    tab_size = wrapped._tab_width
+    fits = width // 2
+    wrap_offsets: list[list[int]] = []
+    offset_to_line_info: list[tuple[int, int]] = []
+    line_index_to_offsets: list[list[int]] = []
+    line_tab_widths: list[list[int]] = []
+    y = 0
+    for index, line in enumerate(wrapped.document.lines):
+        if len(line) <= fits and "\t" not in line:
+            offsets: list[int] = []
+            line_tab_widths.append([0] if line else [])  # `get_tab_widths` of a line without a tab
+        else:
+            sections = get_tab_widths(line, tab_size)
+            offsets = compute_wrap_offsets(line, width, tab_size=tab_size, precomputed_tab_sections=sections)
+            line_tab_widths.append([tab for _, tab in sections])
+        wrap_offsets.append(offsets)
+        rows = len(offsets) + 1
+        line_index_to_offsets.append(list(range(y, y + rows)))
+        offset_to_line_info.extend((index, section) for section in range(rows))
+        y += rows
+    wrapped._wrap_offsets = wrap_offsets
+    wrapped._offset_to_line_info = offset_to_line_info
+    wrapped._line_index_to_offsets = line_index_to_offsets
+    wrapped._tab_width_cache = line_tab_widths
+
+
+def rewrap_fitting(area: TextArea) -> None:
+    """`TextArea._rewrap_and_refresh_virtual_size` (private, Textual 8.2: a new text and a resize call it) with
+    `wrap_fitting`; it clears the private line cache as the original does."""
+    wrapped_document = area.wrapped_document
+    wrap_fitting(wrapped_document, area.wrap_width, area.indent_width)
+    area._line_cache.clear()
+    area._refresh_size()
+
+
 def plain_text_line(area: TextArea, y: int) -> Strip | None:
     """`TextArea._render_line(y)` of a reader's plain line, built straight from the document's line: no cursor,
     selection, highlighting, line numbers, suggestion or placeholder, soft wrap on and the line not wrapped (the
@@ -366,6 +415,8 @@ def clear_tree_line_cache(tree: Tree[Any]) -> None:
 
 
 __all__ = [
+    "rewrap_fitting",
+    "wrap_fitting",
     "FooterKey",  # textual.widgets._footer (not exported): one key of `Footer`; `StudioFooter` builds its row
     "LeanCompositor",
     "PlainRowStyles",

@@ -39,7 +39,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, TextArea
 from textual.widgets.text_area import Selection
 
-from widgets.compat import FooterKey, PlainRows, plain_text_line, use_plain_row_styles
+from widgets.compat import FooterKey, PlainRows, plain_text_line, rewrap_fitting, use_plain_row_styles
 from widgets.virtual_size import set_virtual_size
 
 JK_BINDINGS: list[BindingType] = [
@@ -173,6 +173,11 @@ class ReaderArea(QuietFocus, TextArea):
         for a row drawn outside `render_lines`: a plain one straight from the document as well."""
         strip = plain_text_line(self, y)
         return strip if strip is not None else super()._render_line(y)
+
+    def _rewrap_and_refresh_virtual_size(self) -> None:
+        """`TextArea._rewrap_and_refresh_virtual_size` (private, Textual 8.2) with a wrap that does not measure
+        the lines that cannot be wider than the wrap width (`compat.rewrap_fitting`): the same wrapped lines."""
+        rewrap_fitting(self)
 
     def _refresh_size(self) -> None:
         """`TextArea._refresh_size` (private, Textual 8.2: every edit and new text calls it) without the layout

@@ -146,3 +146,7 @@ class ScoresView(TextPane, can_focus=True):
     def show_scores(self, model: ScoresModel) -> None:
         self._model = model
         self.show_body(render_scores(model, self.lang))
+
+    def prepare_scores(self, model: ScoresModel) -> None:
+        """Wrap `model`'s pane now without showing it (`TextPane.prepare_body`): a chapter about to be selected."""
+        self.prepare_body(render_scores(model, self.lang))

@@ -134,6 +134,10 @@ class StateDiffView(TextPane, can_focus=True):
         self._shown = True
         self.show_body(render_state_diff(diff, self.lang))
 
+    def prepare_diff(self, diff: StateDiff | None) -> None:
+        """Wrap `diff` now without showing it (`TextPane.prepare_body`): a chapter about to be selected."""
+        self.prepare_body(render_state_diff(diff, self.lang))
+
     def show_error(self, message: str) -> None:
         self._diff = None
         self.show_body(Text(tr(MESSAGES, "error", self.lang, error=message), style="red"))

@@ -143,8 +143,8 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
             width -= self.styles.scrollbar_size_vertical
         return max(1, width)
 
-    def _wrap(self, width: int, *, selected: bool) -> list[Strip]:
-        visual = visualize(self, self.body)
+    def _wrap(self, width: int, *, selected: bool, body: Text | None = None) -> list[Strip]:
+        visual = visualize(self, self.body if body is None else body)
         return Visual.to_strips(self, visual, width, None, self.visual_style, apply_selection=selected)
 
     def _wrapped(self) -> list[Strip]:
@@ -166,10 +166,24 @@ class TextPane(QuietFocus, InstantScroll, ScrollView, can_focus=True):
         lines = self._remembered.pop(key, None)
         if lines is None:
             lines = self._wrap(width, selected=False)
+        self._remember(key, lines)
+        return lines
+
+    def prepare_body(self, body: Text) -> None:
+        """Wrap `body` at the pane's width now, without showing it, so that a `show_body(body)` soon after finds
+        its lines remembered (the neighbours of the selected chapter, prepared while the studio is idle: see
+        `screens.main_screen`). Nothing is repainted."""
+        if not self.is_mounted or not self.size.width:
+            return
+        width = self._wrap_width()
+        key = (text_key(body), width)
+        if key not in self._remembered:
+            self._remember(key, self._wrap(width, selected=False, body=body))
+
+    def _remember(self, key: tuple[TextKey, int], lines: list[Strip]) -> None:
         self._remembered[key] = lines  # the most recent last
         while len(self._remembered) > REMEMBERED:
             del self._remembered[next(iter(self._remembered))]
-        return lines
 
     def _measure(self) -> None:
         """Wrap the body at the current width and size the scrollable area to it (no layout: see the docstring)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 from rich.cells import cell_len
 
@@ -35,7 +36,9 @@ PAIRS = ("……", "——")
 INDENT_CHARS = frozenset("　 ")
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_LATIN = re.compile(r"[A-Za-z0-9]+")
+_UNIT = re.compile("|".join(re.escape(pair) for pair in PAIRS) + r"|[A-Za-z0-9]+|.", re.DOTALL)
+"""A unit: a pair mark, a Latin run or any one character, tried in that order."""
+_CELLS: dict[str, int] = {}
 
 
 @dataclass(frozen=True)
@@ -80,30 +83,24 @@ def split_heading(text: str) -> tuple[str | None, str, int]:
 
 def _units(paragraph: str) -> list[str]:
     """The unbreakable units of a paragraph: characters, `……`/`——` pairs, Latin runs, the indent glued to the
-    first unit after it."""
-    units: list[str] = []
-    i = 0
-    n = len(paragraph)
-    while i < n:
-        ch = paragraph[i]
-        pair = paragraph[i : i + 2]
-        if pair in PAIRS:
-            units.append(pair)
-            i += 2
-            continue
-        m = _LATIN.match(paragraph, i)
-        if m:
-            units.append(m.group())
-            i = m.end()
-            continue
-        units.append(ch)
-        i += 1
+    first unit after it (one regex scan: a Python loop per character cost most of a chapter's typesetting)."""
+    units: list[str] = _UNIT.findall(paragraph)
     indent = 0
     while indent < len(units) and units[indent] in INDENT_CHARS:
         indent += 1
     if 0 < indent < len(units):
         units[: indent + 1] = ["".join(units[: indent + 1])]
     return units
+
+
+def _cells(unit: str) -> int:
+    """`cell_len` of a unit, remembered for single characters and pairs (a bounded set: the text's alphabet)."""
+    width = _CELLS.get(unit)
+    if width is None:
+        width = cell_len(unit)
+        if len(unit) <= 2:
+            _CELLS[unit] = width
+    return width
 
 
 def _split_long(unit: str, width: int) -> list[str]:
@@ -134,18 +131,24 @@ def wrap_paragraph(paragraph: str, width: int) -> list[str]:
     if not paragraph or width < 2 or cell_len(paragraph) <= width:
         return [paragraph]
     units: list[str] = []
+    widths: list[int] = []
     for unit in _units(paragraph):
-        units.extend(_split_long(unit, width) if cell_len(unit) > width else [unit])
-    widths = [cell_len(u) for u in units]
+        cells = _cells(unit)
+        if cells > width:
+            for piece in _split_long(unit, width):
+                units.append(piece)
+                widths.append(cell_len(piece))
+        else:
+            units.append(unit)
+            widths.append(cells)
+    # ends[i]: the cells of units[:i]; a line from `start` takes the most units whose cells fit (bisect, not a
+    # loop per unit)
+    ends = [0, *accumulate(widths)]
     lines: list[str] = []
     start = 0
     count = len(units)
     while start < count:
-        end = start
-        used = 0
-        while end < count and used + widths[end] <= width:
-            used += widths[end]
-            end += 1
+        end = min(count, bisect.bisect_right(ends, ends[start] + width) - 1)
         if end < count:
             # Kinsoku: move units down while the next line would start with closing punctuation or this one
             # would end with opening punctuation; a line keeps at least one unit.
