@@ -20,8 +20,8 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from pipeline.events import Event, StageFinished, StageStarted
-from screens.pipeline_runner import log_line
 from studio.i18n import Lang
+from studio.studio_log import log_line
 from studio.tui.messages import RebuildFinished, RebuildStage, RebuildStarted
 
 if TYPE_CHECKING:

@@ -142,7 +142,7 @@ def _without_pydantic_plugins() -> bool:
         return False
     loader = types.ModuleType(_PLUGIN_LOADER, "No pydantic plugins for `novel-studio status` (studio.cli.status_cmd).")
     loader.get_plugins = lambda: ()  # type: ignore[attr-defined]  # pydantic's own answer under `__all__`
-    loader.__getattr__ = _real_loader_attribute  # type: ignore[attr-defined]  # a name a later pydantic adds
+    loader.__dict__["__getattr__"] = _real_loader_attribute  # a name a later pydantic adds (PEP 562)
     sys.modules[_PLUGIN_LOADER] = loader
     return True
 
