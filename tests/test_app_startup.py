@@ -379,6 +379,7 @@ async def test_a_second_start_shows_the_last_diff_without_replaying_the_log(
     show the last chapter's state diff (~110 ms of CPU on 500 chapters). The replayed state is kept in the user's
     cache between starts (`studio.views.replay_cache`), so the next start replays nothing from the log's start,
     and its first screen shows the same diff."""
+    import screens.main_screen as main_screen_module
     from studio.views import replay_cache, state_diff
     from tests.test_synth import load_synth
     from widgets.state_diff_view import render_state_diff
@@ -393,6 +394,9 @@ async def test_a_second_start_shows_the_last_diff_without_replaying_the_log(
         return original(entries, upto_version, **kwargs)
 
     monkeypatch.setattr(state_diff, "replay", counting)
+    # the start alone: no neighbour prepared while idle (a loaded machine's pause outlasts `PREPARE_AFTER_S`,
+    # and preparing chapter 11 replays too)
+    monkeypatch.setattr(main_screen_module, "PREPARE_AFTER_S", 3600.0)
     shown: list[object] = []
     for _ in range(2):
         state_diff._state_memo.clear()  # each start is a new process: nothing memoised in this one
