@@ -37,8 +37,8 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     read whole before pyte parses it (parsing each 4 KB chunk before reading the next put this process's pyte
     time into the figure). p95 and median per
     kind, the studio's CPU time per key (its threads' time on a CPU, `/proc/PID/task/*/schedstat`, in ns; user+sys
-    in 10 ms ticks where that is missing), the three slowest presses with their CPU, and the studio's resident
-    memory after them. Then while chapter n+1 of a copy of the (b)
+    in 10 ms ticks where that is missing), the three slowest presses with their CPU, the four that used the most
+    CPU, and the studio's resident memory after them. Then while chapter n+1 of a copy of the (b)
     project streams (NOVEL_STUDIO_OFFLINE_DELAY=0.2, `--pty-delay`) the output never stops, so there each key is timed from
     the write to the first frame showing its effect: `2` / `1` until the accent border has moved (the pane
     corners' colours, as seen idle), `down` / `up` in the outline until the header names the newly selected
@@ -1047,6 +1047,10 @@ def print_pty_latency(figures: dict[str, Any], out: Out) -> None:
         slowest = sorted(picked, key=lambda i: idle[i][2], reverse=True)[:3]
         out("        slowest: " + "; ".join(
             f"#{picked.index(i) + 1} {idle[i][0]} {ms(idle[i][2])} (CPU {ms(cpu[i][1])})" for i in slowest))
+        costliest = sorted((i for i in picked if not math.isnan(cpu[i][1])), key=lambda i: cpu[i][1], reverse=True)[:4]
+        if costliest:  # less load-dependent than the slowest: a press that lays out the screen shows here
+            out("        most CPU: " + "; ".join(
+                f"#{picked.index(i) + 1} {idle[i][0]} {ms(cpu[i][1])} ({ms(idle[i][2])})" for i in costliest))
     if "idle_rss_mb" in figures:
         out(f"  the studio's resident memory after the idle presses: {figures['idle_rss_mb']:.1f} MB")
     stream: list[tuple[str, float]] = figures["stream"]
