@@ -37,8 +37,8 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     read whole before pyte parses it (parsing each 4 KB chunk before reading the next put this process's pyte
     time into the figure). p95 and median per
     kind, the studio's CPU time per key (its threads' time on a CPU, `/proc/PID/task/*/schedstat`, in ns; user+sys
-    in 10 ms ticks where that is missing), the three slowest presses with their CPU, and the studio's resident
-    memory after them. Then while chapter n+1 of a copy of the (b)
+    in 10 ms ticks where that is missing), the three slowest presses with their CPU, the four that used the most
+    CPU, and the studio's resident memory after them. Then while chapter n+1 of a copy of the (b)
     project streams (NOVEL_STUDIO_OFFLINE_DELAY=0.2, `--pty-delay`) the output never stops, so there each key is timed from
     the write to the first frame showing its effect: `2` / `1` until the accent border has moved (the pane
     corners' colours, as seen idle), `down` / `up` in the outline until the header names the newly selected
@@ -50,7 +50,9 @@ write; the pty measure in (a) includes it. `--quick`: a 100-chapter project, 3 r
     ("composed": `Widget.render_lines` rows, styled or from their caches), what a terminal would be sent (the
     update rendered to escape sequences, as a real terminal's app does and a headless one skips), screen
     layouts and frames (a chapter selection is one: the moved cursor and its chapter together), median (and the most layouts) over the presses; and the main thread's CPU per key
-    (`time.thread_time`, Pilot's own work and the terminal rendering included). Then
+    (`time.thread_time`, Pilot's own work and the terminal rendering included; median and most). "chapter walk":
+    the (d) walk in the outline (`up` through chapters not shown yet, `down` back, 0.3 s rest before each press),
+    where the diff and scores panes' scrollbars appear and go. Then
     the same while chapter n+1 streams, held mid-draft (`HeldStreamProvider`: no delta lands in a measure):
     "selection, streaming" (`up`/`down` between the draft and the chapter before it) and "draft flush" (one
     20-character delta appended, measured until its flush has been painted).
@@ -683,7 +685,7 @@ def run_benchmark(work: Path, opts: Options, out: Out = print) -> dict[str, Any]
             out(f"  {kind:<21} {row['cells']:,.0f} cells dirty, {row['lines']:,.0f} widget lines styled, "
                 f"{row['composed']:,.0f} composed, {row['bytes'] / 1024:,.1f} KB written, "
                 f"{row['layouts']:.0f} layouts (max {row['max_layouts']:.0f}), {row['frames']:.0f} frames; "
-                f"main-thread CPU {ms(row['cpu'])}")
+                f"main-thread CPU {ms(row['cpu'])} (max {ms(row['max_cpu'])})")
     out(f"peak RSS of this process: {peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss):.1f} MB")
     return figures
 
@@ -744,11 +746,13 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
     setup = {"pane switching": "2", "chapter selection": "1", "scrolling": "2"}
     figures: dict[str, dict[str, float]] = {}
 
-    async def measure(pilot: Any, step: Callable[[int], Any], count: int, settle: float = 0.0) -> dict[str, float]:
+    async def measure(
+        pilot: Any, step: Callable[[int], Any], count: int, settle: float = 0.0, rest: float = 0.05
+    ) -> dict[str, float]:
         names = ("cells", "lines", "composed", "bytes", "layouts", "frames")
         rows: dict[str, list[float]] = {name: [] for name in (*names, "cpu")}
         for i in range(count):
-            await pilot.pause(0.05)
+            await pilot.pause(rest)
             tally.clear()
             cpu = time.thread_time()
             await step(i)
@@ -760,6 +764,7 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
                 rows[name].append(tally[name])
         row = {name: statistics.median(values) for name, values in rows.items()}
         row["max_layouts"] = max(rows["layouts"])
+        row["max_cpu"] = max(rows["cpu"])
         return row
 
     provider = HeldStreamProvider()
@@ -777,6 +782,14 @@ async def repaint_costs(root: Path, presses: int) -> dict[str, dict[str, float]]
                 await pilot.press(setup[kind])
                 await pilot.pause(0.2)
                 figures[kind] = await measure(pilot, lambda i, keys=keys: pilot.press(keys[i % 2]), max(4, presses))
+            # an author's walk, as in (d): `up` through chapters not shown yet, `down` back; resting 0.3 s before
+            # each press, so the neighbours' idle preparation is not in it. The diff and scores panes' scrollbars
+            # appear and go on some of these chapters (a layout of the screen each, before `rearrange_scrollbars`)
+            await pilot.press("1")
+            await pilot.pause(0.2)
+            walk = max(PTY_WALK_MIN, presses * 2 // 5)
+            figures["chapter walk"] = await measure(
+                pilot, lambda i: pilot.press("up" if i < walk else "down"), 2 * walk, rest=0.3)
             screen = app.main_screen
             assert screen is not None
             await pilot.press("1")
@@ -1047,6 +1060,10 @@ def print_pty_latency(figures: dict[str, Any], out: Out) -> None:
         slowest = sorted(picked, key=lambda i: idle[i][2], reverse=True)[:3]
         out("        slowest: " + "; ".join(
             f"#{picked.index(i) + 1} {idle[i][0]} {ms(idle[i][2])} (CPU {ms(cpu[i][1])})" for i in slowest))
+        costliest = sorted((i for i in picked if not math.isnan(cpu[i][1])), key=lambda i: cpu[i][1], reverse=True)[:4]
+        if costliest:  # less load-dependent than the slowest: a press that lays out the screen shows here
+            out("        most CPU: " + "; ".join(
+                f"#{picked.index(i) + 1} {idle[i][0]} {ms(cpu[i][1])} ({ms(idle[i][2])})" for i in costliest))
     if "idle_rss_mb" in figures:
         out(f"  the studio's resident memory after the idle presses: {figures['idle_rss_mb']:.1f} MB")
     stream: list[tuple[str, float]] = figures["stream"]

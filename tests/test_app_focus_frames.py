@@ -19,6 +19,7 @@ import pytest
 
 from screens.main_screen import MainScreen
 from tests.tui_helpers import RecordingStudio, held_stream, main_screen
+from widgets.text_pane import TextPane
 
 
 class Frames:
@@ -56,12 +57,20 @@ async def test_a_chapter_selection_is_one_frame_with_its_chapter(
         screen.show_chapter(numbers[1], select=True)
         await pilot.pause(0.1)
         frames = Frames(app, screen, monkeypatch)
+
+        def bars() -> tuple[bool, ...]:
+            return tuple(pane.show_vertical_scrollbar for pane in app.screen.query(TextPane))
+
+        toggles = [bars()]
         for key, want in (("down", numbers[2]), ("up", numbers[1]), ("up", numbers[0]), ("down", numbers[1])):
             frames.seen.clear()
             await _press(pilot, key)
             assert screen.selected == want
-            # every frame shows the cursor's chapter (a scrollbar that appears or goes paints a second one)
-            assert frames.seen and set(frames.seen) == {(want, want)}, (key, frames.seen)
+            # one frame, showing the cursor's chapter (also when a pane's scrollbar appears or goes: before
+            # `compat.rearrange_scrollbars`, its layout of the screen painted a second and third one)
+            assert frames.seen == [(want, want)], (key, frames.seen)
+            toggles.append(bars())
+        assert len(set(toggles)) > 1, toggles  # a scrollbar appeared or went on the way
 
 
 async def test_a_selection_while_a_chapter_streams_is_one_frame(

@@ -20,8 +20,9 @@ those rows (or the whole view when it scrolls to show a new line). A draft left 
 layout: selected again, it typesets only what was written meanwhile (`studio.views.typeset.extend_layout`).
 
 Screen cost (issue 12, "instant keys"): nothing here lays out the screen: a new text or a new line changes the
-TextArea's virtual size only (`widgets.virtual_size`); the title is one line whatever it says. Only a scrollbar
-that appears or goes, or the marks line shown or hidden, lays it out once. The layouts of the last `REMEMBERED`
+TextArea's virtual size only (`widgets.virtual_size`: a scrollbar that appears or goes re-arranges the TextArea
+alone, except while a draft streams pinned to its end); the title is one line whatever it says. Only the marks
+line shown or hidden lays it out once. The layouts of the last `REMEMBERED`
 stored chapters shown are kept (keyed by the text and the width): going back to a neighbour does not typeset it
 again, and `prepare_text` typesets a chapter about to be shown (the selected chapter's neighbours, while the
 studio is idle: `screens.main_screen`), so a first visit does not typeset either.

@@ -12,7 +12,7 @@ from typing import Any
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
-from textual._compositor import ChopsUpdate, Compositor
+from textual._compositor import ChopsUpdate, Compositor, MapGeometry
 from textual._segment_tools import line_pad
 from textual._styles_cache import StylesCache
 from textual._wrap import compute_wrap_offsets
@@ -20,6 +20,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.document._wrapped_document import WrappedDocument
 from textual.dom import DOMNode
+from textual.events import Resize, Show
 from textual.expand_tabs import get_tab_widths
 from textual.geometry import Region, Size
 from textual.keys import _normalize_key_list
@@ -40,8 +41,113 @@ def normalize_keys(keys: str) -> str:
 
 def update_scroll_limits(widget: Widget, virtual_size: Size) -> None:
     """`Widget._scroll_update`: after a new virtual size, show or hide the scrollbars, set their windows and
-    clamp the scroll offsets, as a layout does; the public way (`virtual_size = ...`) lays out the screen."""
-    widget._scroll_update(virtual_size)
+    clamp the scroll offsets, as a layout does; the public way (`virtual_size = ...`) lays out the screen.
+
+    A scrollbar that appears or goes lays out the whole screen in Textual (`show_vertical_scrollbar` and the
+    bar's `display` ask for a layout): 8-15 ms of CPU and 2-3 frames at 160x48. When the widget's outer size
+    cannot depend on its scrollbars (no `auto` dimension) it is re-arranged alone instead
+    (`rearrange_scrollbars`): its content region and its bars placed in the compositor's map exactly as a
+    layout would place them, and the widget repainted. Watchers still run (TextArea re-wraps one cell
+    narrower in its `_watch_show_vertical_scrollbar`, as in a layout)."""
+    if not REARRANGE_IN_PLACE or widget in _rearranging or not _rearrangeable(widget):
+        widget._scroll_update(virtual_size)
+        return
+    shown = (widget.show_vertical_scrollbar, widget.show_horizontal_scrollbar)
+    pending = {node for node in _scrollbar_nodes(widget) if node._layout_required}
+    _rearranging.add(widget)  # a watcher may come back here (TextArea: re-wrap, new virtual size)
+    try:
+        widget._scroll_update(virtual_size)
+    finally:
+        _rearranging.discard(widget)
+    for node in _scrollbar_nodes(widget):  # the layouts the toggle asked for (none asked before it)
+        if node not in pending:
+            node._layout_required = False
+    if (widget.show_vertical_scrollbar, widget.show_horizontal_scrollbar) != shown and not rearrange_scrollbars(
+        widget
+    ):
+        widget.refresh(layout=True)
+
+
+REARRANGE_IN_PLACE = True
+"""False: a scrollbar toggle lays out the screen, as in Textual (tests compare the two ways' frames)."""
+
+_rearranging: set[Widget] = set()
+"""The widgets whose scroll limits `update_scroll_limits` is updating (a watcher's call inside is Textual's)."""
+
+
+def _rearrangeable(widget: Widget) -> bool:
+    return (
+        widget.is_mounted
+        and widget.container_size != Size(0, 0)
+        and not widget.styles.auto_dimensions  # its outer size may depend on its scrollbars
+        and not widget.loading
+        and widget._cover_widget is None
+        and widget._render_widget is widget
+        and not pinned_to_end(widget)  # the compositor scrolls it to its end while arranging
+    )
+
+
+def _scrollbar_nodes(widget: Widget) -> list[Widget]:
+    """The widget and the scrollbars it has made (`Widget._vertical_scrollbar` etc., made on first use)."""
+    bars = (widget._vertical_scrollbar, widget._horizontal_scrollbar, widget._scrollbar_corner)
+    return [widget, *(bar for bar in bars if bar is not None)]
+
+
+def rearrange_scrollbars(widget: Widget) -> bool:
+    """Place `widget`'s content region and scrollbars in its screen's compositor map after its scrollbars
+    appeared or went, as `Compositor._arrange_root` places a scrollable non-container widget (private:
+    `Screen._compositor`, `Compositor._full_map`, `_visible_map`, `_dirty_regions` and the caches derived from
+    the map, `Widget._arrange_scrollbars`, `Widget._get_scrollable_region`, `Widget._size_updated`), and
+    repaint it. Its outer region is unchanged (the caller checks its size cannot depend on them), so nothing
+    else on the screen moves. False: it is in no map (not laid out yet); lay it out."""
+    try:
+        compositor = widget.screen._compositor
+    except Exception:  # NoScreen and the like: not on a screen
+        return False
+    maps = [m for m in (compositor._full_map, compositor._visible_map) if m is not None and widget in m]
+    if not maps:
+        return False
+    bars = set(_scrollbar_nodes(widget)[1:])
+    shown: dict[Widget, tuple[MapGeometry, bool]] = {}
+    """The bars placed anew or resized: their geometry, and True for those placed anew."""
+    for index, old_map in enumerate(maps):
+        region, order, clip, _, container_size, virtual_region, dock_gutter = old_map[widget]
+        container_region = region.shrink(widget.styles.gutter)
+        placed: dict[Widget, MapGeometry] = {}  # the bars before the widget: they are drawn over it
+        if (widget.show_vertical_scrollbar or widget.show_horizontal_scrollbar) and (
+            widget.styles.scrollbar_visibility == "visible"
+        ):
+            for bar, bar_region in widget._arrange_scrollbars(container_region):
+                placed[bar] = MapGeometry(
+                    bar_region, order, clip, container_size, container_size, bar_region, dock_gutter
+                )
+                if index == 0 and (bar not in old_map or old_map[bar].region.size != bar_region.size):
+                    shown[bar] = (placed[bar], bar not in old_map)
+        content = widget._get_scrollable_region(container_region)
+        placed[widget] = MapGeometry(
+            region, order, clip, content.size, container_size, virtual_region, dock_gutter
+        )
+        new_map: dict[Widget, MapGeometry] = {}
+        for node, geometry in old_map.items():
+            if node is widget:
+                new_map.update(placed)
+            elif node not in bars:
+                new_map[node] = geometry
+        old_map.clear()
+        old_map.update(new_map)
+        if region_shown := region.intersection(clip):
+            compositor._dirty_regions.add(region_shown)
+    compositor._cuts = None
+    compositor._layers = None
+    compositor._layers_visible = None
+    compositor._visible_widgets = None
+    for bar, (geometry, new) in shown.items():  # as `Screen._refresh_layout` sizes and tells a bar shown or resized
+        bar._size_updated(geometry.region.size, geometry.virtual_size, geometry.container_size, layout=False)
+        bar.post_message(Resize(geometry.region.size, geometry.virtual_size, geometry.container_size))
+        if new:
+            bar.post_message(Show())
+    widget.refresh()
+    return True
 
 
 def pinned_to_end(widget: Widget) -> bool:

@@ -6,8 +6,8 @@ The base of the state diff and scores panes: a subclass says what the pane shows
 PgUp/PgDn, Home/End) jump at once (`widgets.instant_keys.InstantScroll`).
 
 Screen cost (issue 12, "instant keys"): the pane is a `ScrollView` whose region comes from its CSS, never from
-its text. A new text changes only its virtual size (`widgets.virtual_size`: no layout of the screen, unless its
-scrollbar appears or goes) and repaints the pane; a text equal to the one shown repaints nothing. (A `Static`
+its text. A new text changes only its virtual size (`widgets.virtual_size`: no layout of the screen, even when its
+scrollbar appears or goes: the pane alone is re-arranged) and repaints the pane; a text equal to the one shown repaints nothing. (A `Static`
 of `height: auto` in a scrolling container laid the whole screen out on every chapter selection.)
 
 Rules: the text is wrapped as a `Static` wraps it (`Visual.to_strips` of the same `Content`), at the pane's
