@@ -325,8 +325,9 @@ class _Session:
     # ------------------------------------------------------------------ approval
 
     def question(self, plan: VolumePlan, meta: StagedPlanMeta) -> Question:
-        names = {slug: c.display_name for slug, c in Project.open(self.root).characters.items()}
-        facts = plan_lines(plan, meta, self.lang, names)
+        project = Project.open(self.root)
+        names = {slug: c.display_name for slug, c in project.characters.items()}
+        facts = plan_lines(plan, meta, self.lang, names, storylines=project.storylines.names())
         data: dict[str, object] = {
             "volume": plan.volume,
             "plan": plan_data(plan, meta),
