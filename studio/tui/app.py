@@ -142,6 +142,9 @@ class ProjectErrorScreen(Screen[None]):
         self.root = root
         self.message = message
         self.lang: Lang = lang
+        # the footer's quit key in the UI's language (the class declares it once, in Chinese)
+        quit_text = tr(MESSAGES, "quit", lang)
+        compat.rewrite_bindings(self, lambda b: replace(b, description=quit_text) if b.id == "quit" else b)
 
     def compose(self) -> ComposeResult:
         from screens.prompt_dialogs import FoldedText  # the dialogs' module loads when a screen needs it
