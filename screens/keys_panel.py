@@ -9,7 +9,7 @@ Rules:
   `move_down`) is described through `KEY_DESCRIPTIONS`, keyed by its action (the same action means the same
   thing in every Textual widget). The studio's own keys are never rewritten here (the main screen's `u`
   runs an action named `undo` too). An action with no entry keeps its own words: a key added by a new Textual
-  stays visible, and the Chinese keys test (tests/test_app_chinese.py) names it.
+  stays visible, and the keys panel test (tests/test_app_keys_panel.py) names it.
 - A key that does nothing where it is is left out of the panel (marked `system`, which the panel skips; the key
   itself still works as before): the editing keys of a read-only TextArea, and in one that shows no cursor (the
   chapter pane, read like a pager) every key but the scroll keys, select-all and copy.
