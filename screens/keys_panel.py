@@ -197,7 +197,7 @@ class StudioHelpPanel(HelpPanel):
         self.lang: Lang = lang
 
     def update_help(self, focused_widget: Widget | None) -> None:
-        localise_keys(focused_widget, self.lang)
+        localise_keys(focused_widget or self.screen, self.lang)  # nothing focused: the screen's and app's keys
         super().update_help(focused_widget)
         for panel in self.query(KeyPanel):
             panel.refresh(recompose=True)  # a table drawn before the rewrite (the panel's first frame)

@@ -60,6 +60,22 @@ async def test_keys_panel_is_chinese_in_every_pane_and_dialog(sample: Path) -> N
         assert not [(k, d) for k, d in rows if _WORD.search(d)]
 
 
+async def test_keys_panel_with_nothing_focused(sample: Path) -> None:
+    """The screen's and the app's own keys alone (ctrl+q, copy) are localised too."""
+    app = make_app(sample)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        app.screen.set_focus(None)
+        await pilot.pause()
+        app.action_show_help_panel()
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is None
+        rows = panel_rows(app)
+        assert ("^q", "立即退出") in rows, rows
+        assert not [(k, d) for k, d in rows if _WORD.search(d)]
+
+
 async def test_english_keys_panel_keeps_english(sample: Path) -> None:
     app = make_app(sample, lang="en")
     async with app.run_test(size=(160, 48)) as pilot:
