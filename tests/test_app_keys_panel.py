@@ -12,6 +12,7 @@ from textual.widgets import Input
 
 from screens.search_screen import SearchScreen
 from tests.tui_helpers import make_app, notes, wait_for
+from widgets import compat
 from widgets.instant_keys import ReaderArea
 
 _WORD = re.compile(r"[A-Za-z]{2,}")
@@ -120,3 +121,19 @@ async def test_english_screenshot_toast(sample: Path, tmp_path: Path) -> None:
         await pilot.pause()
         app.deliver_screenshot(path=str(tmp_path))
         assert await wait_for(pilot, lambda: "Screenshot saved to" in notes(app)), notes(app)
+
+
+async def test_palette_says_no_matches_in_chinese(sample: Path) -> None:
+    app = make_app(sample)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette) and bool(app.screen.query(Input)))
+        await pilot.press(*"9999999")
+
+        def shown() -> str:
+            return "\n".join(compat.screen_lines(app.screen))
+
+        # Textual says so after its countdown (0.5 s): in English before
+        assert await wait_for(pilot, lambda: "没有匹配" in shown() or "No matches" in shown(), limit=1000), shown()
+        assert "没有匹配的结果" in shown() and "No matches" not in shown(), shown()

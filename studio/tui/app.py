@@ -84,6 +84,7 @@ MESSAGES: Catalog = {
     "palette_tip": ("打开命令面板", "Open the command palette"),
     "palette_placeholder": ("搜索命令…", "Search for commands…"),
     "theme_placeholder": ("搜索配色主题…", "Search for themes…"),
+    "no_matches": ("没有匹配的结果", "No matches found"),
     "screenshot_title": ("截图", "Screenshot"),
     "screenshot_saved": ("截图已保存：{path}", "Screenshot saved to {path}"),
     "screenshot_delivered": ("截图已保存", "Screenshot saved"),
@@ -531,15 +532,17 @@ class NovelStudioApp(App[None]):
         """Textual's command palette, with its placeholder in the UI's language."""
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(
-                CommandPalette(placeholder=tr(MESSAGES, "palette_placeholder", self.lang), id="--command-palette")
+                compat.LocalisedPalette(placeholder=tr(MESSAGES, "palette_placeholder", self.lang),
+                                        no_matches=tr(MESSAGES, "no_matches", self.lang), id="--command-palette")
             )
 
     def action_change_theme(self) -> None:
         """Textual's theme picker, with its placeholder in the UI's language."""
         from textual.theme import ThemeProvider
 
-        self.push_screen(CommandPalette(providers=[ThemeProvider],
-                                        placeholder=tr(MESSAGES, "theme_placeholder", self.lang)))
+        self.push_screen(compat.LocalisedPalette(providers=[ThemeProvider],
+                                                 placeholder=tr(MESSAGES, "theme_placeholder", self.lang),
+                                                 no_matches=tr(MESSAGES, "no_matches", self.lang)))
 
     def action_show_help_panel(self) -> None:
         """Textual's keys panel, with the built-in keys in the UI's language (`screens.keys_panel`)."""
