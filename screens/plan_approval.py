@@ -1,6 +1,7 @@
 """The approval screen of a staged volume plan (issue 7 item 4): answers one `QuestionKind.PLAN_APPROVAL`.
 
-`PlanApprovalScreen(question, lang, *, names=None, notes_dir=None)` is a `ModalScreen[str]` that dismisses with
+`PlanApprovalScreen(question, lang, *, names=None, storylines=None, root=None)` (character and storyline names by
+id: the plan names both by id) is a `ModalScreen[str]` that dismisses with
 an answer of the plan-approval protocol (`pipeline.decisions.PlanAnswer.encode`):
 
 - `y` approve and apply (asked once more when the apply would replace files the author edited by hand);
@@ -249,6 +250,7 @@ class PlanApprovalScreen(ModalScreen[str]):
         lang: Lang = "zh",
         *,
         names: Mapping[str, str] | None = None,
+        storylines: Mapping[str, str] | None = None,
         root: Path | None = None,
     ) -> None:
         super().__init__()
@@ -256,7 +258,8 @@ class PlanApprovalScreen(ModalScreen[str]):
             raise ValueError(f"not a plan-approval question: {question.kind}")
         self.question = question
         self.lang: Lang = lang
-        self.names = dict(names or {})
+        self.names = dict(names or {})  # character id -> name
+        self.storylines = dict(storylines or {})  # storyline id -> name
         self.root = root
         self.note = ""  # the last note typed, offered again if the author opens the note dialog twice
         self._answered = False
@@ -297,6 +300,7 @@ class PlanApprovalScreen(ModalScreen[str]):
                 self.plan,
                 lang,
                 names=self.names,
+                storylines=self.storylines,
                 facts=[] if self.plan else list(self.question.facts),  # the facts repeat the plan as text
                 diff=diff if isinstance(diff, str) else "",
                 overwrites=overwrites,

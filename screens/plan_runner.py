@@ -174,13 +174,15 @@ class PlanRunner(Widget):
 
     # -- the worker -----------------------------------------------------------------------------------------
 
-    def _names(self) -> dict[str, str]:
-        """Character display names for the approval screen's POV lines (empty when the project does not open)."""
+    def _names(self) -> tuple[dict[str, str], dict[str, str]]:
+        """Character and storyline names (by id) for the approval screen's POV and storyline lines (empty when
+        the project does not open)."""
         try:
             project = Project.open(self.project_root, lang=self.lang)
+            characters = {slug: c.display_name for slug, c in project.characters.items() if c.display_name}
+            return characters, project.storylines.names()
         except (OSError, StudioError):
-            return {}
-        return {slug: c.display_name for slug, c in project.characters.items() if c.display_name}
+            return {}, {}
 
     async def decide(self, question: Question) -> str:
         """Ask the author (from the worker, so the pump that delivers the keys stays free)."""
@@ -189,11 +191,13 @@ class PlanRunner(Widget):
         from screens.trial_confirm import answer_trial_confirm
 
         if question.kind is QuestionKind.PLAN_APPROVAL:
-            screen = PlanApprovalScreen(question, self.lang, names=self._names(), root=self.project_root)
+            characters, storylines = self._names()
+            screen = PlanApprovalScreen(question, self.lang, names=characters, storylines=storylines,
+                                        root=self.project_root)
             answer = await self.app.push_screen_wait(screen)
         elif question.kind is QuestionKind.TRIAL_CONFIRM:
             answer = await answer_trial_confirm(
-                self.app, question, self.lang, root=self.project_root, names=self._names(), ask_author=self.ask_author
+                self.app, question, self.lang, root=self.project_root, names=self._names()[0], ask_author=self.ask_author
             )
         elif self.ask_author is not None:
             answer = await self.ask_author(question)

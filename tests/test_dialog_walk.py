@@ -56,6 +56,7 @@ async def test_project_error_title_and_footer_in_the_ui_language(lang: Lang, tit
         lines = compat.screen_lines(app.screen)
         assert any(title in line for line in lines), "\n".join(lines)
         assert ("命令面板" if lang == "zh" else "palette") in lines[-1]
+        assert ("q 退出" if lang == "zh" else "q Quit") in lines[-1], lines[-1]  # was 退出 in English too
 
 
 async def test_brief_form_fields_start_in_one_column() -> None:

@@ -36,6 +36,16 @@ def test_plan_text_shows_every_field_of_every_chapter() -> None:
     assert text.index("第11章") < text.index("第12章") < text.index("第16章") < text.index("本卷新伏笔")
 
 
+def test_plan_text_names_storylines() -> None:
+    """Storyline ids are for files: the author reads the name the storylines file gives (issue 12 item 4)."""
+    plain = plan_text(plan_data(), "zh").plain
+    ids = {line.partition("：")[2] for line in plain.splitlines() if line.strip().startswith("故事线：")}
+    assert ids, plain
+    named = plan_text(plan_data(), "zh", storylines={i: f"线{n}" for n, i in enumerate(sorted(ids))}).plain
+    shown = {line.partition("：")[2] for line in named.splitlines() if line.strip().startswith("故事线：")}
+    assert shown == {f"线{n}" for n in range(len(ids))}
+
+
 def test_plan_text_in_english_uses_the_english_warnings() -> None:
     text = plan_text(plan_data(), "en").plain
     assert "Plan of volume 2: chapters 11-16, 6 chapters" in text

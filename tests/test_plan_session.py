@@ -132,6 +132,10 @@ def test_the_question_carries_the_plan_and_a_note_replans(tmp_path: Path) -> Non
     plan = data["plan"]
     assert isinstance(plan, dict) and [c["chapter"] for c in plan["chapters"]] == [4, 5, 6]
     assert any("爽点" in f for f in question.facts)
+    # storylines by the name the storylines file gives them, not their ids (issue 12 item 4)
+    lines = [f for f in question.facts if f.strip().startswith("故事线：")]
+    assert lines and all("main-arc" not in f and "fog-tide" not in f for f in lines), lines
+    assert any("守灯人之路" in f for f in lines), lines
     # the note went to the second outline call; a bad answer is said and asked again
     outline_calls = [r for r in provider.requests if r.stage == "plan"]
     assert len(outline_calls) == 2 and "让顾远舟早点出场" in json.dumps(outline_calls[1].messages, ensure_ascii=False)

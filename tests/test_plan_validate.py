@@ -17,7 +17,7 @@ from studio.models.volume_plan import VolumePlan, VolumePlanReply, hook, load_vo
 from studio.outline import OutlineChapter, VolumeOutline
 from studio.planning.chaining import chain_preconditions, check_plan
 from studio.planning.checks import PlanContext, pacing_warnings, validate_plan
-from studio.planning.findings import MESSAGES, PlanReport
+from studio.planning.findings import MESSAGES, Finding, PlanReport
 from studio.planning.project_context import plan_context
 from studio.project import Project
 
@@ -210,6 +210,20 @@ def test_primary_run_longer_than_the_limit_warns() -> None:
     warnings = pacing_warnings(_line_plan("mmmmmfmmmf", every=None))
     assert [(w.code, w.params["first"], w.params["last"]) for w in warnings] == [("primary_run", 1, 5)]
     assert all(w.severity == "warning" for w in warnings)
+
+
+def test_pacing_warnings_name_the_storyline() -> None:
+    """The author reads storylines by name (issue 12 item 4): a pacing warning names its line as the storylines
+    file does; an id the file does not name, and an unknown id, are shown as they are."""
+    (warning,) = pacing_warnings(_line_plan("mmmmmfmmmf", every=None))
+    line_id = str(warning.params["id"])
+    assert line_id in warning.line("zh")
+    named = warning.line("zh", {line_id: "守灯人之路"})
+    assert "主线 守灯人之路 连续" in named and line_id not in named
+    assert "primary line 守灯人之路 runs" in warning.line("en", {line_id: "守灯人之路"})
+    assert line_id in warning.line("zh", {"other": "别的线"})
+    unknown = Finding("unknown_storyline", "error", "outline", {"id": line_id})
+    assert line_id in unknown.line("zh", {line_id: "守灯人之路"})  # a wrong id is shown as written
 
 
 def test_primary_rule_needs_a_second_line() -> None:

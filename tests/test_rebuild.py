@@ -328,6 +328,8 @@ def test_cli_offline_prints_changes_and_impact(root: Path, capsys: pytest.Captur
     assert "第 3 章已重建" in out and "新摘要：" in out
     assert "状态变化：" in out
     assert "需要复查的后续章节：" in out and "第 4 章：" in out
+    memory = next(x for x in out.splitlines() if "的记忆" in x)
+    assert "雾潮暗涌" in memory and "fog-tide" not in memory, memory  # the storyline's name (issue 12 item 4)
     assert_consistent(root)
     assert load_review_marks(ProjectPaths(root)).chapters()
 
@@ -367,3 +369,19 @@ def test_cli_uncommitted_exit_1_and_locked_exit_4(root: Path, capsys: pytest.Cap
         holder.release()
     entries: list[ChangelogEntry] = load_changelog(ProjectPaths(root).changelog)
     assert all(e.kind != "rebuild" for e in entries)
+
+
+def test_rebuild_report_names_the_storyline(tmp_path: Path) -> None:
+    """The rebuild's report names the storyline whose memory it updated by the storylines file's name; an id the
+    file does not name (or an unreadable file) is shown as it is (issue 12 item 4)."""
+    from studio.cli.rebuild_cmd import storyline_names
+    from studio.models.storylines import Storylines
+
+    root = tmp_path / "named"
+    init_project(root, sample=True)
+    names = storyline_names(ProjectPaths(root))
+    assert names["main-arc"] == "守灯人之路"
+    data = Storylines.load(ProjectPaths(root).storylines).to_data()
+    data["storylines"][0]["name"] = "  "
+    assert Storylines.parse_data(data, ProjectPaths(root).storylines).names()["main-arc"] == "main-arc"
+    assert storyline_names(ProjectPaths(tmp_path / "nowhere")) == {}

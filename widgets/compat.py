@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rich.align import Align
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.text import Text
@@ -18,6 +19,7 @@ from textual._styles_cache import StylesCache
 from textual._wrap import compute_wrap_offsets
 from textual.app import App
 from textual.binding import Binding
+from textual.command import CommandList, CommandPalette
 from textual.document._wrapped_document import WrappedDocument
 from textual.dom import DOMNode
 from textual.events import Resize, Show
@@ -31,6 +33,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea, Tree
 from textual.widgets._footer import FooterKey
 from textual.widgets._toast import Toast
+from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
 
@@ -535,6 +538,7 @@ __all__ = [
     "keymap",
     "key_bindings",
     "plain_text_line",
+    "LocalisedPalette",
     "normalize_keys",
     "notifications",
     "post_notification",
@@ -565,3 +569,31 @@ def stop_terminal_input(app: App[Any]) -> None:
     driver = app._driver
     if driver is not None:
         driver.disable_input()
+
+
+# ---------------------------------------------------------------------------------------------- the command palette
+
+
+class LocalisedPalette(CommandPalette):
+    """Textual's command palette whose "No matches found" line says `no_matches` (the UI's language).
+
+    `CommandPalette._start_no_matches_countdown` (private) writes the English line inline, in a timer's closure;
+    this is its body with our words (the same countdown, option id and style)."""
+
+    def __init__(self, *, no_matches: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.no_matches = no_matches
+
+    def _start_no_matches_countdown(self, search_value: str) -> None:
+        self._stop_no_matches_countdown()
+
+        def show_no_matches() -> None:
+            if search_value:
+                self.query_one(CommandList).add_option(
+                    Option(Align.center(Text(self.no_matches, style="not bold")), disabled=True, id=self._NO_MATCHES)
+                )
+                self._list_visible = True
+            else:
+                self._list_visible = False  # discover mode: nothing to say
+
+        self._no_matches_timer = self.set_timer(self._NO_MATCHES_COUNTDOWN, show_no_matches)

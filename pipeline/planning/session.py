@@ -64,11 +64,12 @@ from pipeline.planning.prompt_context import DEFAULT_VOLUME_LENGTH, PlanTarget, 
 from pipeline.providers.base import Provider, ProviderError
 from pipeline.providers.retry import stage_wait_s
 from studio.coldstart import PLANNING_KEYS, check_cold_start, refusals
-from studio.errors import FormatError, PausedForAuthor
+from studio.errors import FormatError, PausedForAuthor, StudioError
 from studio.fileio import read_text
 from studio.i18n import Catalog, Lang, tr
 from studio.models.quick_start import QuickStartRequest
 from studio.models.settings import Settings
+from studio.models.storylines import Storylines
 from studio.models.volume_plan import VolumePlan
 from studio.outline import VolumeOutline, parse_outline, render_outline
 from studio.paths import ProjectPaths
@@ -310,12 +311,16 @@ class _Session:
                character_files: list[tuple[str, dict[str, object], str]]) -> StagedPlanMeta:
         per = estimate_chapter_cost(self.paths, self.settings, offline=self.offline).per_chapter_usd
         count = plan.last_chapter - plan.first_chapter + 1
+        try:  # the warnings name storylines as the author does (a project without the file yet: by id)
+            names = Storylines.load_or_default(self.paths.storylines).names()
+        except (OSError, StudioError):
+            names = {}
         return stage_plan(
             self.paths,
             plan,
             fixed=fixed,
-            warnings=[f.line("zh") for f in warnings],
-            warnings_en=[f.line("en") for f in warnings],
+            warnings=[f.line("zh", names) for f in warnings],
+            warnings_en=[f.line("en", names) for f in warnings],
             note=note,
             estimated_cost_usd=round(per * count, 4),
             new_characters=[c.model_dump() for c in new_characters],
@@ -325,8 +330,9 @@ class _Session:
     # ------------------------------------------------------------------ approval
 
     def question(self, plan: VolumePlan, meta: StagedPlanMeta) -> Question:
-        names = {slug: c.display_name for slug, c in Project.open(self.root).characters.items()}
-        facts = plan_lines(plan, meta, self.lang, names)
+        project = Project.open(self.root)
+        names = {slug: c.display_name for slug, c in project.characters.items()}
+        facts = plan_lines(plan, meta, self.lang, names, storylines=project.storylines.names())
         data: dict[str, object] = {
             "volume": plan.volume,
             "plan": plan_data(plan, meta),

@@ -47,7 +47,6 @@ MESSAGES: Catalog = {
         "{path} is not a novel-studio project (no novel-studio.toml or .checkpoint.json); "
         "create one with `novel-studio init {path}` or point --project at one",
     ),
-    "no_folder": ("找不到项目文件夹 {path}", "project folder {path} does not exist"),
     "paused": (
         "需要作者回答，但当前不是交互终端，已暂停（可继续）：{question}",
         "Paused: this needs an answer from the author and stdin is not a terminal: {question}",
@@ -255,7 +254,10 @@ def require_project(args: argparse.Namespace) -> Path:
     root = project_root(args)
     lang = resolve_lang(args)
     if not root.is_dir():
-        raise ProjectNotFoundError(tr(MESSAGES, "no_folder", lang, path=root))
+        # the one wording of a missing folder, `status`'s too (`Project.open`); loaded on this path only
+        from studio.project import MESSAGES as PROJECT_MESSAGES
+
+        raise ProjectNotFoundError(tr(PROJECT_MESSAGES, "not_dir", lang, dir=root))
     if not looks_like_project(root):
         raise ProjectNotFoundError(tr(MESSAGES, "not_project", lang, path=root))
     return root

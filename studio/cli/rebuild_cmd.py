@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +118,19 @@ def _op_text(entry: Any) -> str:
     return str(entry)
 
 
-def render_result(result: RebuildResult, lang: Lang) -> str:
-    """The text report of a rebuild (what the CLI prints)."""
+def storyline_names(paths: ProjectPaths) -> dict[str, str]:
+    """Storyline id -> name from the project's storylines file ({} without a readable one: ids are shown)."""
+    from studio.errors import StudioError
+    from studio.models.storylines import Storylines
+
+    try:
+        return Storylines.load(paths.storylines).names()
+    except (OSError, StudioError):
+        return {}
+
+
+def render_result(result: RebuildResult, lang: Lang, storylines: Mapping[str, str] | None = None) -> str:
+    """The text report of a rebuild (what the CLI prints); `storylines`: storyline id -> name."""
     lines = [
         tr(MESSAGES, "done", lang, chapter=result.chapter, base=result.base_state_version, version=result.state_version),
         tr(MESSAGES, "summary", lang, summary=result.summary.strip()),
@@ -136,7 +148,8 @@ def render_result(result: RebuildResult, lang: Lang) -> str:
             for d in result.dropped
         ]
     key = "memory_written" if result.memory_written else "memory_kept"
-    lines.append(tr(MESSAGES, key, lang, storyline=result.storyline_id))
+    line = result.storyline_id
+    lines.append(tr(MESSAGES, key, lang, storyline=(storylines or {}).get(line, line)))
     if result.evaluation is not None:
         lines.append(
             tr(MESSAGES, "rejudged", lang, overall=result.evaluation.computed_overall(),
@@ -245,5 +258,5 @@ def run(args: argparse.Namespace) -> int:
     if not getattr(args, "json", False):
         for warning in result.warnings:
             print(tr(MESSAGES, "warning", lang, message=warning))
-    emit(args, result_data(result, lang), render_result(result, lang))
+    emit(args, result_data(result, lang), render_result(result, lang, storyline_names(paths)))
     return int(ExitCode.OK)

@@ -93,6 +93,10 @@ class Storylines(FileModel):
     def ids(self) -> list[str]:
         return [line.id for line in self.storylines]
 
+    def names(self) -> dict[str, str]:
+        """id -> the name the author reads (the id itself when the file gives no name): ids are for files."""
+        return {line.id: line.name.strip() or line.id for line in self.storylines}
+
     def get(self, storyline_id: str) -> Storyline | None:
         return next((line for line in self.storylines if line.id == storyline_id), None)
 

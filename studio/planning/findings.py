@@ -7,6 +7,7 @@ locator (`outline ch5`, `schedule.convergence_events[0]`, `contract ch7 precondi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -98,6 +99,13 @@ MESSAGES: Catalog = {
 }
 
 
+STORYLINE_CODES = frozenset({
+    "primary_run", "secondary_gap", "secondary_absent", "storyline_not_active", "duplicate_line",
+    "convergence_inactive",
+})
+"""The findings whose `id` is a storyline the project knows (`unknown_storyline`'s is not): shown by name."""
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -106,13 +114,18 @@ class Finding:
     params: dict[str, object] = field(default_factory=dict)
     chapter: int | None = None
 
-    def message(self, lang: Lang = "zh") -> str:
+    def message(self, lang: Lang = "zh", storylines: Mapping[str, str] | None = None) -> str:
+        """The finding in `lang`; `storylines` (id -> name, `Storylines.names`) names the storyline a pacing or
+        schedule finding is about (an id it does not name is shown as it is)."""
         # A `count` param picks the English singular (`tr_count`); the text itself never shows it.
         count = self.params.get("count")
-        return tr_count(MESSAGES, self.code, lang, count if isinstance(count, int) else 0, **self.params)
+        params = dict(self.params)
+        if storylines and self.code in STORYLINE_CODES and isinstance(params.get("id"), str):
+            params["id"] = storylines.get(str(params["id"]), params["id"])
+        return tr_count(MESSAGES, self.code, lang, count if isinstance(count, int) else 0, **params)
 
-    def line(self, lang: Lang = "zh") -> str:
-        return f"[{self.where}] {self.message(lang)}"
+    def line(self, lang: Lang = "zh", storylines: Mapping[str, str] | None = None) -> str:
+        return f"[{self.where}] {self.message(lang, storylines)}"
 
 
 @dataclass

@@ -9,6 +9,7 @@ volume's written chapters are named once as unchanged); the threads are the ones
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from typing import Any
 
 from studio.i18n import Catalog, Lang, tr
@@ -53,8 +54,12 @@ def _planned_chapters(plan: VolumePlan) -> list[OutlineChapter]:
     return [ch for ch in plan.outline.chapters if plan.first_chapter <= ch.number <= plan.last_chapter]
 
 
-def plan_lines(plan: VolumePlan, meta: StagedPlanMeta, lang: Lang, names: dict[str, str]) -> list[str]:
-    """The staged plan as the author reads it: one block per chapter, the new threads, the warnings."""
+def plan_lines(plan: VolumePlan, meta: StagedPlanMeta, lang: Lang, names: dict[str, str], *,
+               storylines: Mapping[str, str] | None = None) -> list[str]:
+    """The staged plan as the author reads it: one block per chapter, the new threads, the warnings. `names`:
+    character id -> name; `storylines`: storyline id -> name (`Storylines.names`): ids the files do not name
+    are shown as they are."""
+    storylines = storylines or {}
     chapters = _planned_chapters(plan)
     lines = [tr(MESSAGES, "header", lang, volume=plan.volume, first=plan.first_chapter, last=plan.last_chapter,
                 n=len(chapters))]
@@ -68,7 +73,7 @@ def plan_lines(plan: VolumePlan, meta: StagedPlanMeta, lang: Lang, names: dict[s
         lines.append("")
         lines.append(tr(MESSAGES, "chapter", lang, n=ch.number, title=ch.title).rstrip())
         fields = [
-            ("f_line", ch.storyline),
+            ("f_line", storylines.get(ch.storyline or "", ch.storyline)),
             ("f_pov", names.get(ch.pov or "", ch.pov)),
             ("f_place", ch.location),
             ("f_conflict", ch.conflict),

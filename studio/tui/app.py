@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -37,11 +38,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.events import DeliveryComplete, DeliveryFailed
 from textual.screen import Screen
 from textual.widgets import Footer, Label
 
@@ -80,6 +83,12 @@ MESSAGES: Catalog = {
     "palette": ("命令面板", "palette"),
     "palette_tip": ("打开命令面板", "Open the command palette"),
     "palette_placeholder": ("搜索命令…", "Search for commands…"),
+    "theme_placeholder": ("搜索配色主题…", "Search for themes…"),
+    "no_matches": ("没有匹配的结果", "No matches found"),
+    "screenshot_title": ("截图", "Screenshot"),
+    "screenshot_saved": ("截图已保存：{path}", "Screenshot saved to {path}"),
+    "screenshot_delivered": ("截图已保存", "Screenshot saved"),
+    "screenshot_failed": ("截图保存失败", "Failed to save the screenshot"),
     "cmd_Theme": ("主题|切换配色主题", "Theme|Change the current theme"),
     "cmd_Keys": ("按键|显示或隐藏当前控件的按键说明", "Keys|Show or hide the keys of the focused widget"),
     "cmd_Maximize": ("最大化|把当前窗格放大到全屏", "Maximize|Maximize the focused widget"),
@@ -92,6 +101,9 @@ ProviderFactory = Callable[[Settings], "ModelProvider"]
 # `pipeline.providers.offline.OfflineProvider.name`, named here without importing it (tests/test_start_imports.py
 # holds the two equal).
 OFFLINE_PROVIDER_NAME = "offline"
+
+SCREENSHOT_DELIVERY = "studio-screenshot"
+"""The delivery name of the studio's screenshots (not Textual's "screenshot": its toasts are English)."""
 
 
 class ProjectErrorScreen(Screen[None]):
@@ -131,6 +143,9 @@ class ProjectErrorScreen(Screen[None]):
         self.root = root
         self.message = message
         self.lang: Lang = lang
+        # the footer's quit key in the UI's language (the class declares it once, in Chinese)
+        quit_text = tr(MESSAGES, "quit", lang)
+        compat.rewrite_bindings(self, lambda b: replace(b, description=quit_text) if b.id == "quit" else b)
 
     def compose(self) -> ComposeResult:
         from screens.prompt_dialogs import FoldedText  # the dialogs' module loads when a screen needs it
@@ -517,8 +532,55 @@ class NovelStudioApp(App[None]):
         """Textual's command palette, with its placeholder in the UI's language."""
         if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
             self.push_screen(
-                CommandPalette(placeholder=tr(MESSAGES, "palette_placeholder", self.lang), id="--command-palette")
+                compat.LocalisedPalette(placeholder=tr(MESSAGES, "palette_placeholder", self.lang),
+                                        no_matches=tr(MESSAGES, "no_matches", self.lang), id="--command-palette")
             )
+
+    def action_change_theme(self) -> None:
+        """Textual's theme picker, with its placeholder in the UI's language."""
+        from textual.theme import ThemeProvider
+
+        self.push_screen(compat.LocalisedPalette(providers=[ThemeProvider],
+                                                 placeholder=tr(MESSAGES, "theme_placeholder", self.lang),
+                                                 no_matches=tr(MESSAGES, "no_matches", self.lang)))
+
+    def action_show_help_panel(self) -> None:
+        """Textual's keys panel, with the built-in keys in the UI's language (`screens.keys_panel`)."""
+        from screens.keys_panel import StudioHelpPanel
+
+        if not self.screen.query("HelpPanel"):  # a type selector: matches the subclass too
+            self.screen.mount(StudioHelpPanel(self.lang))
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Textual's screenshot (an SVG saved to the downloads folder, or served to the browser), delivered
+        under the studio's own name so that the toasts that report it are ours, in the UI's language:
+        Textual's answer `DeliveryComplete` / `DeliveryFailed` named "screenshot" with English toasts."""
+        stamp = time.strftime(time_format or "%Y-%m-%dT%H_%M_%S")
+        return self.deliver_text(
+            io.StringIO(self.export_screenshot()),
+            save_directory=path,
+            save_filename=filename or f"novel-studio_{stamp}.svg",
+            open_method="browser",
+            mime_type="image/svg+xml",
+            name=SCREENSHOT_DELIVERY,
+        )
+
+    @on(DeliveryComplete)
+    def _screenshot_saved(self, event: DeliveryComplete) -> None:
+        if event.name == SCREENSHOT_DELIVERY:
+            title = tr(MESSAGES, "screenshot_title", self.lang)
+            if event.path is None:
+                self.notify(tr(MESSAGES, "screenshot_delivered", self.lang), title=title, markup=False)
+            else:
+                self.notify(tr(MESSAGES, "screenshot_saved", self.lang, path=event.path), title=title,
+                            markup=False)
+
+    @on(DeliveryFailed)
+    def _screenshot_failed(self, event: DeliveryFailed) -> None:
+        if event.name == SCREENSHOT_DELIVERY:
+            self.notify(tr(MESSAGES, "screenshot_failed", self.lang), title=tr(MESSAGES, "screenshot_title", self.lang),
+                        severity="error", markup=False)
 
     @property
     def main_screen(self) -> MainScreen | None:

@@ -157,14 +157,17 @@ def plan_text(
     lang: Lang = "zh",
     *,
     names: Mapping[str, str] | None = None,
+    storylines: Mapping[str, str] | None = None,
     facts: list[str] | None = None,
     diff: str = "",
     overwrites: list[tuple[str, str]] | None = None,
 ) -> Text:
     """The staged plan as the author reads it: the facts given, the files the apply would replace that the
     author edited, the outline's diff, then one block per chapter (number, title, storyline, POV, location,
-    conflict, 爽点, hook, foreshadowing), the new threads and characters, the warnings, the cost."""
+    conflict, 爽点, hook, foreshadowing), the new threads and characters, the warnings, the cost. `names`:
+    character id -> name; `storylines`: storyline id -> name (`Storylines.names`; an id not named is shown)."""
     names = names or {}
+    storylines = storylines or {}
     sep = "：" if lang == "zh" else ": "
     out = Text()
     for fact in facts or []:
@@ -200,8 +203,9 @@ def plan_text(
         out.append("\n")
         out.append(tr(MESSAGES, "chapter", lang, n=ch.get("chapter", "?"), title=title).rstrip() + "\n", style="bold")
         pov = _str(ch.get("pov"))
+        line = _str(ch.get("storyline"))
         fields = [
-            ("f_line", _str(ch.get("storyline"))),
+            ("f_line", storylines.get(line, line)),
             ("f_pov", names.get(pov, pov)),
             ("f_place", _str(ch.get("location"))),
             ("f_conflict", _str(ch.get("conflict"))),
