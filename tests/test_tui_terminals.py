@@ -117,6 +117,25 @@ async def test_main_screen_renders(sample: Path, terminal: str, size: tuple[int,
                 assert COLOR_256.search(raw)
 
 
+@pytest.mark.parametrize("terminal", ["color_256"], indirect=True)
+async def test_a_screenshot_leaves_a_256_colour_terminal_without_24_bit_colours(sample: Path, terminal: str) -> None:
+    """Regression: Textual records a screenshot by printing the frame to a truecolor console, and rich keeps
+    each style's ANSI codes on the style whatever the colour system, so every frame after a screenshot sent the
+    shared styles' 24-bit codes to a 256-colour terminal. The studio's screenshot is the same SVG, made
+    without them (`widgets.compat.export_screenshot`)."""
+    from textual.app import App
+
+    app = make_app(sample)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        svg = app.export_screenshot()
+        _, raw = frame(app)
+        assert app.console.color_system == "256"
+        assert not TRUECOLOR.search(raw), "a frame after a screenshot must keep to 256 colours"
+        assert COLOR_256.search(raw)
+        assert svg == App.export_screenshot(app)  # Textual's own SVG, byte for byte (taken last: it leaves codes)
+
+
 def _outline_rows(app: NovelStudioApp) -> list[str]:
     return [line for line in pane_lines(app, "#pane-outline") if re.search(r"第\d+章", line)]
 

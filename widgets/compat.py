@@ -6,11 +6,13 @@ there is no public way.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from typing import Any
 
 from rich.align import Align
 from rich.cells import cell_len
+from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 from textual._compositor import ChopsUpdate, Compositor, MapGeometry
@@ -151,6 +153,21 @@ def rearrange_scrollbars(widget: Widget) -> bool:
             bar.post_message(Show())
     widget.refresh()
     return True
+
+
+def export_screenshot(app: App[Any], *, title: str | None = None, simplify: bool = False) -> str:
+    """`App.export_screenshot`'s SVG, without rendering the screen to ANSI on the way (private:
+    `Screen._compositor`, `App._background_screens`). Textual prints the frame to a truecolor console to record
+    it, and rich keeps a style's ANSI codes on the style (`Style._ansi`) whatever the colour system; the styles
+    are shared with the terminal's frames (rich caches parsed and combined styles), so after a screenshot a
+    256-colour terminal was sent 24-bit colours. The SVG is made from the recorded segments alone, so a console
+    with no colour system records the same SVG, byte for byte (tested)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system=None,
+                      record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens,
+                                                      simplify=simplify))
+    return console.export_svg(title=title or app.title)
 
 
 def pinned_to_end(widget: Widget) -> bool:

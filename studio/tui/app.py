@@ -551,6 +551,11 @@ class NovelStudioApp(App[None]):
         if not self.screen.query("HelpPanel"):  # a type selector: matches the subclass too
             self.screen.mount(StudioHelpPanel(self.lang))
 
+    def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
+        """Textual's SVG screenshot, without leaving 24-bit colour codes on the styles a 256-colour terminal is
+        then sent (`widgets.compat.export_screenshot`)."""
+        return compat.export_screenshot(self, title=title, simplify=simplify)
+
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
                            time_format: str | None = None) -> str | None:
         """Textual's screenshot (an SVG saved to the downloads folder, or served to the browser), delivered
