@@ -649,6 +649,14 @@ class MainScreen(Screen[None]):
         ahead = (before, after) if came_from is not None and came_from > n else (after, before)  # moving up: above
         self._to_prepare = [m for m in ahead if m is not None]
         if self._to_prepare:
+            # counted from the frame that shows `n`, not from the key: at a start, the first frame of 500 chapters
+            # takes longer than `PREPARE_AFTER_S`, and preparing before it delayed the first paint by ~0.12 s
+            self.call_after_refresh(self._start_preparing, self._to_prepare)
+
+    def _start_preparing(self, wanted: list[int]) -> None:
+        """`_prepare_neighbours`'s wait, once the chapter is on the screen; nothing if another chapter was shown
+        since (its own list is then the one to prepare) or a wait is on already."""
+        if wanted is self._to_prepare and self._prepare_timer is None and self.is_mounted:
             self._prepare_timer = self.set_timer(PREPARE_AFTER_S, self._prepare_next, name="prepare-neighbours")
 
     def _prepare_next(self) -> None:
