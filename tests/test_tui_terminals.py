@@ -65,11 +65,28 @@ def make_app(root: Path) -> NovelStudioApp:
     )
 
 
-def frame(app: NovelStudioApp) -> tuple[list[Strip], str]:
-    """The current screen as one Strip per line, and as the escape sequences a terminal would receive."""
+def frame(app: NovelStudioApp, *, fresh: bool = True) -> tuple[list[Strip], str]:
+    """The current screen as one Strip per line, and as the escape sequences a terminal would receive.
+
+    `fresh`: the frame's styles forget the ANSI codes rich kept on them (`Style._ansi`, kept whatever the colour
+    system). Either way the strips render again (`Strip.render` keeps its text), as in a frame drawn anew. Styles are shared by every app of a process (rich caches parsed and combined styles), so another
+    test's truecolor rendering in this worker (a plain App's SVG snapshot) would otherwise decide these codes.
+    The studio's own process renders truecolor only for a screenshot, which keeps them clean (tested below)."""
     update: Any = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    _forget_codes(update, styles=fresh)
     lines = [Strip.join(list(chops)) for chops in update.strips]
     return lines, update.render_segments(app.console)
+
+
+def _forget_codes(update: Any, *, styles: bool) -> None:
+    """The update's strips render again (`Strip.render` keeps its text), as in a frame drawn anew; `styles`: its
+    styles also forget the codes rich kept on them."""
+    for chops in update.strips:
+        for strip in chops:
+            strip._render_cache = None
+            for segment in strip:
+                if styles and segment.style is not None:
+                    segment.style._ansi = None
 
 
 def pane_lines(app: NovelStudioApp, pane_id: str) -> list[str]:
@@ -128,8 +145,9 @@ async def test_a_screenshot_leaves_a_256_colour_terminal_without_24_bit_colours(
     app = make_app(sample)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        _forget_codes(app.screen._compositor.render_update(full=True), styles=True)  # none kept (see `frame`)
         svg = app.export_screenshot()
-        _, raw = frame(app)
+        _, raw = frame(app, fresh=False)  # the codes as the screenshot left them
         assert app.console.color_system == "256"
         assert not TRUECOLOR.search(raw), "a frame after a screenshot must keep to 256 colours"
         assert COLOR_256.search(raw)
